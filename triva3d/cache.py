@@ -1,0 +1,108 @@
+"""Save a loaded Trace next to its trace file and reload it without parsing.
+
+The cache is an uncompressed `.npz` of every column plus JSON metadata. It is
+written beside the trace (`TRACE.t3dcache`), or in the user cache directory
+(`$TRIVA3D_CACHE_DIR`, else `$XDG_CACHE_HOME/triva3d`, else `~/.cache/triva3d`)
+when that folder is not writable. It is valid while every file the trace was read
+from keeps its size and modification time, and this format version.
+"""
+import hashlib
+import json
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+from .trace import SCHEMA, Names, Table, Trace
+
+FORMAT = 1
+SUFFIX = ".t3dcache"
+
+
+def _user_dir():
+    d = os.environ.get("TRIVA3D_CACHE_DIR")
+    if d:
+        return d
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "triva3d")
+
+
+def paths(trace_path, mode):
+    """Candidate cache files for a trace: beside it, then in the user cache directory."""
+    ab = os.path.abspath(trace_path)
+    name = os.path.basename(ab) + ("" if mode == "strict" else f".{mode}") + SUFFIX
+    digest = hashlib.sha256(ab.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    env = os.environ.get("TRIVA3D_CACHE_DIR")
+    beside = [] if env else [os.path.join(os.path.dirname(ab), name)]
+    return beside + [os.path.join(_user_dir(), f"{digest}-{name}")]
+
+
+def _stamp(files):
+    out = []
+    for f in files:
+        st = os.stat(f)
+        out.append([os.path.abspath(f), st.st_size, st.st_mtime_ns])
+    return out
+
+
+def read(trace_path, mode):
+    """The cached Trace, or None when there is none or it is stale or unreadable."""
+    for p in paths(trace_path, mode):
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                meta = json.loads(z["meta"].tobytes())
+                if meta["format"] != FORMAT or meta["files"] != _stamp([f for f, _, _ in meta["files"]]):
+                    continue
+                if os.path.abspath(trace_path) != meta["files"][0][0]:
+                    continue
+                return _from_arrays(z, meta, trace_path)
+        except (OSError, ValueError, KeyError, json.JSONDecodeError):
+            continue
+    return None
+
+
+def _from_arrays(z, meta, trace_path):
+    tables = {}
+    for table, cols in SCHEMA.items():
+        extra = {name: z[f"{table}.extra.{name}"] for name in meta["extra"].get(table, [])}
+        tables[table] = Table(table, {c: z[f"{table}.{c}"] for c in cols}, extra)
+    names = Names(z["names.arena"], z["names.offsets"])
+    report = [tuple(r) for r in meta["report"]]
+    return Trace(names, tables, z["type_colors"], z["value_colors"], trace_path, report,
+                 [f for f, _, _ in meta["files"]])
+
+
+def write(trace, mode):
+    """Save `trace`; returns the cache path, or None when no location was writable."""
+    arrays = {"names.arena": trace.names.arena, "names.offsets": trace.names.offsets,
+              "type_colors": trace.type_colors, "value_colors": trace.value_colors}
+    extra = {}
+    for table in SCHEMA:
+        t = getattr(trace, table)
+        for c, col in t.columns.items():
+            arrays[f"{table}.{c}"] = col
+        for name, col in t.extra.items():
+            arrays[f"{table}.extra.{name}"] = col
+        extra[table] = list(t.extra)
+    meta = {"format": FORMAT, "files": _stamp(trace.files), "extra": extra,
+            "report": trace.report}
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    for p in paths(trace.files[0], mode):
+        d = os.path.dirname(p)
+        try:
+            os.makedirs(d, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=d, prefix=".t3d-", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    np.savez(f, **arrays)
+                os.replace(tmp, p)
+                return p
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            continue
+    print("triva3d: warning: no writable place for the cache; next load will parse again",
+          file=sys.stderr)
+    return None

@@ -1,0 +1,136 @@
+"""Pajé event kinds, field names and the `%EventDef` header state machine."""
+import numpy as np
+
+# Event kinds (the order is internal; ids in a trace are free).
+(DEF_CONTAINER_TYPE, DEF_STATE_TYPE, DEF_EVENT_TYPE, DEF_VARIABLE_TYPE, DEF_LINK_TYPE,
+ DEF_ENTITY_VALUE, CREATE_CONTAINER, DESTROY_CONTAINER, NEW_EVENT, SET_STATE, PUSH_STATE,
+ POP_STATE, RESET_STATE, SET_VARIABLE, ADD_VARIABLE, SUB_VARIABLE, START_LINK, END_LINK,
+ TRACE_FILE) = range(19)
+
+EVENT_NAMES = ["PajeDefineContainerType", "PajeDefineStateType", "PajeDefineEventType",
+               "PajeDefineVariableType", "PajeDefineLinkType", "PajeDefineEntityValue",
+               "PajeCreateContainer", "PajeDestroyContainer", "PajeNewEvent", "PajeSetState",
+               "PajePushState", "PajePopState", "PajeResetState", "PajeSetVariable",
+               "PajeAddVariable", "PajeSubVariable", "PajeStartLink", "PajeEndLink",
+               "PajeTraceFile"]
+EVENT_KIND = {name: k for k, name in enumerate(EVENT_NAMES)}
+#: Kinds handled by Python (rare); the kernel handles the others.
+PYTHON_KINDS = frozenset(range(DEF_CONTAINER_TYPE, DEF_ENTITY_VALUE + 1)) | {TRACE_FILE}
+
+# Fields: index into a definition's position table.
+(F_TIME, F_NAME, F_TYPE, F_CONTAINER, F_START_CONTAINER_TYPE, F_END_CONTAINER_TYPE,
+ F_START_CONTAINER, F_END_CONTAINER, F_VALUE, F_KEY, F_ALIAS, F_COLOR, F_LINE, F_FILE,
+ F_FILENAME) = range(15)
+NFIELDS = 15
+FIELD_NAMES = ["Time", "Name", "Type", "Container", "StartContainerType", "EndContainerType",
+               "StartContainer", "EndContainer", "Value", "Key", "Alias", "Color", "Line",
+               "File", "Filename"]
+FIELD = {name: f for f, name in enumerate(FIELD_NAMES)}
+#: Old field names that PajeNG accepts only with `pj_dump -n` (our --lenient).
+LEGACY_FIELDS = {"ContainerType": F_TYPE, "EntityType": F_TYPE,
+                 "SourceContainerType": F_START_CONTAINER_TYPE,
+                 "DestContainerType": F_END_CONTAINER_TYPE,
+                 "SourceContainer": F_START_CONTAINER, "DestContainer": F_END_CONTAINER}
+FIELD_TYPES = {"string", "float", "double", "int", "hex", "date", "color"}
+
+_T, _N, _Y, _C, _V = F_TIME, F_NAME, F_TYPE, F_CONTAINER, F_VALUE
+OBLIGATORY = {
+    DEF_CONTAINER_TYPE: {_N, _Y}, DEF_STATE_TYPE: {_N, _Y}, DEF_EVENT_TYPE: {_N, _Y},
+    DEF_VARIABLE_TYPE: {_N, _Y}, DEF_ENTITY_VALUE: {_N, _Y},
+    DEF_LINK_TYPE: {_N, _Y, F_START_CONTAINER_TYPE, F_END_CONTAINER_TYPE},
+    CREATE_CONTAINER: {_T, _N, _Y, _C}, DESTROY_CONTAINER: {_T, _N, _Y},
+    NEW_EVENT: {_T, _Y, _C, _V}, SET_STATE: {_T, _Y, _C, _V}, PUSH_STATE: {_T, _Y, _C, _V},
+    POP_STATE: {_T, _Y, _C}, RESET_STATE: {_T, _Y, _C},
+    SET_VARIABLE: {_T, _Y, _C, _V}, ADD_VARIABLE: {_T, _Y, _C, _V}, SUB_VARIABLE: {_T, _Y, _C, _V},
+    START_LINK: {_T, _Y, _C, _V, F_START_CONTAINER, F_KEY},
+    END_LINK: {_T, _Y, _C, _V, F_END_CONTAINER, F_KEY},
+    TRACE_FILE: {_C, _Y, F_FILENAME},
+}
+
+MAX_FIELDS = 255  # tokens a line may hold; the kernel's token buffers have one more
+
+
+class EventDef:
+    """One `%EventDef`: its kind, field positions and user-defined (extra) fields."""
+
+    def __init__(self, kind, ident, line):
+        self.kind, self.ident, self.line = kind, ident, line
+        self.pos = [-1] * NFIELDS      # field -> token position in an event line
+        self.extra = []                # (user field name, token position)
+        self.nfields = 1               # the event id is token 0
+        self.complete = False
+
+
+class HeaderParser:
+    """Feeds `%` lines; raises ValueError with the reason on a bad definition."""
+
+    def __init__(self, legacy_names):
+        self.defs = {}                 # id token (bytes) -> EventDef
+        self.current = None
+        self.legacy = legacy_names
+        self.legacy_used = 0
+        self.legacy_line = 0
+
+    def feed(self, words, line):
+        first = words[0][1:]
+        words = ([first] if first else []) + words[1:]
+        if self.current is None:
+            if len(words) != 3 or words[0] != b"EventDef":
+                raise ValueError("'%EventDef <event name> <event id>' expected")
+            name, ident = words[1].decode("utf-8", "replace"), words[2]
+            if ident in self.defs:
+                raise ValueError(f"redefinition of event id '{ident.decode('utf-8', 'replace')}'")
+            if name not in EVENT_KIND:
+                raise ValueError(f"unknown event name '{name}'")
+            self.current = self.defs[ident] = EventDef(EVENT_KIND[name], ident, line)
+            return
+        d = self.current
+        if not words:
+            raise ValueError("missing field name")
+        if words[0] == b"EndEventDef":
+            missing = OBLIGATORY[d.kind] - {f for f in range(NFIELDS) if d.pos[f] >= 0}
+            if missing:
+                names = ", ".join(sorted(FIELD_NAMES[f] for f in missing))
+                raise ValueError(f"definition of {EVENT_NAMES[d.kind]} (line {d.line}) lacks {names}")
+            d.complete, self.current = True, None
+            return
+        if words[0] == b"EventDef":
+            raise ValueError(f"%EventDef inside the definition that starts at line {d.line}")
+        if len(words) != 2:
+            raise ValueError("'% <field name> <field type>' expected")
+        fname, ftype = (w.decode("utf-8", "replace") for w in words)
+        if ftype not in FIELD_TYPES:
+            raise ValueError(f"unknown field type '{ftype}' for field '{fname}'")
+        if d.nfields >= MAX_FIELDS:
+            raise ValueError(f"more than {MAX_FIELDS} fields")
+        field = FIELD.get(fname)
+        if field is None and self.legacy and fname in LEGACY_FIELDS:
+            field = LEGACY_FIELDS[fname]
+            self.legacy_used += 1
+            self.legacy_line = self.legacy_line or line
+        if field is None:
+            if fname in (n for n, _ in d.extra) or fname == "Event":
+                raise ValueError(f"field '{fname}' defined twice")
+            d.extra.append((fname, d.nfields))
+        else:
+            if d.pos[field] >= 0:
+                raise ValueError(f"field '{fname}' defined twice")
+            d.pos[field] = d.nfields
+        d.nfields += 1
+
+
+def def_arrays(defs_by_index, extra_names):
+    """The kernel's view of the definitions: kind, field count, positions, extra positions."""
+    n = max(len(defs_by_index), 1)
+    kind = np.full(n, -1, np.int8)
+    nfields = np.zeros(n, np.int32)
+    pos = np.full((n, NFIELDS), -1, np.int32)
+    extra = np.full((n, len(extra_names)), -1, np.int32)
+    col = {name: i for i, name in enumerate(extra_names)}
+    for i, d in enumerate(defs_by_index):
+        if not d.complete:
+            continue  # kind -1: an event line for it is an error
+        kind[i], nfields[i], pos[i] = d.kind, d.nfields, d.pos
+        for name, p in d.extra:
+            extra[i, col[name]] = p
+    return kind, nfields, pos, extra

@@ -1,0 +1,794 @@
+"""The compiled hot loop: tokenize Pajé lines, intern names and simulate, in one pass.
+
+`process` runs over whole lines of a byte buffer and writes straight into the column
+arrays of `SimState` (simulator.py). It stops and hands back to Python for the rare
+lines Python handles (definitions, `%` lines, PajeTraceFile), when a table needs to
+grow, and on an error. Semantics follow PajeNG's simulator (PajeContainer.cc).
+"""
+import numba as nb
+import numpy as np
+
+from .defs import (ADD_VARIABLE, CREATE_CONTAINER, DESTROY_CONTAINER, END_LINK, F_ALIAS,
+                   F_CONTAINER, F_END_CONTAINER, F_KEY, F_NAME, F_START_CONTAINER, F_TIME,
+                   F_TYPE, F_VALUE, NEW_EVENT, POP_STATE, PUSH_STATE, RESET_STATE, SET_STATE,
+                   SET_VARIABLE, START_LINK, SUB_VARIABLE)
+from ..trace import Kind
+
+K_CONTAINER, K_STATE, K_EVENT, K_VARIABLE, K_LINK = (int(k) for k in Kind)
+
+# Return status of `process`.
+ST_DONE, ST_PYLINE, ST_GROW, ST_ERROR = 0, 1, 2, 3
+
+# Integer state slots (istate).
+(I_LINE, I_POS, I_NCONT, I_NSTATE, I_NLINK, I_NVAR, I_NEVENT, I_NTOK, I_NARENA, I_NVAL,
+ I_NSLOT, I_ERR, I_ERR_S, I_ERR_E, I_LENIENT, I_IGNORED, I_EVENTS) = range(17)
+N_ISTATE = 17
+
+# Error codes; names and messages live in simulator.py.
+(E_NONE, E_UNTERMINATED, E_UNKNOWN_EVENT, E_FIELD_COUNT, E_BAD_NUMBER, E_UNKNOWN_CONTAINER,
+ E_AMBIGUOUS_CONTAINER, E_UNKNOWN_TYPE, E_WRONG_KIND, E_NOT_CHILD_TYPE, E_RESERVED_NAME,
+ E_DUPLICATE_CONTAINER, E_WRONG_CONTAINER_TYPE, E_CONTAINER_TIME_ORDER, E_TIME_ORDER,
+ E_POP_EMPTY, E_VARIABLE_NO_VALUE, E_KEY_REUSED, E_LINK_VALUE, E_LINK_START_TYPE,
+ E_LINK_END_TYPE, E_INCOMPLETE_LINKS, E_EXTRA_CONFLICT, E_TOO_DEEP) = range(24)
+N_ERRORS = 24
+
+EMPTY = -1
+AMBIGUOUS = -2
+FNV_OFFSET = -3750763034362895579  # 0xcbf29ce484222325
+FNV_PRIME = 1099511628211
+M1, M2, M3, M4 = -7046029254386353131, -4658895280553007687, 7640891576956012809, -4417276706812531889
+
+jit = nb.njit(cache=True, nogil=True)
+
+
+# ---------------------------------------------------------------- tokenizer
+@jit
+def tokenize(buf, pos, end, toks_s, toks_e):
+    """Split the line at `pos` into tokens (quoted strings keep their quotes; `#` at a
+    token start begins a comment). Returns (ntokens, next line start, ok)."""
+    n = 0
+    i = pos
+    cap = toks_s.shape[0]
+    while i < end:
+        c = buf[i]
+        if c == 10:
+            return n, i + 1, True
+        if c == 32 or c == 9 or c == 13:
+            i += 1
+            continue
+        if c == 35:  # comment to end of line
+            while i < end and buf[i] != 10:
+                i += 1
+            continue
+        s = i
+        if c == 34:
+            i += 1
+            while i < end and buf[i] != 34 and buf[i] != 10:
+                i += 1
+            if i >= end or buf[i] == 10:
+                if n < cap:
+                    toks_s[n] = s
+                    toks_e[n] = i
+                return n + 1, min(i + 1, end), False
+            i += 1
+        else:
+            while i < end:
+                c = buf[i]
+                if c == 32 or c == 9 or c == 13 or c == 10:
+                    break
+                i += 1
+        if n < cap:
+            toks_s[n] = s
+            toks_e[n] = i
+        n += 1
+    return n, end, True
+
+
+@jit
+def parse_number(buf, s, e):
+    """Decimal number (quotes allowed) -> (value, ok). Correctly rounded for up to 15
+    significant digits and exponents within 1e±22, within an ulp otherwise."""
+    if e - s >= 2 and buf[s] == 34 and buf[e - 1] == 34:
+        s += 1
+        e -= 1
+    i = s
+    neg = False
+    if i < e and (buf[i] == 45 or buf[i] == 43):
+        neg = buf[i] == 45
+        i += 1
+    mant = 0
+    exp10 = 0
+    ndig = 0
+    seen_dot = False
+    while i < e:
+        c = buf[i]
+        if 48 <= c <= 57:
+            if mant < 100000000000000000:
+                mant = mant * 10 + (c - 48)
+                if seen_dot:
+                    exp10 -= 1
+            elif not seen_dot:
+                exp10 += 1
+            ndig += 1
+        elif c == 46 and not seen_dot:
+            seen_dot = True
+        else:
+            break
+        i += 1
+    if ndig == 0:
+        return 0.0, False
+    if i < e and (buf[i] == 101 or buf[i] == 69):
+        i += 1
+        eneg = False
+        if i < e and (buf[i] == 45 or buf[i] == 43):
+            eneg = buf[i] == 45
+            i += 1
+        ed = 0
+        x = 0
+        while i < e and 48 <= buf[i] <= 57:
+            if x < 100000:
+                x = x * 10 + (buf[i] - 48)
+            i += 1
+            ed += 1
+        if ed == 0:
+            return 0.0, False
+        exp10 += -x if eneg else x
+    if i != e:
+        return 0.0, False
+    v = float(mant)
+    if exp10 < 0:
+        if exp10 >= -22 and mant < 9007199254740992:
+            v = v / 10.0 ** (-exp10)
+        else:
+            v = v * 10.0 ** exp10
+    elif exp10 > 0:
+        v = v * 10.0 ** exp10
+    return (-v if neg else v), True
+
+
+# ---------------------------------------------------------------- hashing
+@jit
+def mix3(a, b, c):
+    h = (a * M1) ^ (b * M2) ^ (c * M3)
+    h ^= h >> 29
+    h *= M4
+    h ^= h >> 32
+    return h
+
+
+@jit
+def fnv(buf, s, e):
+    h = FNV_OFFSET
+    for i in range(s, e):
+        h ^= buf[i]
+        h *= FNV_PRIME
+    return h ^ (h >> 31)
+
+
+@jit
+def rehash(slots, hashes, n):
+    """Rebuild an open-addressing index of rows 0..n-1 from their stored hashes."""
+    slots[:] = EMPTY
+    mask = slots.shape[0] - 1
+    for r in range(n):
+        i = hashes[r] & mask
+        while slots[i] != EMPTY:
+            i = (i + 1) & mask
+        slots[i] = r
+
+
+@jit
+def intern(buf, s, e, istate, arena, tk_start, tk_len, tk_hash, tok_slots,
+           tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def):
+    """Code of the name buf[s:e], added if new (callers reserved room beforehand)."""
+    h = fnv(buf, s, e)
+    mask = tok_slots.shape[0] - 1
+    i = h & mask
+    ln = e - s
+    while True:
+        t = tok_slots[i]
+        if t == EMPTY:
+            break
+        if tk_hash[t] == h and tk_len[t] == ln:
+            a = tk_start[t]
+            same = True
+            for k in range(ln):
+                if arena[a + k] != buf[s + k]:
+                    same = False
+                    break
+            if same:
+                return t
+        i = (i + 1) & mask
+    t = istate[I_NTOK]
+    istate[I_NTOK] = t + 1
+    a = istate[I_NARENA]
+    arena[a:a + ln] = buf[s:e]
+    istate[I_NARENA] = a + ln
+    tk_start[t] = a
+    tk_len[t] = ln
+    tk_hash[t] = h
+    tok_slots[i] = t
+    tok2cont_id[t] = EMPTY
+    tok2cont_name[t] = EMPTY
+    tok2type_id[t] = EMPTY
+    tok2type_name[t] = EMPTY
+    tok2def[t] = EMPTY
+    return t
+
+
+@jit
+def find_value(ty, tok, create, istate, val_type, val_name, val_alias, val_hash, val_slots):
+    """Value of type `ty` identified by name code `tok`; with `create`, a missing one is
+    added with that name (as PajeNG does). Returns -1 when missing and not created."""
+    h = mix3(ty, tok, 7)
+    mask = val_slots.shape[0] - 1
+    i = h & mask
+    while True:
+        v = val_slots[i]
+        if v == EMPTY:
+            break
+        if val_type[v] == ty and (val_alias[v] if val_alias[v] >= 0 else val_name[v]) == tok:
+            return v
+        i = (i + 1) & mask
+    if not create:
+        return -1
+    v = istate[I_NVAL]
+    istate[I_NVAL] = v + 1
+    val_type[v] = ty
+    val_name[v] = tok
+    val_alias[v] = EMPTY
+    val_hash[v] = h
+    val_slots[i] = v
+    return v
+
+
+@jit
+def get_slot(c, ty, istate, slot_cont, slot_type, slot_last, slot_top, slot_next,
+             slot_pending, slot_hash, slot_slots, cont_first_slot):
+    """Per (container, type) simulation slot, created on first use."""
+    h = mix3(c, ty, 11)
+    mask = slot_slots.shape[0] - 1
+    i = h & mask
+    while True:
+        s = slot_slots[i]
+        if s == EMPTY:
+            break
+        if slot_cont[s] == c and slot_type[s] == ty:
+            return s
+        i = (i + 1) & mask
+    s = istate[I_NSLOT]
+    istate[I_NSLOT] = s + 1
+    slot_cont[s] = c
+    slot_type[s] = ty
+    slot_last[s] = -1
+    slot_top[s] = -1
+    slot_pending[s] = 0
+    slot_hash[s] = h
+    slot_next[s] = cont_first_slot[c]
+    cont_first_slot[c] = s
+    slot_slots[i] = s
+    return s
+
+
+@jit
+def find_link(c, ty, key, ln_cont, ln_type, ln_key, link_slots, h):
+    """(row, index slot) of the link of (container, type, key); row -1 when none."""
+    mask = link_slots.shape[0] - 1
+    i = h & mask
+    while True:
+        r = link_slots[i]
+        if r == EMPTY:
+            return -1, i
+        if ln_key[r] == key and ln_cont[r] == c and ln_type[r] == ty:
+            return r, i
+        i = (i + 1) & mask
+
+
+@jit
+def lookup(tok, by_ident, by_name):
+    """Container or type referenced by alias (identifier) first, then by unique name."""
+    x = by_ident[tok]
+    if x == EMPTY:
+        x = by_name[tok]
+    return x
+
+
+@jit
+def order_time(last_start, last_end, t):
+    """PajeNG's checkTimeOrder: the time an entity may take after the previous one."""
+    m = last_start
+    if not np.isnan(last_end) and last_end > m:
+        m = last_end
+    return m
+
+
+# ---------------------------------------------------------------- the loop
+@jit
+def process(buf, pos, end, toks_s, toks_e, istate, fstate, recov, recov_line, work,
+            def_kind, def_nfields, def_pos, def_extra,
+            ty_kind, ty_parent, ty_start, ty_end,
+            arena, tk_start, tk_len, tk_hash, tok_slots,
+            tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def,
+            val_type, val_name, val_alias, val_hash, val_slots,
+            cont_parent, cont_type, cont_name, cont_alias, cont_start, cont_end,
+            cont_destroyed, cont_first_slot, cont_first_child, cont_next_sibling, cont_extra,
+            slot_cont, slot_type, slot_last, slot_top, slot_next, slot_pending, slot_hash,
+            slot_slots,
+            st_cont, st_type, st_value, st_start, st_end, st_imbr, st_below, st_extra,
+            ln_cont, ln_type, ln_value, ln_sc, ln_ec, ln_start, ln_end, ln_key, ln_done,
+            ln_hash, link_slots, ln_extra,
+            vr_cont, vr_type, vr_start, vr_end, vr_value, vr_extra,
+            ev_cont, ev_type, ev_value, ev_time, ev_extra):
+    lenient = istate[I_LENIENT] != 0
+    nextra = def_extra.shape[1]
+    maxtok = toks_s.shape[0]
+    while pos < end:
+        line_start = pos
+        ntok, nxt, ok = tokenize(buf, pos, end, toks_s, toks_e)
+        istate[I_LINE] += 1
+        istate[I_POS] = line_start
+        if not ok:
+            istate[I_ERR] = E_UNTERMINATED
+            istate[I_ERR_S] = toks_s[min(ntok, maxtok) - 1]
+            istate[I_ERR_E] = nxt
+            return ST_ERROR
+        if ntok == 0:
+            pos = nxt
+            continue
+        if buf[toks_s[0]] == 37:  # '%'
+            istate[I_LINE] -= 1
+            return ST_PYLINE
+        # room for everything this line can add
+        if (istate[I_NARENA] + (nxt - line_start) > arena.shape[0]
+                or istate[I_NTOK] + maxtok > tk_start.shape[0]
+                or 2 * (istate[I_NTOK] + maxtok) > tok_slots.shape[0]
+                or istate[I_NVAL] + 1 > val_type.shape[0]
+                or 2 * (istate[I_NVAL] + 1) > val_slots.shape[0]
+                or istate[I_NCONT] + 1 > cont_parent.shape[0]
+                or istate[I_NSLOT] + 1 > slot_cont.shape[0]
+                or 2 * (istate[I_NSLOT] + 1) > slot_slots.shape[0]
+                or istate[I_NSTATE] + 1 > st_cont.shape[0]
+                or istate[I_NLINK] + 1 > ln_cont.shape[0]
+                or 2 * (istate[I_NLINK] + 1) > link_slots.shape[0]
+                or istate[I_NVAR] + 1 > vr_cont.shape[0]
+                or istate[I_NEVENT] + 1 > ev_cont.shape[0]):
+            istate[I_LINE] -= 1
+            return ST_GROW
+        d_tok = intern(buf, toks_s[0], toks_e[0], istate, arena, tk_start, tk_len, tk_hash,
+                       tok_slots, tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def)
+        d = tok2def[d_tok]
+        if d < 0 or def_kind[d] < 0:
+            istate[I_ERR] = E_UNKNOWN_EVENT
+            istate[I_ERR_S] = toks_s[0]
+            istate[I_ERR_E] = toks_e[0]
+            return ST_ERROR
+        kind = def_kind[d]
+        if kind < CREATE_CONTAINER or kind > END_LINK:
+            istate[I_LINE] -= 1
+            return ST_PYLINE
+        pos = nxt
+        istate[I_EVENTS] += 1
+        err = E_NONE
+        err_field = F_TIME
+        want = K_STATE
+        okn = True
+        if ntok != def_nfields[d]:
+            err = E_FIELD_COUNT
+            err_field = -1
+        t = 0.0
+        if err == E_NONE:
+            p = def_pos[d, F_TIME]
+            t, okn = parse_number(buf, toks_s[p], toks_e[p])
+            if not okn:
+                err = E_BAD_NUMBER
+            else:
+                fstate[0] = t
+
+        # -- names of this line
+        c = -1
+        ty = -1
+        tok_ref = -1
+        if err == E_NONE:
+            p_ty = def_pos[d, F_TYPE]
+            ty_tok = intern(buf, toks_s[p_ty], toks_e[p_ty], istate, arena, tk_start, tk_len,
+                            tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
+                            tok2type_name, tok2def)
+            ty = lookup(ty_tok, tok2type_id, tok2type_name)
+            if ty < 0:
+                err = E_UNKNOWN_TYPE
+                err_field = F_TYPE
+            cf = F_NAME if kind == DESTROY_CONTAINER else F_CONTAINER
+            p_c = def_pos[d, cf]
+            tok_ref = intern(buf, toks_s[p_c], toks_e[p_c], istate, arena, tk_start, tk_len,
+                             tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
+                             tok2type_name, tok2def)
+            if err == E_NONE:
+                c = lookup(tok_ref, tok2cont_id, tok2cont_name)
+                if c < 0:
+                    err = E_AMBIGUOUS_CONTAINER if c == AMBIGUOUS else E_UNKNOWN_CONTAINER
+                    err_field = cf
+
+        if err == E_NONE and kind == CREATE_CONTAINER:
+            parent = c
+            p_n = def_pos[d, F_NAME]
+            name_tok = intern(buf, toks_s[p_n], toks_e[p_n], istate, arena, tk_start, tk_len,
+                              tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
+                              tok2type_name, tok2def)
+            p_a = def_pos[d, F_ALIAS]
+            alias_tok = -1
+            if p_a >= 0:
+                alias_tok = intern(buf, toks_s[p_a], toks_e[p_a], istate, arena, tk_start,
+                                   tk_len, tk_hash, tok_slots, tok2cont_id, tok2cont_name,
+                                   tok2type_id, tok2type_name, tok2def)
+            ident = alias_tok if alias_tok >= 0 else name_tok
+            if ty_kind[ty] != K_CONTAINER:
+                err = E_WRONG_KIND
+                err_field = F_TYPE
+            elif ty_parent[ty] != cont_type[parent]:
+                err = E_NOT_CHILD_TYPE
+                err_field = F_TYPE
+            elif tk_len[ident] == 1 and arena[tk_start[ident]] == 48:
+                err = E_RESERVED_NAME
+                err_field = F_ALIAS if alias_tok >= 0 else F_NAME
+            elif tok2cont_id[ident] >= 0:
+                err = E_DUPLICATE_CONTAINER
+                err_field = F_ALIAS if alias_tok >= 0 else F_NAME
+            else:
+                nc = istate[I_NCONT]
+                istate[I_NCONT] = nc + 1
+                cont_parent[nc] = parent
+                cont_type[nc] = ty
+                cont_name[nc] = name_tok
+                cont_alias[nc] = alias_tok
+                cont_start[nc] = t
+                cont_end[nc] = np.nan
+                cont_destroyed[nc] = 0
+                cont_first_slot[nc] = -1
+                cont_first_child[nc] = -1
+                cont_next_sibling[nc] = cont_first_child[parent]
+                cont_first_child[parent] = nc
+                tok2cont_id[ident] = nc
+                prev = tok2cont_name[name_tok]
+                tok2cont_name[name_tok] = nc if prev == EMPTY else AMBIGUOUS
+                for x in range(nextra):
+                    q = def_extra[d, x]
+                    cont_extra[nc, x] = -1 if q < 0 else intern(
+                        buf, toks_s[q], toks_e[q], istate, arena, tk_start, tk_len, tk_hash,
+                        tok_slots, tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def)
+            if err == E_NONE:
+                continue
+
+        if err == E_NONE and kind == DESTROY_CONTAINER:
+            if cont_type[c] != ty:
+                err = E_WRONG_CONTAINER_TYPE
+                err_field = F_TYPE
+            else:
+                if not np.isnan(cont_end[c]) and t < cont_end[c]:
+                    fstate[1] = cont_end[c]
+                    if fail(E_CONTAINER_TIME_ORDER, lenient, istate, recov, recov_line):
+                        return ST_ERROR
+                    t = cont_end[c]
+                if cont_destroyed[c]:
+                    istate[I_IGNORED] += 1
+                    continue
+                err = destroy(c, t, lenient, work, istate, recov, recov_line, ty_kind,
+                              cont_destroyed, cont_end, cont_first_slot, cont_first_child,
+                              cont_next_sibling, slot_type, slot_last, slot_top, slot_next,
+                              slot_pending, st_end, st_below, vr_end)
+                if err == E_NONE:
+                    continue
+                err_field = F_NAME
+
+        if err == E_NONE:
+            # entity events: the type must be of the right nature, under the container's type
+            if kind == NEW_EVENT:
+                want = K_EVENT
+            elif kind >= SET_VARIABLE and kind <= SUB_VARIABLE:
+                want = K_VARIABLE
+            elif kind >= START_LINK:
+                want = K_LINK
+            if ty_kind[ty] != want:
+                err = E_WRONG_KIND
+                err_field = F_TYPE
+            elif ty_parent[ty] != cont_type[c]:
+                err = E_NOT_CHILD_TYPE
+                err_field = F_TYPE
+
+        # link ends and values are looked up before the container's own checks (as PajeNG)
+        other = -1
+        val = -1
+        num = 0.0
+        if err == E_NONE and (kind == START_LINK or kind == END_LINK):
+            of = F_START_CONTAINER if kind == START_LINK else F_END_CONTAINER
+            p_o = def_pos[d, of]
+            o_tok = intern(buf, toks_s[p_o], toks_e[p_o], istate, arena, tk_start, tk_len,
+                           tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
+                           tok2type_name, tok2def)
+            other = lookup(o_tok, tok2cont_id, tok2cont_name)
+            if other < 0:
+                err = E_AMBIGUOUS_CONTAINER if other == AMBIGUOUS else E_UNKNOWN_CONTAINER
+                err_field = of
+            elif cont_type[other] != (ty_start[ty] if kind == START_LINK else ty_end[ty]):
+                err = E_LINK_START_TYPE if kind == START_LINK else E_LINK_END_TYPE
+                err_field = of
+        if err == E_NONE and (kind == NEW_EVENT or kind == SET_STATE or kind == PUSH_STATE
+                              or kind == START_LINK or kind == END_LINK):
+            p_v = def_pos[d, F_VALUE]
+            v_tok = intern(buf, toks_s[p_v], toks_e[p_v], istate, arena, tk_start, tk_len,
+                           tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
+                           tok2type_name, tok2def)
+            val = find_value(ty, v_tok, True, istate, val_type, val_name, val_alias, val_hash,
+                             val_slots)
+        if err == E_NONE and kind >= SET_VARIABLE and kind <= SUB_VARIABLE:
+            p_v = def_pos[d, F_VALUE]
+            num, okn = parse_number(buf, toks_s[p_v], toks_e[p_v])
+            if not okn:
+                err = E_BAD_NUMBER
+                err_field = F_VALUE
+            num = float(np.float32(num))  # PajeNG reads variable values with strtof
+
+        if err == E_NONE and cont_destroyed[c]:
+            istate[I_IGNORED] += 1  # PajeNG ignores events of destroyed containers
+            continue
+
+        if err == E_NONE:
+            s = get_slot(c, ty, istate, slot_cont, slot_type, slot_last, slot_top, slot_next,
+                         slot_pending, slot_hash, slot_slots, cont_first_slot)
+            last = slot_last[s]
+            # checkTimeOrder against the last entity of this type in this container
+            lim = -np.inf
+            if last >= 0:
+                if want == K_STATE:
+                    lim = order_time(st_start[last], st_end[last], t)
+                elif want == K_EVENT:
+                    lim = ev_time[last]
+                elif want == K_VARIABLE:
+                    lim = order_time(vr_start[last], vr_end[last], t)
+                else:
+                    lim = order_time(ln_start[last], ln_end[last], t)
+            check_now = not (want == K_LINK)  # links check when they complete
+            if check_now and t < lim:
+                fstate[1] = lim
+                if fail(E_TIME_ORDER, lenient, istate, recov, recov_line):
+                    return ST_ERROR
+                t = lim  # lenient: the late event happens when the previous one did
+
+            if want == K_STATE:
+                if kind == SET_STATE or kind == RESET_STATE:
+                    r = slot_top[s]
+                    while r >= 0:
+                        st_end[r] = t
+                        r = st_below[r]
+                    slot_top[s] = -1
+                if kind == SET_STATE or kind == PUSH_STATE:
+                    top = slot_top[s]
+                    imbr = 0 if top < 0 else st_imbr[top] + 1
+                    if imbr > 32767:
+                        err = E_TOO_DEEP
+                    else:
+                        r = istate[I_NSTATE]
+                        istate[I_NSTATE] = r + 1
+                        st_cont[r] = c
+                        st_type[r] = ty
+                        st_value[r] = val
+                        st_start[r] = t
+                        st_end[r] = np.nan
+                        st_imbr[r] = imbr
+                        st_below[r] = top
+                        slot_top[s] = r
+                        slot_last[s] = r
+                        for x in range(nextra):
+                            q = def_extra[d, x]
+                            st_extra[r, x] = -1 if q < 0 else intern(
+                                buf, toks_s[q], toks_e[q], istate, arena, tk_start, tk_len,
+                                tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
+                                tok2type_name, tok2def)
+                elif kind == POP_STATE:
+                    top = slot_top[s]
+                    if top < 0:
+                        if fail(E_POP_EMPTY, lenient, istate, recov, recov_line):
+                            return ST_ERROR
+                    else:
+                        st_end[top] = t
+                        slot_top[s] = st_below[top]
+            elif want == K_EVENT:
+                r = istate[I_NEVENT]
+                istate[I_NEVENT] = r + 1
+                ev_cont[r] = c
+                ev_type[r] = ty
+                ev_value[r] = val
+                ev_time[r] = t
+                slot_last[s] = r
+                for x in range(nextra):
+                    q = def_extra[d, x]
+                    ev_extra[r, x] = -1 if q < 0 else intern(
+                        buf, toks_s[q], toks_e[q], istate, arena, tk_start, tk_len, tk_hash,
+                        tok_slots, tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def)
+            elif want == K_VARIABLE:
+                base = 0.0
+                new_row = True
+                if last < 0:
+                    if kind != SET_VARIABLE:
+                        if fail(E_VARIABLE_NO_VALUE, lenient, istate, recov, recov_line):
+                            return ST_ERROR
+                elif vr_start[last] == t:
+                    new_row = False
+                    if kind == SET_VARIABLE:
+                        vr_value[last] = num
+                    elif kind == ADD_VARIABLE:
+                        vr_value[last] += num
+                    else:
+                        vr_value[last] -= num
+                else:
+                    vr_end[last] = t
+                    base = vr_value[last]
+                if new_row:
+                    r = istate[I_NVAR]
+                    istate[I_NVAR] = r + 1
+                    vr_cont[r] = c
+                    vr_type[r] = ty
+                    vr_start[r] = t
+                    vr_end[r] = np.nan
+                    if kind == SET_VARIABLE:
+                        vr_value[r] = num
+                    elif kind == ADD_VARIABLE:
+                        vr_value[r] = base + num
+                    else:
+                        vr_value[r] = base - num
+                    slot_last[s] = r
+                    for x in range(nextra):
+                        q = def_extra[d, x]
+                        vr_extra[r, x] = -1 if q < 0 else intern(
+                            buf, toks_s[q], toks_e[q], istate, arena, tk_start, tk_len, tk_hash,
+                            tok_slots, tok2cont_id, tok2cont_name, tok2type_id, tok2type_name,
+                            tok2def)
+            else:  # links, matched by (container, type, key); either end may come first
+                p_k = def_pos[d, F_KEY]
+                key = intern(buf, toks_s[p_k], toks_e[p_k], istate, arena, tk_start, tk_len,
+                             tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
+                             tok2type_name, tok2def)
+                h = mix3(c, ty, key)
+                r, slot_i = find_link(c, ty, key, ln_cont, ln_type, ln_key, link_slots, h)
+                if r >= 0 and ln_done[r]:
+                    if fail(E_KEY_REUSED, lenient, istate, recov, recov_line):
+                        return ST_ERROR
+                    r = -1  # lenient: the key starts a new link
+                if r < 0:
+                    r = istate[I_NLINK]
+                    istate[I_NLINK] = r + 1
+                    ln_cont[r] = c
+                    ln_type[r] = ty
+                    ln_value[r] = val
+                    ln_key[r] = key
+                    ln_done[r] = 0
+                    ln_hash[r] = h
+                    if kind == START_LINK:
+                        ln_start[r] = t
+                        ln_sc[r] = other
+                        ln_end[r] = np.nan
+                        ln_ec[r] = -1
+                    else:
+                        ln_end[r] = t
+                        ln_ec[r] = other
+                        ln_start[r] = np.nan
+                        ln_sc[r] = -1
+                    link_slots[slot_i] = r
+                    slot_pending[s] += 1
+                    for x in range(nextra):
+                        q = def_extra[d, x]
+                        ln_extra[r, x] = -1 if q < 0 else intern(
+                            buf, toks_s[q], toks_e[q], istate, arena, tk_start, tk_len,
+                            tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
+                            tok2type_name, tok2def)
+                elif (kind == START_LINK) == np.isnan(ln_start[r]):
+                    if ln_value[r] != val:
+                        err = E_LINK_VALUE
+                        err_field = F_VALUE
+                    else:
+                        if t < lim:
+                            fstate[1] = lim
+                            if fail(E_TIME_ORDER, lenient, istate, recov, recov_line):
+                                return ST_ERROR
+                            t = lim
+                        if kind == START_LINK:
+                            ln_start[r] = t
+                            ln_sc[r] = other
+                        else:
+                            ln_end[r] = t
+                            ln_ec[r] = other
+                        ln_done[r] = 1
+                        slot_last[s] = r
+                        slot_pending[s] -= 1
+                        for x in range(nextra):
+                            q = def_extra[d, x]
+                            if q >= 0:
+                                xv = intern(buf, toks_s[q], toks_e[q], istate, arena, tk_start,
+                                            tk_len, tk_hash, tok_slots, tok2cont_id,
+                                            tok2cont_name, tok2type_id, tok2type_name, tok2def)
+                                if ln_extra[r, x] < 0:
+                                    ln_extra[r, x] = xv
+                                elif ln_extra[r, x] != xv:
+                                    err = E_EXTRA_CONFLICT
+                                    err_field = -1
+                else:
+                    # a second start (or end) for a pending key
+                    if fail(E_KEY_REUSED, lenient, istate, recov, recov_line):
+                        return ST_ERROR
+            if err == E_NONE:
+                cont_end[c] = t
+                continue
+
+        # an error in this event
+        if err == E_TOO_DEEP or not lenient:
+            istate[I_ERR] = err
+            istate[I_ERR_S] = line_start
+            istate[I_ERR_E] = line_start
+            if err_field >= 0 and ntok == def_nfields[d] and def_pos[d, err_field] >= 0:
+                p = def_pos[d, err_field]
+                istate[I_ERR_S] = toks_s[p]
+                istate[I_ERR_E] = toks_e[p]
+            return ST_ERROR
+        fail(err, lenient, istate, recov, recov_line)
+    istate[I_POS] = pos
+    return ST_DONE
+
+
+@jit
+def fail(code, lenient, istate, recov, recov_line):
+    """Strict: record the error and say stop. Lenient: count the recovery, go on."""
+    if lenient:
+        recov[code] += 1
+        if recov_line[code] == 0:
+            recov_line[code] = istate[I_LINE]
+        return False
+    istate[I_ERR] = code
+    istate[I_ERR_S] = -1
+    istate[I_ERR_E] = -1
+    return True
+
+
+@jit
+def destroy(c, t, lenient, work, istate, recov, recov_line, ty_kind, cont_destroyed, cont_end,
+            cont_first_slot, cont_first_child, cont_next_sibling, slot_type, slot_last,
+            slot_top, slot_next, slot_pending, st_end, st_below, vr_end):
+    """Destroy container c and its subtree at time t: close open states and variables;
+    pending links are an error (strict) or dropped and counted (lenient)."""
+    top = 0
+    work[0] = c
+    while top >= 0:
+        x = work[top]
+        top -= 1
+        if not cont_destroyed[x]:
+            cont_destroyed[x] = 1
+            cont_end[x] = t
+            s = cont_first_slot[x]
+            while s >= 0:
+                kind = ty_kind[slot_type[s]]
+                last = slot_last[s]
+                if kind == K_STATE:
+                    if last >= 0 and np.isnan(st_end[last]):
+                        st_end[last] = t
+                    r = slot_top[s]
+                    while r >= 0:
+                        st_end[r] = t
+                        r = st_below[r]
+                    slot_top[s] = -1
+                elif kind == K_VARIABLE:
+                    if last >= 0 and np.isnan(vr_end[last]):
+                        vr_end[last] = t
+                elif kind == K_LINK and slot_pending[s] > 0:
+                    if not lenient:
+                        istate[I_ERR] = E_INCOMPLETE_LINKS
+                        work[0] = x
+                        return E_INCOMPLETE_LINKS
+                    recov[E_INCOMPLETE_LINKS] += slot_pending[s]
+                    if recov_line[E_INCOMPLETE_LINKS] == 0:
+                        recov_line[E_INCOMPLETE_LINKS] = istate[I_LINE]
+                    slot_pending[s] = 0
+                s = slot_next[s]
+        ch = cont_first_child[x]
+        while ch >= 0:
+            top += 1
+            work[top] = ch
+            ch = cont_next_sibling[ch]
+    return E_NONE

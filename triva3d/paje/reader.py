@@ -1,0 +1,112 @@
+"""Read a Pajé trace file in chunks through the kernel into a Trace."""
+import os
+
+import numpy as np
+from tqdm import tqdm
+
+from . import defs as D
+from . import kernel as K
+from .simulator import SimState
+from ..errors import TraceError
+
+CHUNK = 16 << 20
+
+
+def read_paje(path, lenient=False, progress=False):
+    """Parse and simulate the Pajé trace at `path`. Raises TraceError on bad input."""
+    path = os.fspath(path)
+    sim = SimState(lenient)
+    with tqdm(total=0, unit="B", unit_scale=True, delay=1.0, disable=not progress,
+              leave=False, desc="reading") as bar:
+        _read_file(sim, path, [], bar)
+    return sim.finish(path)
+
+
+def _read_file(sim, path, chain, bar):
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise TraceError(path, None, e.strerror or str(e)) from None
+    sim.files.append(path)
+    saved_line = int(sim.istate[K.I_LINE])
+    sim.istate[K.I_LINE] = 0
+    with f:
+        bar.total += os.fstat(f.fileno()).st_size
+        bar.refresh()
+        carry = b""
+        while True:
+            block = f.read(CHUNK)
+            eof = not block
+            data = carry + block
+            if eof:
+                if not data:
+                    break
+                if not data.endswith(b"\n"):
+                    data += b"\n"
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                carry = data
+                continue
+            _run(sim, np.frombuffer(data, np.uint8), cut, path, chain + [path], bar)
+            bar.update(cut - len(carry) if not eof else len(block))
+            carry = data[cut:]
+            if eof:
+                break
+    if sim.header.current is not None:
+        raise TraceError(path, "end", f"%EventDef at line {sim.header.current.line} has no "
+                                      "%EndEventDef")
+    sim.istate[K.I_LINE] = saved_line
+
+
+def _run(sim, buf, end, path, chain, bar):
+    args = sim.kernel_args()
+    pos = 0
+    while True:
+        status = K.process(buf, pos, end, **args)
+        pos = int(sim.istate[K.I_POS])
+        if status == K.ST_DONE:
+            return
+        if status == K.ST_ERROR:
+            raise TraceError(path, int(sim.istate[K.I_LINE]), sim.error_message(buf))
+        _, nxt, _ = K.tokenize(buf, pos, end, sim.toks_s, sim.toks_e)
+        sim.reserve(nxt - pos)
+        if status == K.ST_PYLINE:
+            sim.istate[K.I_LINE] += 1
+            _python_line(sim, buf, pos, path, chain, bar)
+            pos = nxt
+        args = sim.kernel_args()
+
+
+def _python_line(sim, buf, pos, path, chain, bar):
+    """A `%` header line, a PajeDefine* event or a PajeTraceFile."""
+    line = int(sim.istate[K.I_LINE])
+    words = sim.line_words(buf, pos)
+    try:
+        if words[0].startswith(b"%"):
+            sim.header_line(words, line)
+            return
+        if sim.header.current is not None:
+            raise ValueError(f"event line inside the %EventDef that starts at line "
+                             f"{sim.header.current.line}")
+        d = sim.defs[sim.a["tok2def"][sim.intern(words[0])]]
+        if len(words) != d.nfields:
+            raise ValueError(f"{len(words)} fields where the definition of "
+                             f"{D.EVENT_NAMES[d.kind]} (line {d.line}) has {d.nfields}")
+        sim.events_python += 1
+        if d.kind == D.TRACE_FILE:
+            _include(sim, words[d.pos[D.F_FILENAME]], path, chain, bar)
+        else:
+            sim.define(d, words)
+    except ValueError as e:
+        raise TraceError(path, line, str(e)) from None
+
+
+def _include(sim, name, path, chain, bar):
+    """PajeTraceFile: read the named file here, sharing definitions and names."""
+    target = os.path.join(os.path.dirname(path), name.decode("utf-8", "replace").strip('"'))
+    if any(os.path.exists(p) and os.path.exists(target) and os.path.samefile(p, target)
+           for p in chain):
+        sim.notes.append((f"PajeTraceFile naming a file already being read ({os.path.basename(target)}) "
+                          "ignored", 1, int(sim.istate[K.I_LINE])))
+        return
+    _read_file(sim, target, chain, bar)

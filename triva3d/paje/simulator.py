@@ -1,0 +1,407 @@
+"""The Pajé simulator's state and its Python half: growth, definitions, errors.
+
+`SimState` owns every column the kernel writes. Columns grow with `ndarray.resize`
+(realloc, so big columns are remapped rather than copied) and are trimmed when the
+Trace is built, so memory follows the Trace, not the file.
+"""
+import numpy as np
+
+from . import defs as D
+from . import kernel as K
+from ..errors import TraceError
+from ..trace import ENTITY_TABLES, SCHEMA, Kind, Names, Table, Trace
+
+I4, I8, F8, U8 = np.int32, np.int64, np.float64, np.uint8
+
+# group -> (count slot in istate, {array: dtype}, hash index or None, extra columns or None)
+GROUPS = {
+    "tokens": (K.I_NTOK, {"tk_start": I8, "tk_len": I4, "tk_hash": I8, "tok2cont_id": I4,
+                          "tok2cont_name": I4, "tok2type_id": I4, "tok2type_name": I4,
+                          "tok2def": I4}, ("tok_slots", "tk_hash"), None),
+    "arena": (K.I_NARENA, {"arena": U8}, None, None),
+    "values": (K.I_NVAL, {"val_type": I4, "val_name": I4, "val_alias": I4, "val_hash": I8},
+               ("val_slots", "val_hash"), None),
+    "containers": (K.I_NCONT, {"cont_parent": I4, "cont_type": I4, "cont_name": I4,
+                               "cont_alias": I4, "cont_start": F8, "cont_end": F8,
+                               "cont_destroyed": np.int8, "cont_first_slot": I4,
+                               "cont_first_child": I4, "cont_next_sibling": I4, "work": I4},
+                   None, "cont_extra"),
+    "slots": (K.I_NSLOT, {"slot_cont": I4, "slot_type": I4, "slot_last": I4, "slot_top": I4,
+                          "slot_next": I4, "slot_pending": I4, "slot_hash": I8},
+              ("slot_slots", "slot_hash"), None),
+    "states": (K.I_NSTATE, {"st_cont": I4, "st_type": I4, "st_value": I4, "st_start": F8,
+                            "st_end": F8, "st_imbr": np.int16, "st_below": I4}, None, "st_extra"),
+    "links": (K.I_NLINK, {"ln_cont": I4, "ln_type": I4, "ln_value": I4, "ln_sc": I4,
+                          "ln_ec": I4, "ln_start": F8, "ln_end": F8, "ln_key": I4,
+                          "ln_done": np.int8, "ln_hash": I8}, ("link_slots", "ln_hash"),
+              "ln_extra"),
+    "variables": (K.I_NVAR, {"vr_cont": I4, "vr_type": I4, "vr_start": F8, "vr_end": F8,
+                             "vr_value": F8}, None, "vr_extra"),
+    "events": (K.I_NEVENT, {"ev_cont": I4, "ev_type": I4, "ev_value": I4, "ev_time": F8},
+               None, "ev_extra"),
+}
+GROWTH = 1.5
+INITIAL = 4096
+
+# Kernel error code -> message; {tok} is the offending field as written.
+MESSAGES = {
+    K.E_UNTERMINATED: "unterminated quoted string",
+    K.E_UNKNOWN_EVENT: "event id '{tok}' has no complete %EventDef",
+    K.E_FIELD_COUNT: "{ntok} fields where the definition of {event} (line {defline}) has {nfields}",
+    K.E_BAD_NUMBER: "'{tok}' is not a number",
+    K.E_UNKNOWN_CONTAINER: "unknown container '{tok}'",
+    K.E_AMBIGUOUS_CONTAINER: "several containers are named '{tok}'; refer to it by its alias",
+    K.E_UNKNOWN_TYPE: "unknown type '{tok}'",
+    K.E_WRONG_KIND: "type '{tok}' is not a {want} type",
+    K.E_NOT_CHILD_TYPE: "type '{tok}' is not a child of the container's type",
+    K.E_RESERVED_NAME: "the container name '0' is reserved for the root",
+    K.E_DUPLICATE_CONTAINER: "container '{tok}' already exists",
+    K.E_WRONG_CONTAINER_TYPE: "the container is not of type '{tok}'",
+    K.E_CONTAINER_TIME_ORDER: "container events are not time-ordered: {event} at {time} "
+                              "after an event at {limit}",
+    K.E_TIME_ORDER: "trace is not time-ordered: {event} at {time} after an entity of the "
+                    "same type and container at {limit}",
+    K.E_POP_EMPTY: "PajePopState with no state pushed for this type and container",
+    K.E_VARIABLE_NO_VALUE: "{event} on a variable that has no value yet",
+    K.E_KEY_REUSED: "link key already used for another link of this type and container",
+    K.E_LINK_VALUE: "link value '{tok}' differs from the value given at its other end",
+    K.E_LINK_START_TYPE: "container '{tok}' is not of the start container type of the link type",
+    K.E_LINK_END_TYPE: "container '{tok}' is not of the end container type of the link type",
+    K.E_INCOMPLETE_LINKS: "{pending} incomplete link(s) at the end of container {container} "
+                          "(first key {key})",
+    K.E_EXTRA_CONFLICT: "a user-defined field differs between the two ends of a link",
+    K.E_TOO_DEEP: "states nested more than 32767 deep",
+}
+#: What --lenient did for each kernel error code (report wording).
+RECOVERY = {
+    K.E_FIELD_COUNT: "lines with a wrong field count skipped",
+    K.E_BAD_NUMBER: "lines with a malformed number skipped",
+    K.E_UNKNOWN_CONTAINER: "events naming an unknown container skipped",
+    K.E_AMBIGUOUS_CONTAINER: "events naming an ambiguous container skipped",
+    K.E_UNKNOWN_TYPE: "events naming an unknown type skipped",
+    K.E_WRONG_KIND: "events with a type of the wrong nature skipped",
+    K.E_NOT_CHILD_TYPE: "events with a type foreign to their container skipped",
+    K.E_RESERVED_NAME: "containers named '0' skipped",
+    K.E_DUPLICATE_CONTAINER: "duplicate containers skipped",
+    K.E_WRONG_CONTAINER_TYPE: "container destructions with a wrong type skipped",
+    K.E_CONTAINER_TIME_ORDER: "late container destructions moved to the container's last time",
+    K.E_TIME_ORDER: "out-of-order events moved to the time of the previous entity",
+    K.E_POP_EMPTY: "PajePopState with nothing pushed ignored",
+    K.E_VARIABLE_NO_VALUE: "Add/SubVariable on a variable with no value applied to 0",
+    K.E_KEY_REUSED: "reused link keys started new links",
+    K.E_LINK_VALUE: "link ends with different values skipped",
+    K.E_LINK_START_TYPE: "links from a container of the wrong type skipped",
+    K.E_LINK_END_TYPE: "links to a container of the wrong type skipped",
+    K.E_INCOMPLETE_LINKS: "incomplete links dropped (as pj_dump -z)",
+    K.E_EXTRA_CONFLICT: "links whose two ends disagree on a user field kept the first value",
+}
+KIND_WORD = {Kind.CONTAINER: "container", Kind.STATE: "state", Kind.EVENT: "event",
+             Kind.VARIABLE: "variable", Kind.LINK: "link"}
+WANT = {D.NEW_EVENT: Kind.EVENT, D.SET_VARIABLE: Kind.VARIABLE, D.ADD_VARIABLE: Kind.VARIABLE,
+        D.SUB_VARIABLE: Kind.VARIABLE, D.START_LINK: Kind.LINK, D.END_LINK: Kind.LINK,
+        D.CREATE_CONTAINER: Kind.CONTAINER}
+
+
+def _pow2(n):
+    return 1 << max(int(n) - 1, 1).bit_length()
+
+
+def parse_color(text):
+    """'r g b [a]' or 'r,g,b[,a]' (quotes allowed) -> RGBA tuple in [0, 1]."""
+    parts = text.strip('"').replace(",", " ").split()
+    try:
+        rgba = [float(p) for p in parts]
+    except ValueError:
+        rgba = []
+    if len(rgba) not in (3, 4):
+        raise ValueError(f"could not understand the color '{text}'")
+    return tuple(rgba) + (1.0,) * (4 - len(rgba))
+
+
+class SimState:
+    """All arrays of a simulation in progress, plus the Python-side tables."""
+
+    def __init__(self, lenient=False):
+        self.lenient = lenient
+        self.a = {}
+        self.istate = np.zeros(K.N_ISTATE, I8)
+        self.istate[K.I_LENIENT] = int(lenient)
+        self.fstate = np.zeros(3, F8)
+        self.recov = np.zeros(K.N_ERRORS, I8)
+        self.recov_line = np.zeros(K.N_ERRORS, I8)
+        self.toks_s = np.zeros(D.MAX_FIELDS + 1, I8)
+        self.toks_e = np.zeros(D.MAX_FIELDS + 1, I8)
+        self.extra_names = []
+        for name, (_, arrays, index, extra) in GROUPS.items():
+            for arr, dt in arrays.items():
+                self.a[arr] = np.empty(INITIAL, dt)
+            if index:
+                self.a[index[0]] = np.full(_pow2(4 * INITIAL), K.EMPTY, I4)
+            if extra:
+                self.a[extra] = np.empty((INITIAL, 0), I4)
+        # Python-side tables: types and definitions
+        self.type_kind, self.type_parent, self.type_name, self.type_alias = [], [], [], []
+        self.type_start, self.type_end, self.type_color = [], [], []
+        self.value_color = {}
+        self.header = D.HeaderParser(legacy_names=lenient)
+        self.defs = []                       # index -> EventDef
+        self.events_python = 0
+        self.notes = []                      # recoveries and remarks made in Python
+        self.files = []                      # every file read (PajeTraceFile included)
+        self._root()
+
+    # -- set-up --------------------------------------------------------------
+    def _root(self):
+        zero = self.intern(b"0")
+        self._add_type(Kind.CONTAINER, -1, zero, zero)
+        a = self.a
+        a["cont_parent"][0], a["cont_type"][0], a["cont_name"][0] = -1, 0, zero
+        a["cont_alias"][0], a["cont_start"][0], a["cont_end"][0] = zero, 0.0, np.nan
+        a["cont_destroyed"][0], a["cont_first_slot"][0] = 0, -1
+        a["cont_first_child"][0], a["cont_next_sibling"][0] = -1, -1
+        a["tok2cont_id"][zero] = a["tok2cont_name"][zero] = 0
+        self.istate[K.I_NCONT] = 1
+
+    def kernel_args(self):
+        args = dict(self.a)
+        kind, nfields, pos, extra = D.def_arrays(self.defs, self.extra_names)
+        args.update(def_kind=kind, def_nfields=nfields, def_pos=pos, def_extra=extra,
+                    ty_kind=np.array(self.type_kind, np.int8),
+                    ty_parent=np.array(self.type_parent, I4),
+                    ty_start=np.array(self.type_start, I4), ty_end=np.array(self.type_end, I4),
+                    toks_s=self.toks_s, toks_e=self.toks_e, istate=self.istate,
+                    fstate=self.fstate, recov=self.recov, recov_line=self.recov_line)
+        return args
+
+    # -- growth ----------------------------------------------------------------
+    def reserve(self, line_bytes):
+        """Grow every group that could overflow while handling one line."""
+        margin = {"tokens": D.MAX_FIELDS + 1, "arena": line_bytes}
+        for name, (count_slot, arrays, index, extra) in GROUPS.items():
+            n = int(self.istate[count_slot])
+            need = n + margin.get(name, 1)
+            first = next(iter(arrays))
+            cap = len(self.a[first])
+            if need > cap:
+                new = max(need, int(cap * GROWTH))
+                for arr in list(arrays) + ([extra] if extra else []):
+                    x = self.a[arr]
+                    x.resize((new,) + x.shape[1:], refcheck=False)
+            if index and 2 * need > len(self.a[index[0]]):
+                slots = np.full(_pow2(4 * need), K.EMPTY, I4)
+                K.rehash(slots, self.a[index[1]], n)
+                self.a[index[0]] = slots
+
+    def add_extra_names(self, names):
+        new = [n for n in names if n not in self.extra_names]
+        if not new:
+            return
+        self.extra_names += new
+        for _, _, _, extra in GROUPS.values():
+            if extra:
+                x = self.a[extra]
+                grown = np.full((x.shape[0], len(self.extra_names)), -1, I4)
+                grown[:, :x.shape[1]] = x
+                self.a[extra] = grown
+
+    # -- names -----------------------------------------------------------------
+    def intern(self, b):
+        self.reserve(len(b))
+        a = self.a
+        return int(K.intern(np.frombuffer(b, U8), 0, len(b), self.istate, a["arena"],
+                            a["tk_start"], a["tk_len"], a["tk_hash"], a["tok_slots"],
+                            a["tok2cont_id"], a["tok2cont_name"], a["tok2type_id"],
+                            a["tok2type_name"], a["tok2def"]))
+
+    def token_text(self, t):
+        s = self.a["tk_start"][t]
+        return self.a["arena"][s:s + self.a["tk_len"][t]].tobytes().decode("utf-8", "replace")
+
+    # -- types and values (Python-side events) --------------------------------
+    def _add_type(self, kind, parent, name, alias, start=-1, end=-1, color=None):
+        t = len(self.type_kind)
+        self.type_kind.append(int(kind))
+        self.type_parent.append(parent)
+        self.type_name.append(name)
+        self.type_alias.append(alias)
+        self.type_start.append(start)
+        self.type_end.append(end)
+        self.type_color.append(color)
+        ident = alias if alias >= 0 else name
+        self.a["tok2type_id"][ident] = t
+        prev = self.a["tok2type_name"][name]
+        self.a["tok2type_name"][name] = t if prev == K.EMPTY else K.AMBIGUOUS
+        return t
+
+    def _type_ref(self, word, what):
+        t = self.intern(word)
+        x = self.a["tok2type_id"][t]
+        if x == K.EMPTY:
+            x = self.a["tok2type_name"][t]
+        if x < 0:
+            raise ValueError(f"unknown {what} '{word.decode('utf-8', 'replace')}'")
+        return int(x)
+
+    def define(self, d, words):
+        """Apply a PajeDefine* event (fields as bytes, by definition position)."""
+        def field(f):
+            p = d.pos[f]
+            return words[p] if p >= 0 else None
+        name, alias = field(D.F_NAME), field(D.F_ALIAS)
+        name_t = self.intern(name)
+        alias_t = self.intern(alias) if alias else -1
+        ident = alias if alias else name
+        if d.kind == D.DEF_ENTITY_VALUE:
+            ty = self._type_ref(field(D.F_TYPE), "type")
+            if self.type_kind[ty] in (Kind.CONTAINER, Kind.VARIABLE):
+                raise ValueError(f"values cannot be defined for the "
+                                 f"{KIND_WORD[self.type_kind[ty]]} type "
+                                 f"'{field(D.F_TYPE).decode('utf-8', 'replace')}'")
+            a = self.a
+            look = (a["val_type"], a["val_name"], a["val_alias"], a["val_hash"], a["val_slots"])
+            for t in ([alias_t] if alias_t >= 0 else []) + [name_t]:
+                if K.find_value(ty, t, False, self.istate, *look) >= 0:
+                    raise ValueError(f"value '{self.token_text(t)}' is already defined "
+                                     "for this type")
+            v = int(K.find_value(ty, alias_t if alias_t >= 0 else name_t, True, self.istate,
+                                 *look))
+            a["val_name"][v], a["val_alias"][v] = name_t, alias_t
+            color = field(D.F_COLOR)
+            if color:
+                self.value_color[v] = parse_color(color.decode("utf-8", "replace"))
+            return
+        if d.kind == D.DEF_CONTAINER_TYPE and name == b"0":
+            raise ValueError("the type name '0' is reserved")
+        parent = self._type_ref(field(D.F_TYPE), "container type")
+        if self.type_kind[parent] != Kind.CONTAINER:
+            raise ValueError(f"'{field(D.F_TYPE).decode('utf-8', 'replace')}' is not a "
+                             "container type")
+        if self.a["tok2type_id"][self.intern(ident)] >= 0:
+            raise ValueError(f"type '{ident.decode('utf-8', 'replace')}' is already defined")
+        kind = {D.DEF_CONTAINER_TYPE: Kind.CONTAINER, D.DEF_STATE_TYPE: Kind.STATE,
+                D.DEF_EVENT_TYPE: Kind.EVENT, D.DEF_VARIABLE_TYPE: Kind.VARIABLE,
+                D.DEF_LINK_TYPE: Kind.LINK}[d.kind]
+        start = end = -1
+        if kind == Kind.LINK:
+            start = self._type_ref(field(D.F_START_CONTAINER_TYPE), "start container type")
+            end = self._type_ref(field(D.F_END_CONTAINER_TYPE), "end container type")
+        color = field(D.F_COLOR)
+        color = parse_color(color.decode("utf-8", "replace")) if color else None
+        self._add_type(kind, parent, name_t, alias_t, start, end, color)
+
+    def header_line(self, words, line):
+        self.header.feed(words, line)
+        for ident, d in self.header.defs.items():
+            if d.complete and not hasattr(d, "index"):
+                d.index = len(self.defs)
+                self.defs.append(d)
+                self.add_extra_names([n for n, _ in d.extra])
+                self.a["tok2def"][self.intern(ident)] = d.index
+
+    # -- errors ------------------------------------------------------------------
+    def error_message(self, buf):
+        ist = self.istate
+        code = int(ist[K.I_ERR])
+        s, e = int(ist[K.I_ERR_S]), int(ist[K.I_ERR_E])
+        tok = bytes(buf[s:e]).decode("utf-8", "replace") if 0 <= s < e else ""
+        pos = int(ist[K.I_POS])
+        words = self.line_words(buf, pos)
+        d = None
+        if words and code != K.E_UNKNOWN_EVENT:
+            t = self.a["tok2def"][self.intern(words[0])]
+            d = self.defs[t] if t >= 0 else None
+        info = dict(tok=tok, ntok=len(words), time="?", limit=f"{self.fstate[1]:.9g}",
+                    event=D.EVENT_NAMES[d.kind] if d else "event",
+                    defline=d.line if d else "?", nfields=d.nfields if d else "?",
+                    want=KIND_WORD.get(WANT.get(d.kind, Kind.STATE)) if d else "")
+        if d and d.pos[D.F_TIME] >= 0 and len(words) == d.nfields:
+            info["time"] = words[d.pos[D.F_TIME]].decode("utf-8", "replace")
+        if code == K.E_INCOMPLETE_LINKS:
+            info.update(self.pending_links(int(self.a["work"][0])))
+        return MESSAGES[code].format(**info)
+
+    def pending_links(self, c):
+        a = self.a
+        n = int(self.istate[K.I_NLINK])
+        rows = np.flatnonzero((a["ln_cont"][:n] == c) & (a["ln_done"][:n] == 0))
+        key = self.token_text(a["ln_key"][rows[0]]) if len(rows) else "?"
+        return dict(pending=len(rows), container=self.token_text(a["cont_name"][c]), key=key)
+
+    def line_words(self, buf, pos):
+        n, _, _ = K.tokenize(buf, pos, len(buf), self.toks_s, self.toks_e)
+        n = min(n, len(self.toks_s))
+        return [bytes(buf[self.toks_s[i]:self.toks_e[i]]) for i in range(n)]
+
+    # -- the end ---------------------------------------------------------------
+    def finish(self, source):
+        """Close everything at the last time seen and build the Trace."""
+        a = self.a
+        K.destroy(0, self.fstate[0], self.lenient, a["work"], self.istate, self.recov,
+                  self.recov_line, np.array(self.type_kind, np.int8), a["cont_destroyed"],
+                  a["cont_end"], a["cont_first_slot"], a["cont_first_child"],
+                  a["cont_next_sibling"], a["slot_type"], a["slot_last"], a["slot_top"],
+                  a["slot_next"], a["slot_pending"], a["st_end"], a["st_below"], a["vr_end"])
+        if self.istate[K.I_ERR] == K.E_INCOMPLETE_LINKS:
+            raise TraceError(source, "end", MESSAGES[K.E_INCOMPLETE_LINKS].format(
+                **self.pending_links(int(a["work"][0]))))
+        return self.build(source)
+
+    def _take(self, group, arrays, rename, keep=None):
+        """Trim a group's arrays to their row count and rename them to Trace columns."""
+        n = int(self.istate[GROUPS[group][0]])
+        cols = {}
+        for col, arr in zip(rename, arrays):
+            x = self.a.pop(arr)
+            x.resize((n,) + x.shape[1:], refcheck=False)
+            cols[col] = x if keep is None else x[keep]
+        return cols
+
+    def build(self, source):
+        a = self.a
+        nl = int(self.istate[K.I_NLINK])
+        done = a["ln_done"][:nl].astype(bool)
+        keep = None if done.all() else np.flatnonzero(done)
+        tables = {}
+        for table, group, prefix in (("containers", "containers", "cont_"), ("states", "states", "st_"),
+                                     ("links", "links", "ln_"), ("variables", "variables", "vr_"),
+                                     ("events", "events", "ev_")):
+            cols = list(SCHEMA[table])
+            arrays = [prefix + {"container": "cont", "start_container": "sc",
+                                "end_container": "ec", "imbrication": "imbr",
+                                "time": "time"}.get(c, c) for c in cols]
+            data = self._take(group, arrays + [prefix + "extra"], cols + ["_extra"],
+                              keep if table == "links" else None)
+            extra_arr = data.pop("_extra")
+            extra = {name: np.ascontiguousarray(extra_arr[:, i])
+                     for i, name in enumerate(self.extra_names) if (extra_arr[:, i] >= 0).any()}
+            tables[table] = Table(table, {c: data[c].astype(SCHEMA[table][c], copy=False)
+                                          for c in cols}, extra)
+        nv = int(self.istate[K.I_NVAL])
+        tables["values"] = Table("values", {"type": a["val_type"][:nv].copy(),
+                                            "name": a["val_name"][:nv].copy(),
+                                            "alias": a["val_alias"][:nv].copy()})
+        tables["types"] = Table("types", {
+            "kind": np.array(self.type_kind, np.int8), "parent": np.array(self.type_parent, I4),
+            "name": np.array(self.type_name, I4), "alias": np.array(self.type_alias, I4),
+            "start_type": np.array(self.type_start, I4), "end_type": np.array(self.type_end, I4)})
+        type_colors = np.full((len(self.type_kind), 4), np.nan, np.float32)
+        for t, c in enumerate(self.type_color):
+            if c:
+                type_colors[t] = c
+        value_colors = np.full((nv, 4), np.nan, np.float32)
+        for v, c in self.value_color.items():
+            value_colors[v] = c
+        nt = int(self.istate[K.I_NTOK])
+        offsets = np.empty(nt + 1, I8)
+        offsets[:nt] = a["tk_start"][:nt]
+        offsets[nt] = self.istate[K.I_NARENA]
+        arena = a.pop("arena")
+        arena.resize(int(self.istate[K.I_NARENA]), refcheck=False)
+        report = [(RECOVERY[c], int(self.recov[c]), int(self.recov_line[c]))
+                  for c in range(K.N_ERRORS) if self.recov[c]] + self.notes
+        if self.header.legacy_used:
+            report.insert(0, ("legacy field names accepted (as pj_dump -n)",
+                              self.header.legacy_used, self.header.legacy_line))
+        self.a = {}
+        return Trace(Names(arena, offsets), tables, type_colors, value_colors, source, report,
+                     self.files)

@@ -1,0 +1,95 @@
+"""`triva3d stats`: a summary of a Trace a person can read (or JSON)."""
+import numpy as np
+
+from .trace import Kind
+
+KIND_NAME = {Kind.CONTAINER: "container", Kind.STATE: "state", Kind.EVENT: "event",
+             Kind.VARIABLE: "variable", Kind.LINK: "link"}
+TABLE = {Kind.STATE: "states", Kind.EVENT: "events", Kind.VARIABLE: "variables",
+         Kind.LINK: "links"}
+
+
+def summary(trace, load_seconds=None):
+    """Counts per type and per value, time span, memory, recoveries: a JSON-able dict."""
+    nt = len(trace.types)
+    per_type = {Kind.CONTAINER: np.bincount(trace.containers.type, minlength=nt)}
+    for kind, table in TABLE.items():
+        per_type[kind] = np.bincount(getattr(trace, table).type, minlength=nt)
+    value_count = {}
+    value_time = np.zeros(len(trace.values))
+    for table in ("states", "events", "links"):
+        t = getattr(trace, table)
+        value_count[table] = np.bincount(t.value, minlength=len(trace.values))
+    st = trace.states
+    if len(st):
+        value_time = np.bincount(st.value, weights=st.end - st.start, minlength=len(trace.values))
+    types = []
+    for ty in range(nt):
+        kind = Kind(int(trace.types.kind[ty]))
+        entry = {"name": trace.names.display(trace.types.name[ty]), "kind": KIND_NAME[kind],
+                 "parent": int(trace.types.parent[ty]), "count": int(per_type[kind][ty])}
+        if kind in (Kind.STATE, Kind.EVENT, Kind.LINK):
+            vals = np.flatnonzero(trace.values.type == ty)
+            counts = value_count[TABLE[kind]]
+            entry["values"] = [
+                {"name": trace.names.display(trace.values.name[v]), "count": int(counts[v]),
+                 **({"time": float(value_time[v])} if kind == Kind.STATE else {})}
+                for v in vals]
+        if kind == Kind.STATE and per_type[kind][ty]:
+            entry["max_imbrication"] = int(st.imbrication[st.type == ty].max())
+        types.append(entry)
+    return {
+        "source": trace.source,
+        "start": trace.start_time, "end": trace.end_time,
+        "counts": {"containers": len(trace.containers) - 1, "states": len(trace.states),
+                   "variables": len(trace.variables), "links": len(trace.links),
+                   "events": len(trace.events), "types": nt - 1},
+        "types": types,
+        "memory_bytes": int(trace.nbytes),
+        "load_seconds": load_seconds,
+        "from_cache": bool(getattr(trace, "from_cache", False)),
+        "recoveries": [{"what": w, "count": n, "first_line": line} for w, n, line in trace.report],
+    }
+
+
+def _bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+
+
+def render(s):
+    """The summary as indented text."""
+    c = s["counts"]
+    lines = [f"trace      {s['source']}",
+             f"time span  {s['start']:.9g} .. {s['end']:.9g} s ({s['end'] - s['start']:.9g} s)",
+             f"entities   {c['containers']} containers, {c['states']} states, "
+             f"{c['variables']} variable pieces, {c['links']} links, {c['events']} events",
+             f"memory     {_bytes(s['memory_bytes'])}"]
+    if s["load_seconds"] is not None:
+        how = "from cache" if s["from_cache"] else "parsed"
+        lines.append(f"load time  {s['load_seconds']:.3f} s ({how})")
+    lines.append("hierarchy  (type: kind, count)")
+    children = {}
+    for i, t in enumerate(s["types"]):
+        children.setdefault(t["parent"], []).append(i)
+
+    def walk(i, depth):
+        t = s["types"][i]
+        label = "root" if i == 0 else f"{t['name']}: {t['kind']}, {t['count']}"
+        if "max_imbrication" in t:
+            label += f", max imbrication {t['max_imbrication']}"
+        lines.append("  " * (depth + 1) + label)
+        for v in t.get("values", []):
+            extra = f", {v['time']:.6g} s" if "time" in v else ""
+            lines.append("  " * (depth + 3) + f"{v['name']}: {v['count']}{extra}")
+        for ch in children.get(i, []):
+            walk(ch, depth + 1)
+
+    walk(0, 0)
+    if s["recoveries"]:
+        lines.append("recovered (--lenient)")
+        for r in s["recoveries"]:
+            lines.append(f"  {r['what']}: {r['count']} (first at line {r['first_line']})")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,179 @@
+"""The Trace store: one numpy column per field, one table per entity kind.
+
+Names are interned: every string column holds integer codes into `Trace.names`.
+Names keep the bytes written in the trace (quotes included), as PajeNG does; use
+`Names.display` for a label without the quotes. Time columns are float64 seconds.
+"""
+from collections import namedtuple
+from enum import IntEnum
+
+import numpy as np
+
+
+class Kind(IntEnum):
+    """Nature of a Pajé type."""
+    CONTAINER = 0
+    STATE = 1
+    EVENT = 2
+    VARIABLE = 3
+    LINK = 4
+
+
+class Names:
+    """Interned strings: bytes in one arena, `offsets[i]:offsets[i+1]` is name i."""
+
+    def __init__(self, arena, offsets):
+        self.arena = np.asarray(arena, dtype=np.uint8)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+
+    def __len__(self):
+        return len(self.offsets) - 1
+
+    def raw(self, i):
+        return self.arena[self.offsets[i]:self.offsets[i + 1]].tobytes()
+
+    def __getitem__(self, i):
+        """Name i as written in the trace (invalid UTF-8 replaced)."""
+        return self.raw(i).decode("utf-8", "replace")
+
+    def display(self, i):
+        """Name i for people: without the surrounding double quotes."""
+        s = self[i]
+        return s[1:-1] if len(s) >= 2 and s[0] == s[-1] == '"' else s
+
+    def lookup(self, text):
+        """All codes whose name is `text` (as written, quotes included)."""
+        b = text.encode()
+        lens = np.diff(self.offsets)
+        return [int(i) for i in np.flatnonzero(lens == len(b)) if self.raw(i) == b]
+
+
+class Table:
+    """Columns of equal length; `table[i]` is a thin row view, `table.col` a column.
+
+    `extra` maps user-defined field names to name-code columns (-1: not given).
+    """
+
+    def __init__(self, name, columns, extra=None):
+        self._name = name
+        self.columns = dict(columns)
+        self.extra = dict(extra or {})
+        self._row = namedtuple(name.capitalize() + "Row", list(self.columns))
+        lengths = {len(c) for c in self.columns.values()} | {len(c) for c in self.extra.values()}
+        if len(lengths) > 1:
+            raise ValueError(f"{name}: columns of different lengths {lengths}")
+
+    def __getattr__(self, key):
+        try:
+            return self.__dict__["columns"][key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __len__(self):
+        return len(next(iter(self.columns.values())))
+
+    def __getitem__(self, i):
+        return self._row(*(c[i] for c in self.columns.values()))
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    @property
+    def nbytes(self):
+        return sum(c.nbytes for c in self.columns.values()) + sum(c.nbytes for c in self.extra.values())
+
+
+#: Column layout of every table: name -> (column -> dtype). Kept in one place so
+#: the simulator, the cache and the tests agree.
+SCHEMA = {
+    "types": {"kind": np.int8, "parent": np.int32, "name": np.int32, "alias": np.int32,
+              "start_type": np.int32, "end_type": np.int32},
+    "values": {"type": np.int32, "name": np.int32, "alias": np.int32},
+    "containers": {"parent": np.int32, "type": np.int32, "name": np.int32, "alias": np.int32,
+                   "start": np.float64, "end": np.float64},
+    "states": {"container": np.int32, "type": np.int32, "value": np.int32,
+               "start": np.float64, "end": np.float64, "imbrication": np.int16},
+    "links": {"container": np.int32, "type": np.int32, "value": np.int32,
+              "start_container": np.int32, "end_container": np.int32,
+              "start": np.float64, "end": np.float64, "key": np.int32},
+    "variables": {"container": np.int32, "type": np.int32,
+                  "start": np.float64, "end": np.float64, "value": np.float64},
+    "events": {"container": np.int32, "type": np.int32, "value": np.int32, "time": np.float64},
+}
+
+#: Tables that carry user-defined extra fields.
+ENTITY_TABLES = ("containers", "states", "links", "variables", "events")
+
+
+class Trace:
+    """An immutable, simulated trace.
+
+    Row 0 of `containers` is the root (name "0", type 0, parent -1); row 0 of
+    `types` is the root container type. `type_colors` and `value_colors` are RGBA
+    float32 arrays (NaN where the trace gave no colour). `report` lists what a
+    lenient load recovered from, as (what, count, first line).
+    """
+
+    def __init__(self, names, tables, type_colors, value_colors, source="", report=(),
+                 files=()):
+        self.names = names
+        self.source = source
+        self.files = list(files) or [source]
+        self.report = list(report)
+        for key in SCHEMA:
+            setattr(self, key, tables[key])
+        self.type_colors = type_colors
+        self.value_colors = value_colors
+        self._children = None
+
+    # -- hierarchy ---------------------------------------------------------
+    @property
+    def children_index(self):
+        """CSR of the container tree: children of c are `order[offsets[c]:offsets[c+1]]`."""
+        if self._children is None:
+            parent = self.containers.parent
+            n = len(parent)
+            order = np.argsort(parent, kind="stable").astype(np.int32)
+            order = order[parent[order] >= 0]
+            offsets = np.searchsorted(parent[order], np.arange(n + 1)).astype(np.int64)
+            self._children = (offsets, order)
+        return self._children
+
+    def children(self, c):
+        offsets, order = self.children_index
+        return order[offsets[c]:offsets[c + 1]]
+
+    def container_depth(self):
+        """Depth of every container (root = 0)."""
+        parent = self.containers.parent
+        depth = np.zeros(len(parent), dtype=np.int32)
+        for c in range(1, len(parent)):  # parents are created before children
+            depth[c] = depth[parent[c]] + 1
+        return depth
+
+    # -- names ---------------------------------------------------------------
+    def type_name(self, t):
+        return self.names[self.types.name[t]]
+
+    def container_name(self, c):
+        return self.names[self.containers.name[c]]
+
+    def value_name(self, v):
+        return self.names[self.values.name[v]]
+
+    @property
+    def start_time(self):
+        return float(self.containers.start[0])
+
+    @property
+    def end_time(self):
+        return float(self.containers.end[0])
+
+    @property
+    def nbytes(self):
+        return (self.names.arena.nbytes + self.names.offsets.nbytes + self.type_colors.nbytes
+                + self.value_colors.nbytes + sum(getattr(self, k).nbytes for k in SCHEMA))
+
+    def __repr__(self):
+        counts = ", ".join(f"{k}={len(getattr(self, k))}" for k in ENTITY_TABLES)
+        return f"<Trace {self.source!r} {counts}>"
