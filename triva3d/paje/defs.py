@@ -120,12 +120,14 @@ class HeaderParser:
 
 
 def def_arrays(defs_by_index, extra_names):
-    """The kernel's view of the definitions: kind, field count, positions, extra positions."""
+    """The kernel's view of the definitions: kind, field count, field positions, extra
+    field positions, and which tokens are names (everything but times and numbers)."""
     n = max(len(defs_by_index), 1)
     kind = np.full(n, -1, np.int8)
     nfields = np.zeros(n, np.int32)
     pos = np.full((n, NFIELDS), -1, np.int32)
     extra = np.full((n, len(extra_names)), -1, np.int32)
+    isname = np.zeros((n, MAX_FIELDS + 1), np.int8)
     col = {name: i for i, name in enumerate(extra_names)}
     for i, d in enumerate(defs_by_index):
         if not d.complete:
@@ -133,4 +135,9 @@ def def_arrays(defs_by_index, extra_names):
         kind[i], nfields[i], pos[i] = d.kind, d.nfields, d.pos
         for name, p in d.extra:
             extra[i, col[name]] = p
-    return kind, nfields, pos, extra
+        isname[i, 1:d.nfields] = 1
+        numbers = [F_TIME] + ([F_VALUE] if SET_VARIABLE <= d.kind <= SUB_VARIABLE else [])
+        for f in numbers:
+            if d.pos[f] >= 0:
+                isname[i, d.pos[f]] = 0
+    return kind, nfields, pos, extra, isname

@@ -38,11 +38,14 @@ FNV_OFFSET = -3750763034362895579  # 0xcbf29ce484222325
 FNV_PRIME = 1099511628211
 M1, M2, M3, M4 = -7046029254386353131, -4658895280553007687, 7640891576956012809, -4417276706812531889
 
+POW10 = np.array([10.0 ** k for k in range(23)])  # exact doubles
+
 jit = nb.njit(cache=True, nogil=True)
+hot = nb.njit(cache=True, nogil=True, inline="always")  # no call overhead, no refcounting
 
 
 # ---------------------------------------------------------------- tokenizer
-@jit
+@hot
 def tokenize(buf, pos, end, toks_s, toks_e):
     """Split the line at `pos` into tokens (quoted strings keep their quotes; `#` at a
     token start begins a comment). Returns (ntokens, next line start, ok)."""
@@ -84,7 +87,7 @@ def tokenize(buf, pos, end, toks_s, toks_e):
     return n, end, True
 
 
-@jit
+@hot
 def parse_number(buf, s, e):
     """Decimal number (quotes allowed) -> (value, ok). Correctly rounded for up to 15
     significant digits and exponents within 1e±22, within an ulp otherwise."""
@@ -138,16 +141,16 @@ def parse_number(buf, s, e):
     v = float(mant)
     if exp10 < 0:
         if exp10 >= -22 and mant < 9007199254740992:
-            v = v / 10.0 ** (-exp10)
+            v = v / POW10[-exp10]
         else:
             v = v * 10.0 ** exp10
     elif exp10 > 0:
-        v = v * 10.0 ** exp10
+        v = v * (POW10[exp10] if exp10 <= 22 else 10.0 ** exp10)
     return (-v if neg else v), True
 
 
 # ---------------------------------------------------------------- hashing
-@jit
+@hot
 def mix3(a, b, c):
     h = (a * M1) ^ (b * M2) ^ (c * M3)
     h ^= h >> 29
@@ -156,7 +159,7 @@ def mix3(a, b, c):
     return h
 
 
-@jit
+@hot
 def fnv(buf, s, e):
     h = FNV_OFFSET
     for i in range(s, e):
@@ -178,9 +181,9 @@ def rehash(slots, hashes, n):
 
 
 @jit
-def intern(buf, s, e, istate, arena, tk_start, tk_len, tk_hash, tok_slots,
-           tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def):
-    """Code of the name buf[s:e], added if new (callers reserved room beforehand)."""
+def find_token(buf, s, e, arena, tk_start, tk_len, tk_hash, tok_slots):
+    """(code, index slot, hash) of the name buf[s:e]; code -1 when it is new.
+    Hot helpers take few arrays: every array argument costs on each call."""
     h = fnv(buf, s, e)
     mask = tok_slots.shape[0] - 1
     i = h & mask
@@ -188,7 +191,7 @@ def intern(buf, s, e, istate, arena, tk_start, tk_len, tk_hash, tok_slots,
     while True:
         t = tok_slots[i]
         if t == EMPTY:
-            break
+            return -1, i, h
         if tk_hash[t] == h and tk_len[t] == ln:
             a = tk_start[t]
             same = True
@@ -197,12 +200,20 @@ def intern(buf, s, e, istate, arena, tk_start, tk_len, tk_hash, tok_slots,
                     same = False
                     break
             if same:
-                return t
+                return t, i, h
         i = (i + 1) & mask
+
+
+@jit
+def add_token(buf, s, e, h, i, istate, arena, tk_start, tk_len, tk_hash, tok_slots,
+              tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def):
+    """Append the new name buf[s:e] at index slot i (callers reserved room)."""
     t = istate[I_NTOK]
     istate[I_NTOK] = t + 1
     a = istate[I_NARENA]
-    arena[a:a + ln] = buf[s:e]
+    ln = e - s
+    for k in range(ln):
+        arena[a + k] = buf[s + k]
     istate[I_NARENA] = a + ln
     tk_start[t] = a
     tk_len[t] = ln
@@ -217,21 +228,38 @@ def intern(buf, s, e, istate, arena, tk_start, tk_len, tk_hash, tok_slots,
 
 
 @jit
-def find_value(ty, tok, create, istate, val_type, val_name, val_alias, val_hash, val_slots):
-    """Value of type `ty` identified by name code `tok`; with `create`, a missing one is
-    added with that name (as PajeNG does). Returns -1 when missing and not created."""
+def intern(buf, s, e, istate, arena, tk_start, tk_len, tk_hash, tok_slots,
+           tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def):
+    """Code of the name buf[s:e], added if new (for Python and rare paths)."""
+    t, i, h = find_token(buf, s, e, arena, tk_start, tk_len, tk_hash, tok_slots)
+    if t < 0:
+        t = add_token(buf, s, e, h, i, istate, arena, tk_start, tk_len, tk_hash, tok_slots,
+                      tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def)
+    return t
+
+
+@jit
+def value_index(ty, tok, val_type, val_name, val_alias, val_slots):
+    """(value, index slot, hash) of the value of type `ty` identified by name code `tok`
+    (its alias, else its name); value -1 when there is none."""
     h = mix3(ty, tok, 7)
     mask = val_slots.shape[0] - 1
     i = h & mask
     while True:
         v = val_slots[i]
         if v == EMPTY:
-            break
+            return -1, i, h
         if val_type[v] == ty and (val_alias[v] if val_alias[v] >= 0 else val_name[v]) == tok:
-            return v
+            return v, i, h
         i = (i + 1) & mask
-    if not create:
-        return -1
+
+
+@jit
+def find_value(ty, tok, create, istate, val_type, val_name, val_alias, val_hash, val_slots):
+    """The value; with `create`, a missing one is added under that name (as PajeNG does)."""
+    v, i, h = value_index(ty, tok, val_type, val_name, val_alias, val_slots)
+    if v >= 0 or not create:
+        return v
     v = istate[I_NVAL]
     istate[I_NVAL] = v + 1
     val_type[v] = ty
@@ -243,19 +271,24 @@ def find_value(ty, tok, create, istate, val_type, val_name, val_alias, val_hash,
 
 
 @jit
-def get_slot(c, ty, istate, slot_cont, slot_type, slot_last, slot_top, slot_next,
-             slot_pending, slot_hash, slot_slots, cont_first_slot):
-    """Per (container, type) simulation slot, created on first use."""
+def slot_index(c, ty, slot_cont, slot_type, slot_slots):
+    """(slot, index slot, hash) of (container, type); slot -1 when there is none."""
     h = mix3(c, ty, 11)
     mask = slot_slots.shape[0] - 1
     i = h & mask
     while True:
         s = slot_slots[i]
         if s == EMPTY:
-            break
+            return -1, i, h
         if slot_cont[s] == c and slot_type[s] == ty:
-            return s
+            return s, i, h
         i = (i + 1) & mask
+
+
+@jit
+def new_slot(c, ty, i, h, istate, slot_cont, slot_type, slot_last, slot_top, slot_next,
+             slot_pending, slot_hash, slot_slots, cont_first_slot):
+    """The simulation slot of (container, type): last entity, state stack, pending links."""
     s = istate[I_NSLOT]
     istate[I_NSLOT] = s + 1
     slot_cont[s] = c
@@ -284,7 +317,7 @@ def find_link(c, ty, key, ln_cont, ln_type, ln_key, link_slots, h):
         i = (i + 1) & mask
 
 
-@jit
+@hot
 def lookup(tok, by_ident, by_name):
     """Container or type referenced by alias (identifier) first, then by unique name."""
     x = by_ident[tok]
@@ -293,8 +326,8 @@ def lookup(tok, by_ident, by_name):
     return x
 
 
-@jit
-def order_time(last_start, last_end, t):
+@hot
+def order_time(last_start, last_end):
     """PajeNG's checkTimeOrder: the time an entity may take after the previous one."""
     m = last_start
     if not np.isnan(last_end) and last_end > m:
@@ -304,8 +337,8 @@ def order_time(last_start, last_end, t):
 
 # ---------------------------------------------------------------- the loop
 @jit
-def process(buf, pos, end, toks_s, toks_e, istate, fstate, recov, recov_line, work,
-            def_kind, def_nfields, def_pos, def_extra,
+def process(buf, pos, end, toks_s, toks_e, tokid, istate, fstate, recov, recov_line, work,
+            def_kind, def_nfields, def_pos, def_extra, def_isname,
             ty_kind, ty_parent, ty_start, ty_end,
             arena, tk_start, tk_len, tk_hash, tok_slots,
             tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def,
@@ -354,14 +387,26 @@ def process(buf, pos, end, toks_s, toks_e, istate, fstate, recov, recov_line, wo
                 or istate[I_NEVENT] + 1 > ev_cont.shape[0]):
             istate[I_LINE] -= 1
             return ST_GROW
-        d_tok = intern(buf, toks_s[0], toks_e[0], istate, arena, tk_start, tk_len, tk_hash,
-                       tok_slots, tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def)
-        d = tok2def[d_tok]
-        if d < 0 or def_kind[d] < 0:
-            istate[I_ERR] = E_UNKNOWN_EVENT
-            istate[I_ERR_S] = toks_s[0]
-            istate[I_ERR_E] = toks_e[0]
-            return ST_ERROR
+        # every name of the line gets its code (one inlined call site for all of them)
+        d = -1
+        for k in range(min(ntok, maxtok)):
+            if k == 0 or def_isname[d, k]:
+                x, i, h = find_token(buf, toks_s[k], toks_e[k], arena, tk_start, tk_len,
+                                     tk_hash, tok_slots)
+                if x < 0:
+                    x = add_token(buf, toks_s[k], toks_e[k], h, i, istate, arena, tk_start,
+                                  tk_len, tk_hash, tok_slots, tok2cont_id, tok2cont_name,
+                                  tok2type_id, tok2type_name, tok2def)
+                tokid[k] = x
+            if k == 0:
+                d = tok2def[tokid[0]]
+                if d < 0 or def_kind[d] < 0:
+                    istate[I_ERR] = E_UNKNOWN_EVENT
+                    istate[I_ERR_S] = toks_s[0]
+                    istate[I_ERR_E] = toks_e[0]
+                    return ST_ERROR
+                if ntok != def_nfields[d]:
+                    break
         kind = def_kind[d]
         if kind < CREATE_CONTAINER or kind > END_LINK:
             istate[I_LINE] -= 1
@@ -371,55 +416,34 @@ def process(buf, pos, end, toks_s, toks_e, istate, fstate, recov, recov_line, wo
         err = E_NONE
         err_field = F_TIME
         want = K_STATE
-        okn = True
+        t = 0.0
+        c = -1
+        ty = -1
         if ntok != def_nfields[d]:
             err = E_FIELD_COUNT
             err_field = -1
-        t = 0.0
-        if err == E_NONE:
+        else:
             p = def_pos[d, F_TIME]
             t, okn = parse_number(buf, toks_s[p], toks_e[p])
             if not okn:
                 err = E_BAD_NUMBER
             else:
                 fstate[0] = t
-
-        # -- names of this line
-        c = -1
-        ty = -1
-        tok_ref = -1
-        if err == E_NONE:
-            p_ty = def_pos[d, F_TYPE]
-            ty_tok = intern(buf, toks_s[p_ty], toks_e[p_ty], istate, arena, tk_start, tk_len,
-                            tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
-                            tok2type_name, tok2def)
-            ty = lookup(ty_tok, tok2type_id, tok2type_name)
-            if ty < 0:
-                err = E_UNKNOWN_TYPE
-                err_field = F_TYPE
-            cf = F_NAME if kind == DESTROY_CONTAINER else F_CONTAINER
-            p_c = def_pos[d, cf]
-            tok_ref = intern(buf, toks_s[p_c], toks_e[p_c], istate, arena, tk_start, tk_len,
-                             tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
-                             tok2type_name, tok2def)
-            if err == E_NONE:
-                c = lookup(tok_ref, tok2cont_id, tok2cont_name)
-                if c < 0:
+                ty = lookup(tokid[def_pos[d, F_TYPE]], tok2type_id, tok2type_name)
+                cf = F_NAME if kind == DESTROY_CONTAINER else F_CONTAINER
+                c = lookup(tokid[def_pos[d, cf]], tok2cont_id, tok2cont_name)
+                if ty < 0:
+                    err = E_UNKNOWN_TYPE
+                    err_field = F_TYPE
+                elif c < 0:
                     err = E_AMBIGUOUS_CONTAINER if c == AMBIGUOUS else E_UNKNOWN_CONTAINER
                     err_field = cf
 
         if err == E_NONE and kind == CREATE_CONTAINER:
             parent = c
-            p_n = def_pos[d, F_NAME]
-            name_tok = intern(buf, toks_s[p_n], toks_e[p_n], istate, arena, tk_start, tk_len,
-                              tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
-                              tok2type_name, tok2def)
+            name_tok = tokid[def_pos[d, F_NAME]]
             p_a = def_pos[d, F_ALIAS]
-            alias_tok = -1
-            if p_a >= 0:
-                alias_tok = intern(buf, toks_s[p_a], toks_e[p_a], istate, arena, tk_start,
-                                   tk_len, tk_hash, tok_slots, tok2cont_id, tok2cont_name,
-                                   tok2type_id, tok2type_name, tok2def)
+            alias_tok = tokid[p_a] if p_a >= 0 else -1
             ident = alias_tok if alias_tok >= 0 else name_tok
             if ty_kind[ty] != K_CONTAINER:
                 err = E_WRONG_KIND
@@ -450,12 +474,7 @@ def process(buf, pos, end, toks_s, toks_e, istate, fstate, recov, recov_line, wo
                 tok2cont_id[ident] = nc
                 prev = tok2cont_name[name_tok]
                 tok2cont_name[name_tok] = nc if prev == EMPTY else AMBIGUOUS
-                for x in range(nextra):
-                    q = def_extra[d, x]
-                    cont_extra[nc, x] = -1 if q < 0 else intern(
-                        buf, toks_s[q], toks_e[q], istate, arena, tk_start, tk_len, tk_hash,
-                        tok_slots, tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def)
-            if err == E_NONE:
+                copy_extra(cont_extra, nc, def_extra, d, tokid)
                 continue
 
         if err == E_NONE and kind == DESTROY_CONTAINER:
@@ -498,56 +517,51 @@ def process(buf, pos, end, toks_s, toks_e, istate, fstate, recov, recov_line, wo
         other = -1
         val = -1
         num = 0.0
-        if err == E_NONE and (kind == START_LINK or kind == END_LINK):
+        if err == E_NONE and want == K_LINK:
             of = F_START_CONTAINER if kind == START_LINK else F_END_CONTAINER
-            p_o = def_pos[d, of]
-            o_tok = intern(buf, toks_s[p_o], toks_e[p_o], istate, arena, tk_start, tk_len,
-                           tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
-                           tok2type_name, tok2def)
-            other = lookup(o_tok, tok2cont_id, tok2cont_name)
+            other = lookup(tokid[def_pos[d, of]], tok2cont_id, tok2cont_name)
             if other < 0:
                 err = E_AMBIGUOUS_CONTAINER if other == AMBIGUOUS else E_UNKNOWN_CONTAINER
                 err_field = of
             elif cont_type[other] != (ty_start[ty] if kind == START_LINK else ty_end[ty]):
                 err = E_LINK_START_TYPE if kind == START_LINK else E_LINK_END_TYPE
                 err_field = of
-        if err == E_NONE and (kind == NEW_EVENT or kind == SET_STATE or kind == PUSH_STATE
-                              or kind == START_LINK or kind == END_LINK):
-            p_v = def_pos[d, F_VALUE]
-            v_tok = intern(buf, toks_s[p_v], toks_e[p_v], istate, arena, tk_start, tk_len,
-                           tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
-                           tok2type_name, tok2def)
-            val = find_value(ty, v_tok, True, istate, val_type, val_name, val_alias, val_hash,
-                             val_slots)
-        if err == E_NONE and kind >= SET_VARIABLE and kind <= SUB_VARIABLE:
-            p_v = def_pos[d, F_VALUE]
-            num, okn = parse_number(buf, toks_s[p_v], toks_e[p_v])
+        if err == E_NONE and want == K_VARIABLE:
+            p = def_pos[d, F_VALUE]
+            num, okn = parse_number(buf, toks_s[p], toks_e[p])
             if not okn:
                 err = E_BAD_NUMBER
                 err_field = F_VALUE
             num = float(np.float32(num))  # PajeNG reads variable values with strtof
+        elif err == E_NONE and kind != POP_STATE and kind != RESET_STATE:
+            v_tok = tokid[def_pos[d, F_VALUE]]
+            val, i, h = value_index(ty, v_tok, val_type, val_name, val_alias, val_slots)
+            if val < 0:
+                val = find_value(ty, v_tok, True, istate, val_type, val_name, val_alias,
+                                 val_hash, val_slots)
 
         if err == E_NONE and cont_destroyed[c]:
             istate[I_IGNORED] += 1  # PajeNG ignores events of destroyed containers
             continue
 
         if err == E_NONE:
-            s = get_slot(c, ty, istate, slot_cont, slot_type, slot_last, slot_top, slot_next,
-                         slot_pending, slot_hash, slot_slots, cont_first_slot)
+            s, i, h = slot_index(c, ty, slot_cont, slot_type, slot_slots)
+            if s < 0:
+                s = new_slot(c, ty, i, h, istate, slot_cont, slot_type, slot_last, slot_top,
+                             slot_next, slot_pending, slot_hash, slot_slots, cont_first_slot)
             last = slot_last[s]
-            # checkTimeOrder against the last entity of this type in this container
+            # PajeNG's checkTimeOrder: not before the last entity of this type in this container
             lim = -np.inf
             if last >= 0:
                 if want == K_STATE:
-                    lim = order_time(st_start[last], st_end[last], t)
+                    lim = order_time(st_start[last], st_end[last])
                 elif want == K_EVENT:
                     lim = ev_time[last]
                 elif want == K_VARIABLE:
-                    lim = order_time(vr_start[last], vr_end[last], t)
+                    lim = order_time(vr_start[last], vr_end[last])
                 else:
-                    lim = order_time(ln_start[last], ln_end[last], t)
-            check_now = not (want == K_LINK)  # links check when they complete
-            if check_now and t < lim:
+                    lim = order_time(ln_start[last], ln_end[last])
+            if want != K_LINK and t < lim:  # links are checked when they complete
                 fstate[1] = lim
                 if fail(E_TIME_ORDER, lenient, istate, recov, recov_line):
                     return ST_ERROR
@@ -577,12 +591,7 @@ def process(buf, pos, end, toks_s, toks_e, istate, fstate, recov, recov_line, wo
                         st_below[r] = top
                         slot_top[s] = r
                         slot_last[s] = r
-                        for x in range(nextra):
-                            q = def_extra[d, x]
-                            st_extra[r, x] = -1 if q < 0 else intern(
-                                buf, toks_s[q], toks_e[q], istate, arena, tk_start, tk_len,
-                                tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
-                                tok2type_name, tok2def)
+                        copy_extra(st_extra, r, def_extra, d, tokid)
                 elif kind == POP_STATE:
                     top = slot_top[s]
                     if top < 0:
@@ -599,11 +608,7 @@ def process(buf, pos, end, toks_s, toks_e, istate, fstate, recov, recov_line, wo
                 ev_value[r] = val
                 ev_time[r] = t
                 slot_last[s] = r
-                for x in range(nextra):
-                    q = def_extra[d, x]
-                    ev_extra[r, x] = -1 if q < 0 else intern(
-                        buf, toks_s[q], toks_e[q], istate, arena, tk_start, tk_len, tk_hash,
-                        tok_slots, tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def)
+                copy_extra(ev_extra, r, def_extra, d, tokid)
             elif want == K_VARIABLE:
                 base = 0.0
                 new_row = True
@@ -636,17 +641,9 @@ def process(buf, pos, end, toks_s, toks_e, istate, fstate, recov, recov_line, wo
                     else:
                         vr_value[r] = base - num
                     slot_last[s] = r
-                    for x in range(nextra):
-                        q = def_extra[d, x]
-                        vr_extra[r, x] = -1 if q < 0 else intern(
-                            buf, toks_s[q], toks_e[q], istate, arena, tk_start, tk_len, tk_hash,
-                            tok_slots, tok2cont_id, tok2cont_name, tok2type_id, tok2type_name,
-                            tok2def)
+                    copy_extra(vr_extra, r, def_extra, d, tokid)
             else:  # links, matched by (container, type, key); either end may come first
-                p_k = def_pos[d, F_KEY]
-                key = intern(buf, toks_s[p_k], toks_e[p_k], istate, arena, tk_start, tk_len,
-                             tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
-                             tok2type_name, tok2def)
+                key = tokid[def_pos[d, F_KEY]]
                 h = mix3(c, ty, key)
                 r, slot_i = find_link(c, ty, key, ln_cont, ln_type, ln_key, link_slots, h)
                 if r >= 0 and ln_done[r]:
@@ -674,12 +671,7 @@ def process(buf, pos, end, toks_s, toks_e, istate, fstate, recov, recov_line, wo
                         ln_sc[r] = -1
                     link_slots[slot_i] = r
                     slot_pending[s] += 1
-                    for x in range(nextra):
-                        q = def_extra[d, x]
-                        ln_extra[r, x] = -1 if q < 0 else intern(
-                            buf, toks_s[q], toks_e[q], istate, arena, tk_start, tk_len,
-                            tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
-                            tok2type_name, tok2def)
+                    copy_extra(ln_extra, r, def_extra, d, tokid)
                 elif (kind == START_LINK) == np.isnan(ln_start[r]):
                     if ln_value[r] != val:
                         err = E_LINK_VALUE
@@ -702,12 +694,9 @@ def process(buf, pos, end, toks_s, toks_e, istate, fstate, recov, recov_line, wo
                         for x in range(nextra):
                             q = def_extra[d, x]
                             if q >= 0:
-                                xv = intern(buf, toks_s[q], toks_e[q], istate, arena, tk_start,
-                                            tk_len, tk_hash, tok_slots, tok2cont_id,
-                                            tok2cont_name, tok2type_id, tok2type_name, tok2def)
                                 if ln_extra[r, x] < 0:
-                                    ln_extra[r, x] = xv
-                                elif ln_extra[r, x] != xv:
+                                    ln_extra[r, x] = tokid[q]
+                                elif ln_extra[r, x] != tokid[q]:
                                     err = E_EXTRA_CONFLICT
                                     err_field = -1
                 else:
@@ -733,7 +722,15 @@ def process(buf, pos, end, toks_s, toks_e, istate, fstate, recov, recov_line, wo
     return ST_DONE
 
 
-@jit
+@hot
+def copy_extra(table_extra, r, def_extra, d, tokid):
+    """User-defined fields of the event that made row r."""
+    for x in range(def_extra.shape[1]):
+        q = def_extra[d, x]
+        table_extra[r, x] = tokid[q] if q >= 0 else -1
+
+
+@hot
 def fail(code, lenient, istate, recov, recov_line):
     """Strict: record the error and say stop. Lenient: count the recovery, go on."""
     if lenient:

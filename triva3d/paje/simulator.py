@@ -131,6 +131,7 @@ class SimState:
         self.recov_line = np.zeros(K.N_ERRORS, I8)
         self.toks_s = np.zeros(D.MAX_FIELDS + 1, I8)
         self.toks_e = np.zeros(D.MAX_FIELDS + 1, I8)
+        self.tokid = np.zeros(D.MAX_FIELDS + 1, I4)
         self.extra_names = []
         for name, (_, arrays, index, extra) in GROUPS.items():
             for arr, dt in arrays.items():
@@ -164,8 +165,9 @@ class SimState:
 
     def kernel_args(self):
         args = dict(self.a)
-        kind, nfields, pos, extra = D.def_arrays(self.defs, self.extra_names)
+        kind, nfields, pos, extra, isname = D.def_arrays(self.defs, self.extra_names)
         args.update(def_kind=kind, def_nfields=nfields, def_pos=pos, def_extra=extra,
+                    def_isname=isname, tokid=self.tokid,
                     ty_kind=np.array(self.type_kind, np.int8),
                     ty_parent=np.array(self.type_parent, I4),
                     ty_start=np.array(self.type_start, I4), ty_end=np.array(self.type_end, I4),

@@ -1,0 +1,94 @@
+"""Load speed and memory of the Pajé reader, dump speed, cache reload, warm `stats`.
+
+    python benchmarks/bench_load.py [--sizes 1e6 1e7] [--dir /tmp/triva3d-bench]
+
+Each figure comes from a fresh process. Peak memory is the process's peak resident
+set during the load minus its resident set just before (after imports and compiled
+code are loaded), divided by the number of event lines.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+CHILD = r"""
+import os, sys, time
+import numpy as np
+import triva3d
+from triva3d.paje.reader import read_paje
+from triva3d.dump import dump
+from triva3d import cache
+path, small, events = sys.argv[1], sys.argv[2], int(sys.argv[3])
+read_paje(small)                                   # compiled code in memory
+def status(key):  # kB fields of /proc/self/status; VmHWM is this process's peak
+    for line in open('/proc/self/status'):
+        if line.startswith(key + ':'):
+            return int(line.split()[1]) * 1024
+before = status('VmRSS')
+t = time.perf_counter()
+trace = read_paje(path)
+load = time.perf_counter() - t
+peak = status('VmHWM')
+print(f"load      {events:.3g} events in {load:.2f} s = {events / load / 1e6:.2f} M events/s")
+print(f"memory    peak +{(peak - before) / 2**20:.0f} MiB = {(peak - before) / events:.1f} B/event"
+      f" (Trace itself {trace.nbytes / events:.1f} B/event)")
+t = time.perf_counter()
+with open(os.devnull, 'wb') as f:
+    lines = dump(trace, f)
+d = time.perf_counter() - t
+print(f"dump      {lines} lines in {d:.2f} s = {lines / d / 1e6:.2f} M lines/s")
+os.environ['TRIVA3D_CACHE_DIR'] = os.path.join(os.path.dirname(path), 'cache')
+t = time.perf_counter()
+cache.write(trace, 'strict')
+w = time.perf_counter() - t
+del trace
+t = time.perf_counter()
+again = cache.read(path, 'strict')
+r = time.perf_counter() - t
+assert again is not None
+print(f"cache     written in {w:.2f} s, reloaded in {r:.2f} s = {load / r:.0f}x faster than parsing")
+"""
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", nargs="+", type=float, default=[1e6, 1e7])
+    p.add_argument("--dir", default="/tmp/triva3d-bench")
+    a = p.parse_args()
+    os.makedirs(a.dir, exist_ok=True)
+    sys.path.insert(0, HERE)
+    from gen_trace import generate
+    small = os.path.join(a.dir, "small.trace")
+    generate(2e4, small)
+    for n in a.sizes:
+        path = os.path.join(a.dir, f"synthetic-{n:.0e}.trace")
+        countfile = path + ".events"
+        if not (os.path.exists(path) and os.path.exists(countfile)):
+            t = time.perf_counter()
+            events = generate(int(n), path)
+            open(countfile, "w").write(str(events))
+            print(f"generated {path} ({os.path.getsize(path) / 2**20:.0f} MiB) in "
+                  f"{time.perf_counter() - t:.1f} s")
+        events = int(open(countfile).read())
+        print(f"== {path}: {events} events, {os.path.getsize(path) / 2**20:.0f} MiB")
+        subprocess.run([sys.executable, "-c", CHILD, path, small, str(events)], check=True)
+    # a warm `triva3d stats` on a small trace: a whole process, compiled code from cache
+    env = dict(os.environ, TRIVA3D_CACHE_DIR=os.path.join(a.dir, "cache"))
+    cmd = [sys.executable, "-m", "triva3d.cli", "stats", "--no-cache", small]
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    best = min(_timed(cmd, env) for _ in range(3))
+    print(f"stats     warm `triva3d stats --no-cache` on a {os.path.getsize(small) // 1024} KiB "
+          f"trace: {best:.2f} s (process start to exit)")
+
+
+def _timed(cmd, env):
+    t = time.perf_counter()
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+if __name__ == "__main__":
+    main()
