@@ -91,6 +91,25 @@ def _put_big(out, p, ax):
 
 
 @jit
+def _round_e6(frac):
+    """round(frac * 1e6) to nearest, ties to even, on the exact product (as printf)."""
+    y = frac * 1e6
+    f = np.floor(y)
+    if y - f != 0.5:
+        return np.int64(np.rint(y))
+    # y is a tie only after rounding: the exact error of the product decides (Dekker)
+    c = 134217729.0 * frac
+    hi = c - (c - frac)
+    lo = frac - hi
+    err = ((hi * 1e6 - y) + lo * 1e6)
+    if err > 0:
+        return np.int64(f) + 1
+    if err < 0:
+        return np.int64(f)
+    return np.int64(f) + (np.int64(f) & 1)
+
+
+@jit
 def _put_f6(out, p, x):
     """C's printf("%f", x)."""
     if np.isnan(x):
@@ -111,7 +130,7 @@ def _put_f6(out, p, x):
         frac = 0
     else:
         ip = np.int64(math.floor(x))
-        frac = np.int64(np.rint((x - ip) * 1e6))
+        frac = _round_e6(x - ip)
         if frac >= 1000000:
             ip += 1
             frac -= 1000000

@@ -429,6 +429,7 @@ def process(buf, pos, end, toks_s, toks_e, tokid, istate, fstate, recov, recov_l
                 err = E_BAD_NUMBER
             else:
                 fstate[0] = t
+                fstate[2] = max(fstate[2], t)
                 ty = lookup(tokid[def_pos[d, F_TYPE]], tok2type_id, tok2type_name)
                 cf = F_NAME if kind == DESTROY_CONTAINER else F_CONTAINER
                 c = lookup(tokid[def_pos[d, cf]], tok2cont_id, tok2cont_name)

@@ -55,7 +55,8 @@ def _read_file(sim, path, chain, bar):
     if sim.header.current is not None:
         raise TraceError(path, "end", f"%EventDef at line {sim.header.current.line} has no "
                                       "%EndEventDef")
-    sim.istate[K.I_LINE] = saved_line
+    if chain:  # back in the including file; the top file keeps its last line for the end
+        sim.istate[K.I_LINE] = saved_line
 
 
 def _run(sim, buf, end, path, chain, bar):

@@ -126,7 +126,7 @@ class SimState:
         self.a = {}
         self.istate = np.zeros(K.N_ISTATE, I8)
         self.istate[K.I_LENIENT] = int(lenient)
-        self.fstate = np.zeros(3, F8)
+        self.fstate = np.zeros(3, F8)  # last event time, time-order limit, latest time
         self.recov = np.zeros(K.N_ERRORS, I8)
         self.recov_line = np.zeros(K.N_ERRORS, I8)
         self.toks_s = np.zeros(D.MAX_FIELDS + 1, I8)
@@ -336,9 +336,11 @@ class SimState:
 
     # -- the end ---------------------------------------------------------------
     def finish(self, source):
-        """Close everything at the last time seen and build the Trace."""
+        """Close everything and build the Trace. Strict: at the time of the last event,
+        as PajeNG does; lenient: at the latest time seen."""
         a = self.a
-        K.destroy(0, self.fstate[0], self.lenient, a["work"], self.istate, self.recov,
+        end = max(self.fstate[0], self.fstate[2]) if self.lenient else self.fstate[0]
+        K.destroy(0, end, self.lenient, a["work"], self.istate, self.recov,
                   self.recov_line, np.array(self.type_kind, np.int8), a["cont_destroyed"],
                   a["cont_end"], a["cont_first_slot"], a["cont_first_child"],
                   a["cont_next_sibling"], a["slot_type"], a["slot_last"], a["slot_top"],

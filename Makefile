@@ -1,0 +1,24 @@
+# Set-up and everyday commands; `make demo` and `make test` work on a fresh machine.
+PYTHON ?= $(shell command -v python3.11 || command -v python3.10 || command -v python3)
+VENV ?= .venv
+BIN = $(VENV)/bin
+
+.PHONY: demo test bench clean
+
+demo: $(VENV)/.installed
+	$(BIN)/triva3d stats examples/small.trace
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/bench_load.py
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+clean:
+	rm -rf $(VENV) *.egg-info

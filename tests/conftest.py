@@ -1,0 +1,177 @@
+"""Shared fixtures: the real data beside the clone, a private cache, trace writers."""
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from triva3d import load
+from triva3d.dump import dump
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+# Standard definitions (as Poti writes them); bodies in tests use these ids.
+HEADER = """\
+%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineVariableType 1
+% Alias string
+% Type string
+% Name string
+% Color color
+%EndEventDef
+%EventDef PajeDefineStateType 2
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineEventType 3
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineLinkType 4
+% Alias string
+% Type string
+% StartContainerType string
+% EndContainerType string
+% Name string
+%EndEventDef
+%EventDef PajeDefineEntityValue 5
+% Alias string
+% Type string
+% Name string
+% Color color
+%EndEventDef
+%EventDef PajeCreateContainer 6
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeDestroyContainer 7
+% Time date
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeSetVariable 8
+% Time date
+% Container string
+% Type string
+% Value double
+%EndEventDef
+%EventDef PajeAddVariable 9
+% Time date
+% Container string
+% Type string
+% Value double
+%EndEventDef
+%EventDef PajeSubVariable 10
+% Time date
+% Container string
+% Type string
+% Value double
+%EndEventDef
+%EventDef PajeSetState 11
+% Time date
+% Container string
+% Type string
+% Value string
+%EndEventDef
+%EventDef PajePushState 12
+% Time date
+% Container string
+% Type string
+% Value string
+%EndEventDef
+%EventDef PajePopState 13
+% Time date
+% Container string
+% Type string
+%EndEventDef
+%EventDef PajeResetState 14
+% Time date
+% Container string
+% Type string
+%EndEventDef
+%EventDef PajeStartLink 15
+% Time date
+% Container string
+% Type string
+% StartContainer string
+% Value string
+% Key string
+%EndEventDef
+%EventDef PajeEndLink 16
+% Time date
+% Container string
+% Type string
+% EndContainer string
+% Value string
+% Key string
+%EndEventDef
+%EventDef PajeNewEvent 17
+% Time date
+% Container string
+% Type string
+% Value string
+%EndEventDef
+"""
+
+# Two processes P1, P2 under the root, with a state, a variable, an event and a link type.
+TYPES = """\
+0 P 0 "Process"
+2 S P "State"
+1 V P "Var" "1 0 0"
+3 E P "Mark"
+4 L 0 P P "Msg"
+6 0 p1 P 0 "P1"
+6 0 p2 P 0 "P2"
+"""
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory, monkeypatch):
+    """Caches go to a temporary folder, never beside the shared data."""
+    monkeypatch.setenv("TRIVA3D_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+@pytest.fixture
+def data():
+    if not DATA.is_dir():
+        pytest.skip(f"shared data not found at {DATA}")
+    return DATA
+
+
+@pytest.fixture
+def trace_file(tmp_path):
+    """Write a trace (str or bytes) to a file; returns its path."""
+    count = iter(range(1000))
+
+    def write(text, name=None):
+        p = tmp_path / (name or f"t{next(count)}.trace")
+        p.write_bytes(text.encode() if isinstance(text, str) else text)
+        return p
+    return write
+
+
+@pytest.fixture
+def paje(trace_file):
+    """Load HEADER + TYPES + body (no cache)."""
+    def run(body, lenient=False, types=TYPES):
+        return load(trace_file(HEADER + types + body), lenient=lenient, cache=False)
+    return run
+
+
+def dump_lines(trace, user_defined=False):
+    out = io.BytesIO()
+    dump(trace, out, user_defined=user_defined)
+    return out.getvalue().decode().splitlines()
+
+
+def env_without_cache(tmp_path):
+    return dict(os.environ, TRIVA3D_CACHE_DIR=str(tmp_path / "cache"))

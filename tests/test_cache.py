@@ -1,0 +1,64 @@
+"""The cache: same Trace back, used when fresh, rebuilt when the trace changes."""
+import os
+
+import numpy as np
+
+from conftest import HEADER, TYPES
+from triva3d import cache, load
+from triva3d.trace import SCHEMA
+
+BODY = "11 1 p1 S run\n8 1 p1 V 3\n15 1 0 L p1 m k\n16 2 0 L p2 m k\n17 2 p2 E x\n"
+
+
+def same(a, b):
+    for table in SCHEMA:
+        ta, tb = getattr(a, table), getattr(b, table)
+        for c in ta.columns:
+            np.testing.assert_array_equal(ta.columns[c], tb.columns[c])
+        assert list(ta.extra) == list(tb.extra)
+    np.testing.assert_array_equal(a.names.arena, b.names.arena)
+    np.testing.assert_array_equal(a.value_colors, b.value_colors)
+    assert a.report == b.report
+
+
+def test_round_trip_and_reuse(trace_file):
+    path = trace_file(HEADER + TYPES + BODY)
+    first = load(path)
+    assert not first.from_cache
+    second = load(path)
+    assert second.from_cache
+    same(first, second)
+    assert load(path, cache=False).from_cache is False
+
+
+def test_rebuilt_when_the_trace_changes(trace_file):
+    path = trace_file(HEADER + TYPES + BODY)
+    load(path)
+    with open(path, "a") as f:
+        f.write("11 3 p1 S io\n")
+    st = os.stat(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    t = load(path)
+    assert not t.from_cache and len(t.states) == 2
+
+
+def test_lenient_and_strict_caches_are_separate(trace_file):
+    path = trace_file(HEADER + TYPES + BODY + "13 5 p2 S\n")
+    lenient = load(path, lenient=True)
+    assert lenient.report and load(path, lenient=True).from_cache
+
+
+def test_beside_the_trace_when_writable_else_user_dir(trace_file, tmp_path, monkeypatch):
+    path = trace_file(HEADER + TYPES + BODY)
+    monkeypatch.delenv("TRIVA3D_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    t = load(path)
+    assert cache.write(t, "strict") == str(path) + ".t3dcache"
+    os.chmod(path.parent, 0o555)
+    try:
+        if os.access(path.parent, os.W_OK):  # root ignores permissions
+            return
+        where = cache.write(t, "strict")
+        assert where.startswith(str(tmp_path / "xdg" / "triva3d"))
+    finally:
+        os.chmod(path.parent, 0o755)

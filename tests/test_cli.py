@@ -1,0 +1,68 @@
+"""The command line: output, exit codes, one-line errors."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import HEADER, TYPES
+
+BODY = "11 1 p1 S run\n12 2 p1 S io\n17 2 p2 E x\n13 3 p1 S\n"
+
+
+def run(*args, tmp_path):
+    env_cache = {"TRIVA3D_CACHE_DIR": str(tmp_path / "cache")}
+    import os
+    return subprocess.run([sys.executable, "-m", "triva3d.cli", *map(str, args)],
+                          capture_output=True, text=True, env={**os.environ, **env_cache})
+
+
+def test_stats_text_and_json(trace_file, tmp_path):
+    path = trace_file(HEADER + TYPES + BODY)
+    p = run("stats", path, tmp_path=tmp_path)
+    assert p.returncode == 0
+    assert "2 containers, 2 states, 0 variable pieces, 0 links, 1 events" in p.stdout
+    assert "State: state, 2, max imbrication 1" in p.stdout
+    s = json.loads(run("stats", "--json", path, tmp_path=tmp_path).stdout)
+    state = next(t for t in s["types"] if t["name"] == "State")
+    assert {v["name"]: (v["count"], v["time"]) for v in state["values"]} == {"run": (1, 2.0),
+                                                                             "io": (1, 1.0)}
+    assert s["start"] == 0 and s["end"] == 3 and s["from_cache"] is True
+
+
+def test_dump_prints_pj_dump_lines(trace_file, tmp_path):
+    p = run("dump", trace_file(HEADER + TYPES + BODY), tmp_path=tmp_path)
+    assert p.returncode == 0
+    assert sorted(p.stdout.splitlines()) == sorted([
+        "Container, 0, 0, 0, 3, 3, 0",
+        'Container, 0, "Process", 0, 3, 3, "P1"',
+        'Container, 0, "Process", 0, 3, 3, "P2"',
+        'State, "P1", "State", 1.000000, 3.000000, 2.000000, 0.000000, run',
+        'State, "P1", "State", 2.000000, 3.000000, 1.000000, 1.000000, io',
+        'Event, "P2", "Mark", 2.000000, x'])
+
+
+@pytest.mark.parametrize("text,message", [
+    ("11 1 p1 S run\n", "event id '11' has no complete %EventDef"),
+    (HEADER + TYPES + "13 1 p1 S\n", "PajePopState with no state pushed"),
+    (b"\xff\xfe%EventDef\n", "has no complete %EventDef"),
+])
+def test_bad_input_is_one_line_and_exit_2(trace_file, tmp_path, text, message):
+    path = trace_file(text)
+    for cmd in ("dump", "stats"):
+        p = run(cmd, path, tmp_path=tmp_path)
+        assert p.returncode == 2
+        assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+        assert p.stderr.startswith(f"triva3d: error: {path}:") and message in p.stderr
+
+
+def test_missing_file(tmp_path):
+    p = run("stats", tmp_path / "nope.trace", tmp_path=tmp_path)
+    assert p.returncode == 2 and "No such file or directory" in p.stderr
+
+
+def test_lenient_reports_recoveries(trace_file, tmp_path):
+    path = trace_file(HEADER + TYPES + "13 1 p1 S\n")
+    p = run("dump", "--lenient", path, tmp_path=tmp_path)
+    assert p.returncode == 0
+    assert "triva3d: recovered: PajePopState with nothing pushed ignored: 1" in p.stderr

@@ -1,0 +1,233 @@
+"""Pajé semantics on small traces whose results are worked out by hand."""
+import numpy as np
+import pytest
+
+from conftest import HEADER, TYPES, dump_lines
+from triva3d import TraceError, load
+
+BODY_LINE = len((HEADER + TYPES).splitlines())  # line number of the line before the body
+SET_STATE_DEF = HEADER.splitlines().index("%EventDef PajeSetState 11") + 1
+
+
+def states_of(trace):
+    names = trace.names
+    return [(trace.values.name[v] and names[trace.values.name[v]], s, e, int(i))
+            for v, s, e, i in zip(trace.states.value, trace.states.start, trace.states.end,
+                                  trace.states.imbrication)]
+
+
+def test_set_push_pop_reset_and_imbrication(paje):
+    t = paje("""\
+11 1.0 p1 S run
+12 2.0 p1 S io
+12 3.0 p1 S mpi
+13 4.0 p1 S
+11 5.0 p1 S wait
+12 6.0 p1 S io
+14 7.0 p1 S
+12 8.0 p1 S run
+7 9.0 P p1
+""")
+    # Set resets the stack (closes run and io at 5), Reset closes wait and io at 7,
+    # destruction closes the last push at 9.
+    assert sorted(states_of(t)) == sorted([
+        ("run", 1, 5, 0), ("io", 2, 5, 1), ("mpi", 3, 4, 2),
+        ("wait", 5, 7, 0), ("io", 6, 7, 1), ("run", 8, 9, 0)])
+    c = t.containers
+    assert [t.names[n] for n in c.name] == ["0", '"P1"', '"P2"']
+    assert list(c.end) == [9, 9, 9] and list(c.start) == [0, 0, 0]
+
+
+def test_variables_set_add_sub_and_same_time_update(paje):
+    t = paje("""\
+8 1.0 p1 V 10
+9 2.0 p1 V 3
+10 2.0 p1 V 1
+8 4.0 p1 V 5
+""")
+    v = t.variables
+    # Add at 2 makes 13, Sub at the same time updates that piece to 12.
+    assert list(zip(v.start, v.end, v.value)) == [(1, 2, 10), (2, 4, 12), (4, 4, 5)]
+
+
+def test_variable_values_are_read_as_32_bit_floats_like_pajeng(paje):
+    t = paje("8 1.0 p1 V 0.1\n9 2.0 p1 V 0.1\n")
+    f = float(np.float32(0.1))
+    assert list(t.variables.value) == [f, f + f]
+
+
+def test_links_match_by_key_with_the_end_first(paje):
+    t = paje("""\
+16 2.0 0 L p2 m k1
+15 2.0 0 L p1 m k1
+15 3.0 0 L p1 m k2
+16 4.0 0 L p2 m k2
+""")
+    L, n = t.links, t.names
+    got = sorted((n[k], s, e, n[t.containers.name[a]], n[t.containers.name[b]])
+                 for k, s, e, a, b in zip(L.key, L.start, L.end, L.start_container,
+                                          L.end_container))
+    assert got == [("k1", 2, 2, '"P1"', '"P2"'), ("k2", 3, 4, '"P1"', '"P2"')]
+    assert set(L.container) == {0}
+
+
+def test_destroy_closes_and_later_events_of_that_container_are_ignored(paje):
+    t = paje("""\
+11 0.5 p1 S run
+17 1.0 p1 E hello
+7 2.0 P p1
+11 3.0 p1 S io
+17 4.0 p2 E bye
+""")
+    assert states_of(t) == [("run", 0.5, 2, 0)]
+    assert sorted(t.names[t.values.name[v]] for v in t.events.value) == ["bye", "hello"]
+    assert list(t.containers.end) == [4, 2, 4]
+
+
+def test_entity_values_keep_aliases_and_colours(paje):
+    t = paje('5 r S "Running" "0 0.5 1"\n11 1 p1 S r\n11 2 p1 S other\n')
+    names = [t.names[t.values.name[v]] for v in t.states.value]
+    assert names == ['"Running"', "other"]
+    assert np.allclose(t.value_colors[t.states.value[0]], [0, 0.5, 1, 1])
+    assert np.isnan(t.value_colors[t.states.value[1]]).all()
+    assert np.allclose(t.type_colors[t.types.name.tolist().index(t.names.lookup('"Var"')[0])],
+                       [1, 0, 0, 1])
+
+
+def test_header_with_free_ids_field_order_extra_fields_crlf_comments_quotes(trace_file):
+    text = """\
+%EventDef PajeDefineContainerType 100
+% Name string
+% Type string
+% Alias string
+%EndEventDef
+%EventDef PajeCreateContainer c
+% Name string
+% Container string
+% Type string
+% Time date
+% Alias string
+%EndEventDef
+%EventDef PajeDefineStateType st
+% Alias string
+% Name string
+% Type string
+%EndEventDef
+%EventDef PajeSetState a
+% Time date
+% Container string
+% Type string
+% Value string
+% Size int
+% Note string
+%EndEventDef
+%EventDef PajeSetState b
+% Value string
+% Type string
+% Container string
+% Time date
+%EndEventDef
+# a comment line
+100 "Machine Node" 0 M   # a trailing comment
+c "node 1" 0 M 0 n1
+st S "Thread State" M
+a 1e-3 n1 S "Busy Wait" 42 "with space"
+b Idle S "node 1" 2.5E-3
+""".replace("\n", "\r\n")
+    t = load(trace_file(text), cache=False)
+    assert t.type_name(1) == '"Machine Node"' and t.names.display(t.types.name[1]) == "Machine Node"
+    assert t.container_name(1) == '"node 1"'
+    assert states_of(t) == [('"Busy Wait"', 0.001, 0.0025, 0), ("Idle", 0.0025, 0.0025, 0)]
+    extra = t.states.extra
+    assert [t.names[x] for x in extra["Size"][:1]] == ["42"] and extra["Size"][1] == -1
+    assert dump_lines(t, user_defined=True)[-2:] == [
+        'State, "node 1", "Thread State", 0.001000, 0.002500, 0.001500, 0.000000, "Busy Wait", '
+        '"with space", 42',
+        'State, "node 1", "Thread State", 0.002500, 0.002500, 0.000000, 0.000000, Idle']
+
+
+def test_reference_by_name_must_be_unambiguous(paje):
+    types = TYPES + '0 T P "Thread"\n2 TS T "TState"\n6 0 a T p1 "T"\n6 0 b T p2 "T"\n'
+    t = paje('11 1 a TS x\n11 1 "P1" S y\n', types=types)
+    assert len(t.states) == 2
+    with pytest.raises(TraceError, match="several containers are named '\"T\"'"):
+        paje('11 1 "T" TS x\n', types=types)
+
+
+def test_end_of_trace_closes_everything_at_the_last_time(paje):
+    t = paje("12 1 p1 S a\n12 2 p1 S b\n8 3 p2 V 1\n15 3 0 L p1 m k\n16 6 0 L p2 m k\n")
+    assert sorted(states_of(t)) == [("a", 1, 6, 0), ("b", 2, 6, 1)]
+    assert list(t.variables.end) == [6]
+    assert t.end_time == 6 and list(t.containers.end) == [6, 6, 6]
+
+
+def test_trace_file_event_reads_another_file(trace_file):
+    trace_file("11 2.0 p1 S inside\n", name="part.trace")
+    main = HEADER + "%EventDef PajeTraceFile 20\n% Container string\n% Type string\n" \
+                    "% Filename string\n%EndEventDef\n" + TYPES + \
+        '11 1.0 p1 S before\n20 p1 P "part.trace"\n20 0 0 main.trace\n11 3.0 p1 S after\n'
+    t = load(trace_file(main, name="main.trace"), cache=False)
+    assert [v for v, *_ in states_of(t)] == ["before", "inside", "after"]
+    assert len(t.files) == 2 and any("already being read" in r[0] for r in t.report)
+
+
+STRICT_ERRORS = [
+    ("11 1.0 p9 S run", 1, "unknown container 'p9'"),
+    ("11 1.0 p1 Q run", 1, "unknown type 'Q'"),
+    ("11 1.0 p1 V run", 1, "type 'V' is not a state type"),
+    ("13 1.0 p1 S", 1, "PajePopState with no state pushed"),
+    ("9 1.0 p1 V 1", 1, "PajeAddVariable on a variable that has no value yet"),
+    ("11 2.0 p1 S run\n11 1.0 p1 S io", 2, "not time-ordered: PajeSetState at 1.0 after an"
+                                          " entity of the same type and container at 2"),
+    ("15 1 0 L p1 m k\n16 2 0 L p2 m k\n15 3 0 L p1 m k", 3, "link key already used"),
+    ("15 1 0 L p1 m k\n16 2 0 L p2 x k", 2, "link value 'x' differs"),
+    ("15 1 0 L p2 m k\n16 2 0 L p9 m k", 2, "unknown container 'p9'"),
+    ("11 1.0 p1 S", 1, f"4 fields where the definition of PajeSetState (line {SET_STATE_DEF}) "
+                       "has 5"),
+    ("11 abc p1 S run", 1, "'abc' is not a number"),
+    ('6 0 p1 P 0 "X"', 1, "container 'p1' already exists"),
+    ('6 0 0 P 0 "X"', 1, "the container name '0' is reserved"),
+    ("99 1 2 3", 1, "event id '99' has no complete %EventDef"),
+    ('11 1.0 "p1 S run', 1, "unterminated quoted string"),
+    ("7 2 P p1\n7 1 P p1", 2, "container events are not time-ordered"),
+    ("0 P 0 Again", 1, "type 'P' is already defined"),
+    ('5 x V Bad "1 0 0"', 1, "values cannot be defined for the variable type 'V'"),
+    ("%EventDef PajeSetState 11", 1, "redefinition of event id '11'"),
+]
+
+
+@pytest.mark.parametrize("body,line,message", STRICT_ERRORS)
+def test_strict_errors_name_the_line_and_reason(paje, body, line, message):
+    with pytest.raises(TraceError) as e:
+        paje(body + "\n")
+    assert e.value.line == BODY_LINE + line
+    assert message in e.value.message
+
+
+def test_incomplete_links_are_an_error_at_the_end_and_dropped_when_lenient(paje):
+    with pytest.raises(TraceError, match=r"1 incomplete link\(s\) at the end of container 0 "
+                                         r"\(first key k\)"):
+        paje("15 1 0 L p1 m k\n")
+    t = paje("15 1 0 L p1 m k\n15 2 0 L p1 m j\n16 3 0 L p2 m j\n", lenient=True)
+    assert len(t.links) == 1 and t.names[t.links.key[0]] == "j"
+    assert t.report == [("incomplete links dropped (as pj_dump -z)", 1, BODY_LINE + 3)]
+
+
+@pytest.mark.parametrize("body,line,message", [e for e in STRICT_ERRORS if e[0][0] != "%"
+                                                and "reserved" not in e[2]
+                                                and "already defined" not in e[2]
+                                                and "values cannot" not in e[2]
+                                                and "unterminated" not in e[2]
+                                                and "complete %EventDef" not in e[2]])
+def test_lenient_recovers_and_reports_each_recovery(paje, body, line, message):
+    t = paje(body + "\n", lenient=True)
+    what, count, first = t.report[0]
+    assert count == 1 and first == BODY_LINE + line
+    # a skipped link end leaves its other end incomplete: dropped, and said so
+    assert all(r[0] == "incomplete links dropped (as pj_dump -z)" for r in t.report[1:])
+
+
+def test_lenient_out_of_order_events_take_the_previous_time(paje):
+    t = paje("11 2.0 p1 S run\n11 1.0 p1 S io\n8 3 p2 V 1\n8 2.5 p2 V 7\n", lenient=True)
+    assert states_of(t) == [("run", 2, 2, 0), ("io", 2, 3, 0)]
+    assert list(zip(t.variables.start, t.variables.value)) == [(3, 7)]
