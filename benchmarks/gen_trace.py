@@ -14,117 +14,15 @@ import numba as nb
 import numpy as np
 
 from triva3d.dump import _put_f6, _put_uint
+from triva3d.paje import defs as D
+from triva3d.paje.defs import standard_header
 
-HEADER = """\
-# Synthetic trace written by triva3d's benchmarks/gen_trace.py
-%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineVariableType 2
-% Alias string
-% Type string
-% Name string
-% Color color
-%EndEventDef
-%EventDef PajeDefineEventType 3
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineLinkType 4
-% Alias string
-% Type string
-% StartContainerType string
-% EndContainerType string
-% Name string
-%EndEventDef
-%EventDef PajeDefineEntityValue 5
-% Alias string
-% Type string
-% Name string
-% Color color
-%EndEventDef
-%EventDef PajeCreateContainer 6
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeDestroyContainer 7
-% Time date
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeSetState 8
-% Time date
-% Container string
-% Type string
-% Value string
-%EndEventDef
-%EventDef PajePushState 9
-% Time date
-% Container string
-% Type string
-% Value string
-%EndEventDef
-%EventDef PajePopState 10
-% Time date
-% Container string
-% Type string
-%EndEventDef
-%EventDef PajeSetVariable 11
-% Time date
-% Container string
-% Type string
-% Value double
-%EndEventDef
-%EventDef PajeAddVariable 12
-% Time date
-% Container string
-% Type string
-% Value double
-%EndEventDef
-%EventDef PajeSubVariable 13
-% Time date
-% Container string
-% Type string
-% Value double
-%EndEventDef
-%EventDef PajeNewEvent 14
-% Time date
-% Container string
-% Type string
-% Value string
-%EndEventDef
-%EventDef PajeStartLink 15
-% Time date
-% Container string
-% Type string
-% StartContainer string
-% Value string
-% Key string
-%EndEventDef
-%EventDef PajeEndLink 16
-% Time date
-% Container string
-% Type string
-% EndContainer string
-% Value string
-% Key string
-%EndEventDef
+HEADER = "# Synthetic trace written by triva3d's benchmarks/gen_trace.py\n" + standard_header() + """\
 0 SITE 0 "Site"
 0 HOST SITE "Host"
 0 PROC HOST "Process"
-1 ST PROC "Process State"
-2 LOAD HOST "Load" "0.9 0.3 0.1"
+2 ST PROC "Process State"
+1 LOAD HOST "Load" "0.9 0.3 0.1"
 3 MARK PROC "Marker"
 4 COMM 0 PROC PROC "Communication"
 5 run ST "Running" "0.2 0.8 0.2"
@@ -142,8 +40,11 @@ LOAD, COMM, MSG, MARK, ST_, ST = (_lit(b" LOAD "), _lit(b"0 COMM "), _lit(b" msg
                                   _lit(b" MARK "), _lit(b" ST "), _lit(b" ST"))
 VALUES = _lit(b"runcompwaitiompi")
 VALUE_OFF = np.array([0, 3, 7, 11, 13, 16])
-# line kinds of the body
-SET, PUSH, POP, VSET, VADD, VSUB, EVENT, START, END = 8, 9, 10, 11, 12, 13, 14, 15, 16
+# line kinds of the body: their ids in the standard header
+SET, PUSH, POP, VSET, VADD, VSUB, EVENT, START, END = (
+    D.STANDARD_ID[k] for k in (D.SET_STATE, D.PUSH_STATE, D.POP_STATE, D.SET_VARIABLE,
+                               D.ADD_VARIABLE, D.SUB_VARIABLE, D.NEW_EVENT, D.START_LINK,
+                               D.END_LINK))
 
 
 @nb.njit(cache=True)

@@ -7,120 +7,14 @@ import pytest
 
 from triva3d import load
 from triva3d.dump import dump
+from triva3d.paje.defs import standard_header
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
-# Standard definitions (as Poti writes them); bodies in tests use these ids.
-HEADER = """\
-%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineVariableType 1
-% Alias string
-% Type string
-% Name string
-% Color color
-%EndEventDef
-%EventDef PajeDefineStateType 2
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineEventType 3
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineLinkType 4
-% Alias string
-% Type string
-% StartContainerType string
-% EndContainerType string
-% Name string
-%EndEventDef
-%EventDef PajeDefineEntityValue 5
-% Alias string
-% Type string
-% Name string
-% Color color
-%EndEventDef
-%EventDef PajeCreateContainer 6
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeDestroyContainer 7
-% Time date
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeSetVariable 8
-% Time date
-% Container string
-% Type string
-% Value double
-%EndEventDef
-%EventDef PajeAddVariable 9
-% Time date
-% Container string
-% Type string
-% Value double
-%EndEventDef
-%EventDef PajeSubVariable 10
-% Time date
-% Container string
-% Type string
-% Value double
-%EndEventDef
-%EventDef PajeSetState 11
-% Time date
-% Container string
-% Type string
-% Value string
-%EndEventDef
-%EventDef PajePushState 12
-% Time date
-% Container string
-% Type string
-% Value string
-%EndEventDef
-%EventDef PajePopState 13
-% Time date
-% Container string
-% Type string
-%EndEventDef
-%EventDef PajeResetState 14
-% Time date
-% Container string
-% Type string
-%EndEventDef
-%EventDef PajeStartLink 15
-% Time date
-% Container string
-% Type string
-% StartContainer string
-% Value string
-% Key string
-%EndEventDef
-%EventDef PajeEndLink 16
-% Time date
-% Container string
-% Type string
-% EndContainer string
-% Value string
-% Key string
-%EndEventDef
-%EventDef PajeNewEvent 17
-% Time date
-% Container string
-% Type string
-% Value string
-%EndEventDef
-"""
+# Standard definitions (ids as Poti writes them); bodies in tests use these ids:
+# 0-5 type and value definitions, 6/7 create/destroy, 8/9/10 Set/Add/SubVariable,
+# 11-14 Set/Push/Pop/ResetState, 15/16 Start/EndLink, 17 NewEvent.
+HEADER = standard_header()
 
 # Two processes P1, P2 under the root, with a state, a variable, an event and a link type.
 TYPES = """\

@@ -18,12 +18,12 @@ def test_counts_match_an_independent_scan(tmp_path):
     kinds = Counter(int(w[0]) for w in lines)
     body = [w for w in lines if int(w[0]) >= 6]
     assert n == len(body)
-    var_pieces = {(w[2], w[1]) for w in lines if int(w[0]) in (11, 12, 13)}
+    var_pieces = {(w[2], w[1]) for w in lines if int(w[0]) in (8, 9, 10)}
     t = load(path, cache=False)
     assert len(t.containers) - 1 == kinds[6] == 2 + 6 + 30
-    assert len(t.states) == kinds[8] + kinds[9]           # Set + Push
+    assert len(t.states) == kinds[11] + kinds[12]         # Set + Push
     assert len(t.links) == kinds[15] == kinds[16]
-    assert len(t.events) == kinds[14]
+    assert len(t.events) == kinds[17]
     assert len(t.variables) == len(var_pieces)            # same-time updates merge
     assert t.states.imbrication.max() == 2
 

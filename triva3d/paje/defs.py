@@ -47,6 +47,45 @@ OBLIGATORY = {
     TRACE_FILE: {_C, _Y, F_FILENAME},
 }
 
+#: The ids and fields triva3d writes (those of PajeNG's Poti library).
+STANDARD = [
+    (DEF_CONTAINER_TYPE, ["Alias", "Type", "Name"]),
+    (DEF_VARIABLE_TYPE, ["Alias", "Type", "Name", "Color"]),
+    (DEF_STATE_TYPE, ["Alias", "Type", "Name"]),
+    (DEF_EVENT_TYPE, ["Alias", "Type", "Name"]),
+    (DEF_LINK_TYPE, ["Alias", "Type", "StartContainerType", "EndContainerType", "Name"]),
+    (DEF_ENTITY_VALUE, ["Alias", "Type", "Name", "Color"]),
+    (CREATE_CONTAINER, ["Time", "Alias", "Type", "Container", "Name"]),
+    (DESTROY_CONTAINER, ["Time", "Type", "Name"]),
+    (SET_VARIABLE, ["Time", "Container", "Type", "Value"]),
+    (ADD_VARIABLE, ["Time", "Container", "Type", "Value"]),
+    (SUB_VARIABLE, ["Time", "Container", "Type", "Value"]),
+    (SET_STATE, ["Time", "Container", "Type", "Value"]),
+    (PUSH_STATE, ["Time", "Container", "Type", "Value"]),
+    (POP_STATE, ["Time", "Container", "Type"]),
+    (RESET_STATE, ["Time", "Container", "Type"]),
+    (START_LINK, ["Time", "Container", "Type", "StartContainer", "Value", "Key"]),
+    (END_LINK, ["Time", "Container", "Type", "EndContainer", "Value", "Key"]),
+    (NEW_EVENT, ["Time", "Container", "Type", "Value"]),
+]
+#: Event kind -> its id in `standard_header()`.
+STANDARD_ID = {kind: i for i, (kind, _) in enumerate(STANDARD)}
+
+
+def standard_header():
+    """`%EventDef` definitions of every event kind, ids 0-17 as listed in STANDARD."""
+    out = []
+    for i, (kind, fields) in enumerate(STANDARD):
+        out.append(f"%EventDef {EVENT_NAMES[kind]} {i}")
+        for f in fields:
+            ftype = {"Time": "date", "Color": "color"}.get(f, "string")
+            if f == "Value" and SET_VARIABLE <= kind <= SUB_VARIABLE:
+                ftype = "double"
+            out.append(f"% {f} {ftype}")
+        out.append("%EndEventDef")
+    return "\n".join(out) + "\n"
+
+
 MAX_FIELDS = 255  # tokens a line may hold; the kernel's token buffers have one more
 
 
