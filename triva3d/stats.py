@@ -5,6 +5,7 @@ from .trace import Kind
 
 KIND_NAME = {Kind.CONTAINER: "container", Kind.STATE: "state", Kind.EVENT: "event",
              Kind.VARIABLE: "variable", Kind.LINK: "link"}
+SHOWN_VALUES = 20
 TABLE = {Kind.STATE: "states", Kind.EVENT: "events", Kind.VARIABLE: "variables",
          Kind.LINK: "links"}
 
@@ -81,9 +82,13 @@ def render(s):
         if "max_imbrication" in t:
             label += f", max imbrication {t['max_imbrication']}"
         lines.append("  " * (depth + 1) + label)
-        for v in t.get("values", []):
+        values = sorted(t.get("values", []), key=lambda v: -v["count"])
+        for v in values[:SHOWN_VALUES]:
             extra = f", {v['time']:.6g} s" if "time" in v else ""
             lines.append("  " * (depth + 3) + f"{v['name']}: {v['count']}{extra}")
+        if len(values) > SHOWN_VALUES:
+            lines.append("  " * (depth + 3) + f"... {len(values) - SHOWN_VALUES} more values "
+                                              "(--json lists all)")
         for ch in children.get(i, []):
             walk(ch, depth + 1)
 

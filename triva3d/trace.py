@@ -62,6 +62,8 @@ class Table:
         lengths = {len(c) for c in self.columns.values()} | {len(c) for c in self.extra.values()}
         if len(lengths) > 1:
             raise ValueError(f"{name}: columns of different lengths {lengths}")
+        for c in list(self.columns.values()) + list(self.extra.values()):
+            c.flags.writeable = False  # a Trace is immutable once simulated
 
     def __getattr__(self, key):
         try:
@@ -142,14 +144,6 @@ class Trace:
     def children(self, c):
         offsets, order = self.children_index
         return order[offsets[c]:offsets[c + 1]]
-
-    def container_depth(self):
-        """Depth of every container (root = 0)."""
-        parent = self.containers.parent
-        depth = np.zeros(len(parent), dtype=np.int32)
-        for c in range(1, len(parent)):  # parents are created before children
-            depth[c] = depth[parent[c]] + 1
-        return depth
 
     # -- names ---------------------------------------------------------------
     def type_name(self, t):

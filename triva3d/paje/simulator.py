@@ -9,7 +9,7 @@ import numpy as np
 from . import defs as D
 from . import kernel as K
 from ..errors import TraceError
-from ..trace import ENTITY_TABLES, SCHEMA, Kind, Names, Table, Trace
+from ..trace import SCHEMA, Kind, Names, Table, Trace
 
 I4, I8, F8, U8 = np.int32, np.int64, np.float64, np.uint8
 
@@ -39,6 +39,18 @@ GROUPS = {
                              "vr_value": F8}, None, "vr_extra"),
     "events": (K.I_NEVENT, {"ev_cont": I4, "ev_type": I4, "ev_value": I4, "ev_time": F8},
                None, "ev_extra"),
+}
+#: Trace table -> (group, kernel arrays in SCHEMA's column order, extra-field array).
+TRACE_COLUMNS = {
+    "containers": ("containers", ["cont_parent", "cont_type", "cont_name", "cont_alias",
+                                  "cont_start", "cont_end"], "cont_extra"),
+    "states": ("states", ["st_cont", "st_type", "st_value", "st_start", "st_end", "st_imbr"],
+               "st_extra"),
+    "links": ("links", ["ln_cont", "ln_type", "ln_value", "ln_sc", "ln_ec", "ln_start",
+                        "ln_end", "ln_key"], "ln_extra"),
+    "variables": ("variables", ["vr_cont", "vr_type", "vr_start", "vr_end", "vr_value"],
+                  "vr_extra"),
+    "events": ("events", ["ev_cont", "ev_type", "ev_value", "ev_time"], "ev_extra"),
 }
 GROWTH = 1.5
 INITIAL = 4096
@@ -350,36 +362,30 @@ class SimState:
                 **self.pending_links(int(a["work"][0]))))
         return self.build(source)
 
-    def _take(self, group, arrays, rename, keep=None):
-        """Trim a group's arrays to their row count and rename them to Trace columns."""
+    def _take(self, group, arrays, keep=None):
+        """A group's arrays trimmed to its row count (and to the rows `keep`)."""
         n = int(self.istate[GROUPS[group][0]])
-        cols = {}
-        for col, arr in zip(rename, arrays):
+        out = []
+        for arr in arrays:
             x = self.a.pop(arr)
             x.resize((n,) + x.shape[1:], refcheck=False)
-            cols[col] = x if keep is None else x[keep]
-        return cols
+            out.append(x if keep is None else x[keep])
+        return out
 
     def build(self, source):
         a = self.a
         nl = int(self.istate[K.I_NLINK])
         done = a["ln_done"][:nl].astype(bool)
-        keep = None if done.all() else np.flatnonzero(done)
+        keep = None if done.all() else np.flatnonzero(done)  # lenient: incomplete links go
         tables = {}
-        for table, group, prefix in (("containers", "containers", "cont_"), ("states", "states", "st_"),
-                                     ("links", "links", "ln_"), ("variables", "variables", "vr_"),
-                                     ("events", "events", "ev_")):
-            cols = list(SCHEMA[table])
-            arrays = [prefix + {"container": "cont", "start_container": "sc",
-                                "end_container": "ec", "imbrication": "imbr",
-                                "time": "time"}.get(c, c) for c in cols]
-            data = self._take(group, arrays + [prefix + "extra"], cols + ["_extra"],
-                              keep if table == "links" else None)
-            extra_arr = data.pop("_extra")
-            extra = {name: np.ascontiguousarray(extra_arr[:, i])
-                     for i, name in enumerate(self.extra_names) if (extra_arr[:, i] >= 0).any()}
-            tables[table] = Table(table, {c: data[c].astype(SCHEMA[table][c], copy=False)
-                                          for c in cols}, extra)
+        for table, (group, arrays, extra_arr) in TRACE_COLUMNS.items():
+            cols = self._take(group, arrays + [extra_arr], keep if table == "links" else None)
+            extra_cols = cols.pop()
+            extra = {name: np.ascontiguousarray(extra_cols[:, i])
+                     for i, name in enumerate(self.extra_names) if (extra_cols[:, i] >= 0).any()}
+            tables[table] = Table(table, {c: x.astype(dt, copy=False)
+                                          for (c, dt), x in zip(SCHEMA[table].items(), cols)},
+                                  extra)
         nv = int(self.istate[K.I_NVAL])
         tables["values"] = Table("values", {"type": a["val_type"][:nv].copy(),
                                             "name": a["val_name"][:nv].copy(),
