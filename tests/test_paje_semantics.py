@@ -171,6 +171,25 @@ def test_trace_file_event_reads_another_file(trace_file):
     assert len(t.files) == 2 and any("already being read" in r[0] for r in t.report)
 
 
+def test_trace_file_that_does_not_exist_is_an_error_at_its_line(trace_file):
+    main = HEADER + "%EventDef PajeTraceFile 20\n% Container string\n% Type string\n" \
+                    "% Filename string\n%EndEventDef\n" + TYPES + "20 p1 P missing.trace\n"
+    with pytest.raises(TraceError, match="missing.trace', which is not a readable file") as e:
+        load(trace_file(main), cache=False)
+    assert e.value.line == len(main.splitlines())
+
+
+def test_lenient_reused_key_survives_index_growth(paje):
+    # k0 completes, is reused (a new pending link), then 10000 links grow the link index
+    body = "15 0 0 L p1 m k0\n16 0 0 L p2 m k0\n15 0 0 L p1 m k0\n"
+    body += "".join(f"15 0 0 L p1 m j{i}\n16 0 0 L p2 m j{i}\n" for i in range(10000))
+    t = paje(body + "16 1 0 L p2 m k0\n", lenient=True)
+    assert len(t.links) == 10002
+    assert t.report == [("reused link keys started new links", 1, BODY_LINE + 3)]
+    k0 = t.names.lookup("k0")[0]
+    assert sorted(t.links.end[t.links.key == k0]) == [0, 1]
+
+
 STRICT_ERRORS = [
     ("11 1.0 p9 S run", 1, "unknown container 'p9'"),
     ("11 1.0 p1 Q run", 1, "unknown type 'Q'"),

@@ -304,16 +304,20 @@ def new_slot(c, ty, i, h, istate, slot_cont, slot_type, slot_last, slot_top, slo
 
 
 @jit
-def find_link(c, ty, key, ln_cont, ln_type, ln_key, link_slots, h):
-    """(row, index slot) of the link of (container, type, key); row -1 when none."""
+def find_link(c, ty, key, ln_cont, ln_type, ln_key, ln_done, link_slots, h):
+    """(row, free index slot) for (container, type, key): the pending link if there is
+    one, else a completed one (a reused key), else -1."""
     mask = link_slots.shape[0] - 1
     i = h & mask
+    done = -1
     while True:
         r = link_slots[i]
         if r == EMPTY:
-            return -1, i
+            return done, i
         if ln_key[r] == key and ln_cont[r] == c and ln_type[r] == ty:
-            return r, i
+            if not ln_done[r]:
+                return r, i
+            done = r
         i = (i + 1) & mask
 
 
@@ -646,7 +650,8 @@ def process(buf, pos, end, toks_s, toks_e, tokid, istate, fstate, recov, recov_l
             else:  # links, matched by (container, type, key); either end may come first
                 key = tokid[def_pos[d, F_KEY]]
                 h = mix3(c, ty, key)
-                r, slot_i = find_link(c, ty, key, ln_cont, ln_type, ln_key, link_slots, h)
+                r, slot_i = find_link(c, ty, key, ln_cont, ln_type, ln_key, ln_done, link_slots,
+                                      h)
                 if r >= 0 and ln_done[r]:
                     if fail(E_KEY_REUSED, lenient, istate, recov, recov_line):
                         return ST_ERROR

@@ -105,6 +105,8 @@ def _python_line(sim, buf, pos, path, chain, bar):
 def _include(sim, name, path, chain, bar):
     """PajeTraceFile: read the named file here, sharing definitions and names."""
     target = os.path.join(os.path.dirname(path), name.decode("utf-8", "replace").strip('"'))
+    if not os.path.isfile(target):
+        raise ValueError(f"PajeTraceFile names '{target}', which is not a readable file")
     if any(os.path.exists(p) and os.path.exists(target) and os.path.samefile(p, target)
            for p in chain):
         sim.notes.append((f"PajeTraceFile naming a file already being read ({os.path.basename(target)}) "
