@@ -203,7 +203,10 @@ class SimState:
                     x.resize((new,) + x.shape[1:], refcheck=False)
             if index and 2 * need > len(self.a[index[0]]):
                 slots = np.full(_pow2(4 * need), K.EMPTY, I4)
-                K.rehash(slots, self.a[index[1]], n)
+                rows = np.arange(n)
+                if name == "links":  # links superseded by a reused key stay out
+                    rows = np.flatnonzero(self.a["ln_done"][:n] != 2)
+                K.rehash(slots, self.a[index[1]], rows)
                 self.a[index[0]] = slots
 
     def add_extra_names(self, names):
@@ -375,7 +378,7 @@ class SimState:
     def build(self, source):
         a = self.a
         nl = int(self.istate[K.I_NLINK])
-        done = a["ln_done"][:nl].astype(bool)
+        done = a["ln_done"][:nl] > 0
         keep = None if done.all() else np.flatnonzero(done)  # lenient: incomplete links go
         tables = {}
         for table, (group, arrays, extra_arr) in TRACE_COLUMNS.items():
