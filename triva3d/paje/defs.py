@@ -14,8 +14,6 @@ EVENT_NAMES = ["PajeDefineContainerType", "PajeDefineStateType", "PajeDefineEven
                "PajeAddVariable", "PajeSubVariable", "PajeStartLink", "PajeEndLink",
                "PajeTraceFile"]
 EVENT_KIND = {name: k for k, name in enumerate(EVENT_NAMES)}
-#: Kinds handled by Python (rare); the kernel handles the others.
-PYTHON_KINDS = frozenset(range(DEF_CONTAINER_TYPE, DEF_ENTITY_VALUE + 1)) | {TRACE_FILE}
 
 # Fields: index into a definition's position table.
 (F_TIME, F_NAME, F_TYPE, F_CONTAINER, F_START_CONTAINER_TYPE, F_END_CONTAINER_TYPE,

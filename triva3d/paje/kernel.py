@@ -21,8 +21,8 @@ ST_DONE, ST_PYLINE, ST_GROW, ST_ERROR = 0, 1, 2, 3
 
 # Integer state slots (istate).
 (I_LINE, I_POS, I_NCONT, I_NSTATE, I_NLINK, I_NVAR, I_NEVENT, I_NTOK, I_NARENA, I_NVAL,
- I_NSLOT, I_ERR, I_ERR_S, I_ERR_E, I_LENIENT, I_IGNORED, I_EVENTS) = range(17)
-N_ISTATE = 17
+ I_NSLOT, I_ERR, I_ERR_S, I_ERR_E, I_LENIENT) = range(15)
+N_ISTATE = 15
 
 # Error codes; names and messages live in simulator.py.
 (E_NONE, E_UNTERMINATED, E_UNKNOWN_EVENT, E_FIELD_COUNT, E_BAD_NUMBER, E_UNKNOWN_CONTAINER,
@@ -413,7 +413,6 @@ def process(buf, pos, end, toks_s, toks_e, tokid, istate, fstate, recov, recov_l
             istate[I_LINE] -= 1
             return ST_PYLINE
         pos = nxt
-        istate[I_EVENTS] += 1
         err = E_NONE
         err_field = F_TIME
         want = K_STATE
@@ -490,8 +489,7 @@ def process(buf, pos, end, toks_s, toks_e, tokid, istate, fstate, recov, recov_l
                         return ST_ERROR
                     t = cont_end[c]
                 if cont_destroyed[c]:
-                    istate[I_IGNORED] += 1
-                    continue
+                    continue  # PajeNG ignores the destruction of a destroyed container
                 err = destroy(c, t, lenient, work, istate, recov, recov_line, ty_kind,
                               cont_destroyed, cont_end, cont_first_slot, cont_first_child,
                               cont_next_sibling, slot_type, slot_last, slot_top, slot_next,
@@ -543,8 +541,7 @@ def process(buf, pos, end, toks_s, toks_e, tokid, istate, fstate, recov, recov_l
                                  val_hash, val_slots)
 
         if err == E_NONE and cont_destroyed[c]:
-            istate[I_IGNORED] += 1  # PajeNG ignores events of destroyed containers
-            continue
+            continue  # PajeNG ignores events of destroyed containers
 
         if err == E_NONE:
             s, i, h = slot_index(c, ty, slot_cont, slot_type, slot_slots)

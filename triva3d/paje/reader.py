@@ -36,6 +36,7 @@ def _read_file(sim, path, chain, bar):
         carry = b""
         while True:
             block = f.read(CHUNK)
+            bar.update(len(block))
             eof = not block
             data = carry + block
             if eof:
@@ -48,7 +49,6 @@ def _read_file(sim, path, chain, bar):
                 carry = data
                 continue
             _run(sim, np.frombuffer(data, np.uint8), cut, path, chain + [path], bar)
-            bar.update(cut - len(carry) if not eof else len(block))
             carry = data[cut:]
             if eof:
                 break
@@ -93,7 +93,6 @@ def _python_line(sim, buf, pos, path, chain, bar):
         if len(words) != d.nfields:
             raise ValueError(f"{len(words)} fields where the definition of "
                              f"{D.EVENT_NAMES[d.kind]} (line {d.line}) has {d.nfields}")
-        sim.events_python += 1
         if d.kind == D.TRACE_FILE:
             _include(sim, words[d.pos[D.F_FILENAME]], path, chain, bar)
         else:

@@ -158,7 +158,6 @@ class SimState:
         self.value_color = {}
         self.header = D.HeaderParser(legacy_names=lenient)
         self.defs = []                       # index -> EventDef
-        self.events_python = 0
         self.notes = []                      # recoveries and remarks made in Python
         self.files = []                      # every file read (PajeTraceFile included)
         self._root()
