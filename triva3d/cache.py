@@ -20,7 +20,7 @@ FORMAT = 1
 SUFFIX = ".t3dcache"
 
 
-def _user_dir():
+def user_dir():
     d = os.environ.get("TRIVA3D_CACHE_DIR")
     if d:
         return d
@@ -35,7 +35,7 @@ def paths(trace_path, mode):
     digest = hashlib.sha256(ab.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     env = os.environ.get("TRIVA3D_CACHE_DIR")
     beside = [] if env else [os.path.join(os.path.dirname(ab), name)]
-    return beside + [os.path.join(_user_dir(), f"{digest}-{name}")]
+    return beside + [os.path.join(user_dir(), f"{digest}-{name}")]
 
 
 def _stamp(files):

@@ -4,6 +4,7 @@ Bad input prints one line `triva3d: error: FILE:LINE: reason` and exits 2.
 """
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -41,6 +42,66 @@ def cmd_stats(args):
         sys.stdout.write(render(s))
 
 
+def _window(text):
+    try:
+        t0, t1 = (float(v) for v in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected T0:T1 (seconds), got {text!r}") from None
+    if t1 < t0:
+        raise argparse.ArgumentTypeError(f"window {text!r} ends before it starts")
+    return t0, t1
+
+
+def cmd_topology_convert(args):
+    from .bases.dotfile import write_dot
+    from .bases.topology import collapse_links, read_topology
+    topo = read_topology(args.input)
+    if args.links == "edges":
+        topo = collapse_links(topo)
+    write_dot(topo, args.output, comment=f"made by triva3d topology convert from "
+              f"{os.path.basename(args.input)}" + (" --links edges" if args.links == "edges" else ""))
+    print(f"{args.output}: {len(topo)} nodes, {topo.n_edges} edges", file=sys.stderr)
+
+
+def cmd_topology_info(args):
+    from .bases.topology import info, read_topology, render_info
+    d = info(read_topology(args.input))
+    print(json.dumps(d, indent=1) if args.json else render_info(d), end="\n" if args.json else "")
+
+
+def cmd_place(args):
+    import csv
+    from .bases.layout import make_layout
+    from .bases.matcher import RULES
+    trace, _ = _load(args)
+    lay = make_layout(trace, args.topology, args.base, args.layout, args.mapping, args.pattern,
+                      args.level, args.window, args.metric)
+    out = open(args.csv, "w", newline="") if args.csv else sys.stdout
+    try:
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["container", "type", "node", "rule", "x", "y", "w", "h"])
+        cont = trace.containers
+        for c in range(1, len(cont)):
+            node = lay.node_names[lay.node[c]] if lay.node[c] >= 0 else ""
+            w.writerow([trace.names.display(cont.name[c]), trace.type_name(cont.type[c]), node,
+                        RULES[lay.rule[c]], f"{lay.x[c]:.6g}", f"{lay.y[c]:.6g}",
+                        f"{lay.w[c]:.6g}", f"{lay.h[c]:.6g}"])
+    finally:
+        if args.csv:
+            out.close()
+    r = lay.report
+    lines = [f"{r['containers']} containers placed on {len(lay.node_names)} {lay.base} nodes"]
+    if "by rule" in r:
+        lines.append("by rule: " + ", ".join(f"{k} {v}" for k, v in r["by rule"].items() if v))
+        if r["by rule"]["unplaced"]:
+            lines.append(f"unplaced: {r['by rule']['unplaced']} (shown beside the base), e.g. "
+                         + ", ".join(r["unplaced examples"]))
+        if r["unused mapping rows"]:
+            lines.append(f"mapping rows naming no container: {r['unused mapping rows']}, e.g. "
+                         + ", ".join(r["unused mapping examples"]))
+    print("\n".join(lines), file=sys.stdout if args.csv else sys.stderr)
+
+
 def parser():
     p = argparse.ArgumentParser(prog="triva3d", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -61,7 +122,50 @@ def parser():
                    help="append user-defined fields (as pj_dump -u)")
     s = trace_command("stats", cmd_stats, "summarize a trace: hierarchy, counts, time span")
     s.add_argument("--json", action="store_true", help="print JSON")
+
+    t = sub.add_parser("topology", help="convert or describe a topology file",
+                       description="Topology files: Graphviz .dot/.gv, SimGrid platform XML, "
+                                   "or a SimGrid platform trace.")
+    tsub = t.add_subparsers(dest="action", required=True, metavar="ACTION")
+    tc = tsub.add_parser("convert", help="write a topology as Graphviz .dot")
+    tc.add_argument("input", metavar="IN")
+    tc.add_argument("-o", "--output", required=True, metavar="OUT.dot")
+    tc.add_argument("--links", choices=("nodes", "edges"), default="nodes",
+                    help="keep network links as nodes (default; SimGrid traces have LINK "
+                         "containers) or fold point-to-point links into edges")
+    tc.set_defaults(func=cmd_topology_convert)
+    ti = tsub.add_parser("info", help="counts, degrees and attributes of a topology")
+    ti.add_argument("input", metavar="IN")
+    ti.add_argument("--json", action="store_true", help="print JSON")
+    ti.set_defaults(func=cmd_topology_info)
+
+    pl = trace_command("place", cmd_place, "put every container of a trace on a base "
+                       "and print where (CSV) with a report")
+    add_base_options(pl)
+    pl.add_argument("--csv", metavar="OUT", help="write the mapping to OUT instead of stdout")
     return p
+
+
+def add_base_options(c):
+    """Options that choose the base and the matcher's rules (shared by commands)."""
+    from .bases.graphlayout import PROGRAMS
+    c.add_argument("--topology", metavar="FILE",
+                   help="topology: .dot/.gv, SimGrid .xml, a SimGrid platform trace, or a "
+                        "JSON resource hierarchy (drawn as a treemap)")
+    c.add_argument("--base", choices=("topology", "appgraph", "treemap"),
+                   help="what to stand on (default: topology with --topology, else treemap)")
+    c.add_argument("--layout", choices=PROGRAMS, metavar="PROG",
+                   help="Graphviz program: " + ", ".join(PROGRAMS) +
+                        " (default: positions in the file, else neato up to 500 nodes, sfdp above)")
+    c.add_argument("--mapping", metavar="CSV", help="container,node lines placing containers")
+    c.add_argument("--pattern", metavar="REGEX",
+                   help="regex on container names whose group 'node' (or group 1) names the node")
+    c.add_argument("--level", help="appgraph: container type name or depth of its nodes")
+    c.add_argument("--window", type=_window, metavar="T0:T1",
+                   help="appgraph: only links overlapping this time window")
+    c.add_argument("--metric", default="containers",
+                   help="treemap leaf size: containers, state:VALUE, links:count, links:bytes, "
+                        "variable:TYPE")
 
 
 def main(argv=None):

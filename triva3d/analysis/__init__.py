@@ -1,0 +1,1 @@
+"""Pure functions over a Trace: per-container metrics, summaries, graphs."""

@@ -1,0 +1,82 @@
+"""The application's communication graph: one node per container at a chosen level
+of the hierarchy, edges weighted by the links exchanged in a time window."""
+import numpy as np
+from numba import njit
+
+from ..analysis.metrics import link_bytes
+from ..errors import TraceError
+from .topology import Topology
+
+
+@njit(cache=True)
+def _ancestor_at(parent, at_level):
+    """For each container, itself or its nearest ancestor at the level (-1: none)."""
+    out = np.full(len(parent), -1, dtype=np.int64)
+    for c in range(len(parent)):
+        if at_level[c]:
+            out[c] = c
+        elif parent[c] >= 0:
+            out[c] = out[parent[c]]
+    return out
+
+
+def level_mask(trace, level=None):
+    """Containers at `level`: a container type name, or a depth (0 is the root).
+    The default is the type of most link ends."""
+    cont = trace.containers
+    if level is None:
+        ends = np.concatenate([trace.links.start_container, trace.links.end_container])
+        if not len(ends):
+            raise TraceError(trace.source, None, "the trace has no links to draw a "
+                             "communication graph from")
+        types = cont.type[ends]
+        return cont.type == np.bincount(types).argmax()
+    if str(level).isdigit():
+        depth = np.zeros(len(cont), dtype=np.int64)
+        for c in range(1, len(cont)):
+            depth[c] = depth[cont.parent[c]] + 1
+        return depth == int(level)
+    hits = [t for t in range(len(trace.types)) if trace.names.display(trace.types.name[t]) == level]
+    if not hits:
+        raise TraceError(trace.source, None, f"no container type named {level!r}")
+    return np.isin(cont.type, hits)
+
+
+def comm_graph(trace, level=None, window=None):
+    """A Topology with one node per container at `level` (named as the container)
+    and one edge per pair that exchanged links overlapping `window` = (t0, t1), with
+    attributes `count` and `bytes` (from the links' Size; 0 when they have none);
+    links inside one node are counted in its `internal` attribute."""
+    cont = trace.containers
+    at = level_mask(trace, level)
+    anc = _ancestor_at(cont.parent, at)
+    links = trace.links
+    keep = np.ones(len(links), dtype=bool)
+    if window is not None:
+        keep = (links.start <= window[1]) & (links.end >= window[0])
+    a, b = anc[links.start_container[keep]], anc[links.end_container[keep]]
+    size = np.nan_to_num(link_bytes(trace)[keep])
+    ok = (a >= 0) & (b >= 0)
+    a, b, size = a[ok], b[ok], size[ok]
+    topo = Topology(f"communication graph of {trace.source}", trace.source)
+    names = [trace.names.display(cont.name[c]) for c in np.flatnonzero(at)]
+    dup = len(set(names)) != len(names)
+    rows = np.flatnonzero(at)
+    node_of = {}
+    for c, name in zip(rows, names):
+        node_of[c] = topo.add_node(f"{name}#{c}" if dup else name, "node",
+                                   type=trace.type_name(cont.type[c]).strip('"'))
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    key = lo * len(cont) + hi
+    uniq, inv, count = np.unique(key, return_inverse=True, return_counts=True)
+    nbytes = np.bincount(inv, weights=size, minlength=len(uniq))
+    internal = {}
+    for k, n, nb in zip(uniq.tolist(), count.tolist(), nbytes.tolist()):
+        p, q = divmod(k, len(cont))
+        if p == q:
+            internal[p] = n
+            continue
+        topo.add_edge(node_of[p], node_of[q], count=n, bytes=repr(nb))
+    for c, n in internal.items():
+        topo.node_attrs[node_of[c]]["internal"] = str(n)
+    return topo

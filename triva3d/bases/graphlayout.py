@@ -1,0 +1,113 @@
+"""Graph layout with Graphviz (dot, neato, fdp, sfdp, twopi, circo), repeatable and cached.
+
+Positions are in points (1/72 inch), Graphviz's unit. Nodes keep the room their
+footprint needs (`sizes`, the side of each node's square). Positions given in the
+file are kept: when every node has one no layout runs; otherwise neato and fdp
+start from them and pin them (the other programs ignore them).
+"""
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+from .. import cache
+from ..errors import TraceError
+
+PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
+#: Above this many nodes the default is sfdp: neato and circo become very slow.
+NEATO_MAX = 500
+FORMAT = 1
+
+
+def default_program(n_nodes):
+    """neato for small graphs (best looking), sfdp beyond NEATO_MAX nodes (fast)."""
+    return "neato" if n_nodes <= NEATO_MAX else "sfdp"
+
+
+def _dot_text(topo, program, sizes, given):
+    """The DOT that Graphviz lays out: nodes n0..n{N-1}, no labels, square footprints."""
+    lines = ["graph G {",
+             "  graph [overlap=" + ("false" if program in ("dot", "twopi", "circo") else "true")
+             + ", start=1, splines=false, outputorder=edgesfirst];",
+             '  node [shape=box, fixedsize=true, label=""];']
+    for i in range(len(topo)):
+        side = float(sizes[i]) / 72.0
+        pos = ""
+        if np.isfinite(given[i, 0]):
+            pos = f', pos="{float(given[i, 0])!r},{float(given[i, 1])!r}!", pin=true'
+        lines.append(f"  n{i} [width={side!r}, height={side!r}{pos}];")
+    seen = set()
+    for a, b in zip(topo.src.tolist(), topo.dst.tolist()):
+        key = (min(a, b), max(a, b))
+        if a != b and key not in seen:
+            seen.add(key)
+            lines.append(f"  n{key[0]} -- n{key[1]};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _cache_path(text, program):
+    import pygraphviz
+    h = hashlib.sha256(f"{FORMAT} {program} {pygraphviz.__version__}\n{text}".encode()).hexdigest()
+    return os.path.join(cache.user_dir(), "layouts", h[:32] + ".npy")
+
+
+def layout(topo, program=None, sizes=None, use_cache=True, timeout=None):
+    """(n, 2) node positions in points; `program` defaults to `default_program`.
+
+    The same graph, sizes and program always give the same positions (each layout
+    runs in a fresh process) and are read back from the layout cache.
+    """
+    n = len(topo)
+    given = topo.positions()
+    if n and np.isfinite(given[:, 0]).all() and program is None:
+        return given
+    program = program or default_program(n)
+    if program not in PROGRAMS:
+        raise TraceError(topo.source, None, f"unknown layout program {program!r} "
+                         f"(expected one of {', '.join(PROGRAMS)})")
+    if n == 0:
+        return np.zeros((0, 2))
+    sizes = np.full(n, 18.0) if sizes is None else np.asarray(sizes, dtype=np.float64)
+    text = _dot_text(topo, program, sizes, given)
+    path = _cache_path(text, program)
+    if use_cache and os.path.isfile(path):
+        try:
+            pos = np.load(path, allow_pickle=False)
+            if pos.shape == (n, 2):
+                return pos
+        except (OSError, ValueError):
+            pass
+    pos = _run(text, program, topo.source, timeout)
+    if use_cache:
+        _save(path, pos)
+    return pos
+
+
+def _run(text, program, source, timeout):
+    try:
+        r = subprocess.run([sys.executable, "-m", "triva3d.bases.graphviz_worker", program],
+                           input=text.encode(), capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise TraceError(source, None, f"{program} layout took more than {timeout} s; "
+                         "try --layout sfdp") from None
+    if r.returncode != 0:
+        err = [ln for ln in r.stderr.decode(errors="replace").splitlines()
+               if ln.strip() and not ln.startswith(("Fontconfig", "Warning", "Error: remove_overlap"))]
+        raise TraceError(source, None, f"{program} layout failed: {err[-1] if err else r.returncode}")
+    import json
+    return np.array(json.loads(r.stdout), dtype=np.float64).reshape(-1, 2)
+
+
+def _save(path, pos):
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            np.save(f, pos)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache we cannot write only costs time

@@ -1,0 +1,190 @@
+"""The entity matcher: which base node each container stands on, and where.
+
+Rules, first that applies: an explicit mapping file (`container,node` CSV), a user
+pattern (a regex whose group `node`, else group 1, names the node), the container's
+exact name, its nearest placed ancestor's node. A container that matches nothing
+but has placed descendants covers their bounding box ("descendants"); the rest are
+unplaced: reported and put in a visible area beside the base, never dropped.
+"""
+import csv
+import math
+import re
+
+import numpy as np
+from numba import njit
+
+from ..errors import TraceError
+
+RULES = ("unplaced", "mapping", "pattern", "name", "ancestor", "descendants")
+R_UNPLACED, R_MAPPING, R_PATTERN, R_NAME, R_ANCESTOR, R_DESCENDANTS = range(6)
+
+
+def read_mapping(path, node_index):
+    """A `container,node` CSV (a header line naming those columns is allowed) as a
+    dict of container name -> node index; unknown nodes are errors."""
+    out = {}
+    try:
+        f = open(path, newline="", encoding="utf-8")
+    except OSError as e:
+        raise TraceError(path, None, e.strerror or str(e)) from None
+    with f:
+        for lineno, row in enumerate(csv.reader(f), 1):
+            if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
+                continue
+            if len(row) != 2:
+                raise TraceError(path, lineno, f"expected 'container,node', got {len(row)} fields")
+            container, node = row[0].strip(), row[1].strip()
+            if lineno == 1 and (container.lower(), node.lower()) == ("container", "node"):
+                continue
+            if node not in node_index:
+                raise TraceError(path, lineno, f"no node {node!r} in the topology")
+            out[container] = node_index[node]
+    return out
+
+
+def compile_pattern(pattern):
+    try:
+        rx = re.compile(pattern)
+    except re.error as e:
+        raise TraceError("--pattern", None, f"bad regular expression {pattern!r}: {e}") from None
+    if rx.groups == 0:
+        raise TraceError("--pattern", None, f"{pattern!r} has no group to name the node")
+    return rx
+
+
+def direct_matches(trace, node_index, mapping=None, pattern=None):
+    """Per container: node index and rule from the mapping, pattern and name rules
+    (-1 / R_UNPLACED where none applies), and the mapping keys no container used."""
+    cont = trace.containers
+    codes, inv = np.unique(cont.name, return_inverse=True)
+    u_node = np.full(len(codes), -1, dtype=np.int32)
+    u_rule = np.zeros(len(codes), dtype=np.int8)
+    rx = compile_pattern(pattern) if pattern else None
+    used = set()
+    for i, code in enumerate(codes):
+        name = trace.names.display(code)
+        if mapping and name in mapping:
+            u_node[i], u_rule[i] = mapping[name], R_MAPPING
+            used.add(name)
+            continue
+        if rx is not None:
+            m = rx.search(name)
+            if m:
+                key = m.group("node") if "node" in rx.groupindex else m.group(1)
+                if key in node_index:
+                    u_node[i], u_rule[i] = node_index[key], R_PATTERN
+                    continue
+        j = node_index.get(name)
+        if j is not None:
+            u_node[i], u_rule[i] = j, R_NAME
+    node, rule = u_node[inv], u_rule[inv]
+    node[0], rule[0] = -1, R_UNPLACED   # the root is the whole scene
+    unused = sorted(set(mapping or ()) - used)
+    return node, rule, unused
+
+
+@njit(cache=True)
+def _inherit(parent, node, rule):
+    for c in range(1, len(parent)):
+        if node[c] < 0 and parent[c] > 0 and node[parent[c]] >= 0:
+            node[c] = node[parent[c]]
+            rule[c] = 4  # R_ANCESTOR
+
+
+def match(trace, node_index, mapping=None, pattern=None):
+    """Node index (-1: none) and rule (index into RULES) of every container."""
+    node, rule, unused = direct_matches(trace, node_index, mapping, pattern)
+    _inherit(trace.containers.parent, node, rule)
+    return node, rule, unused
+
+
+@njit(cache=True)
+def _cells(node, is_cell, n_nodes):
+    """Rank of each cell container among the cells of its node, and cells per node."""
+    count = np.zeros(n_nodes, dtype=np.int64)
+    rank = np.full(len(node), -1, dtype=np.int64)
+    for c in range(len(node)):
+        if is_cell[c]:
+            rank[c] = count[node[c]]
+            count[node[c]] += 1
+    return rank, count
+
+
+@njit(cache=True)
+def _group_boxes(parent, x, y, w, h, rule):
+    """Containers without a footprint cover the bounding box of their placed children."""
+    n = len(parent)
+    lo_x = np.full(n, np.inf)
+    lo_y = np.full(n, np.inf)
+    hi_x = np.full(n, -np.inf)
+    hi_y = np.full(n, -np.inf)
+    for c in range(n - 1, -1, -1):
+        if w[c] <= 0 and lo_x[c] < np.inf:
+            x[c] = 0.5 * (lo_x[c] + hi_x[c])
+            y[c] = 0.5 * (lo_y[c] + hi_y[c])
+            w[c] = hi_x[c] - lo_x[c]
+            h[c] = hi_y[c] - lo_y[c]
+            rule[c] = 5  # R_DESCENDANTS
+        p = parent[c]
+        if p >= 0 and w[c] > 0:
+            lo_x[p] = min(lo_x[p], x[c] - 0.5 * w[c])
+            hi_x[p] = max(hi_x[p], x[c] + 0.5 * w[c])
+            lo_y[p] = min(lo_y[p], y[c] - 0.5 * h[c])
+            hi_y[p] = max(hi_y[p], y[c] + 0.5 * h[c])
+
+
+def cells_per_node(trace, node, n_nodes):
+    """Cells are containers on a node with no child on the same node; returns the
+    cell mask and the number of cells each node holds."""
+    parent = trace.containers.parent
+    has_child_here = np.zeros(len(node), dtype=bool)
+    kids = np.flatnonzero((parent >= 0) & (node >= 0))
+    same = node[parent[kids]] == node[kids]
+    has_child_here[parent[kids[same]]] = True
+    is_cell = (node >= 0) & ~has_child_here
+    _, count = _cells(node, is_cell, n_nodes)
+    return is_cell, count
+
+
+def arrange(trace, node, rule, centers, sizes, gap=0.1):
+    """Footprints (x, y, w, h per container; centre and size) on nodes at `centers`
+    with square sides `sizes`, and the unplaced area (x, y, w, h) or None.
+
+    The cells of a node share its square in a ceil(sqrt(k)) grid, in trace order;
+    a container with children on its node covers the whole square; the rest
+    cover their placed descendants or go to the unplaced area."""
+    n = len(node)
+    parent = trace.containers.parent
+    is_cell, count = cells_per_node(trace, node, len(centers))
+    rank, _ = _cells(node, is_cell, len(centers))
+    x, y, w, h = (np.zeros(n) for _ in range(4))
+    on = node >= 0
+    x[on], y[on] = centers[node[on], 0], centers[node[on], 1]
+    w[on] = h[on] = sizes[node[on]]
+    cell = np.flatnonzero(is_cell)
+    g = np.ceil(np.sqrt(count[node[cell]])).astype(np.int64)
+    side = sizes[node[cell]] / g
+    col, row = rank[cell] % g, rank[cell] // g
+    x[cell] += ((col + 0.5) / g - 0.5) * sizes[node[cell]]
+    y[cell] += (0.5 - (row + 0.5) / g) * sizes[node[cell]]
+    w[cell] = h[cell] = side * (1.0 - gap)
+    rule = rule.copy()
+    _group_boxes(parent, x, y, w, h, rule)
+    lost = np.flatnonzero(w <= 0)
+    lost = lost[lost > 0]
+    area = None
+    if len(lost):
+        unit = float(np.median(sizes)) if len(sizes) else 1.0
+        placed = np.flatnonzero(w > 0)
+        right = float((x[placed] + w[placed] / 2).max()) if len(placed) else 0.0
+        top = float((y[placed] + h[placed] / 2).max()) if len(placed) else 0.0
+        g = math.ceil(math.sqrt(len(lost)))
+        k = np.arange(len(lost))
+        x0 = right + 2 * unit
+        x[lost] = x0 + (k % g + 0.5) * unit
+        y[lost] = top - (k // g + 0.5) * unit
+        w[lost] = h[lost] = unit * (1.0 - gap)
+        area = (x0 + g * unit / 2, top - math.ceil(len(lost) / g) * unit / 2,
+                g * unit, math.ceil(len(lost) / g) * unit)
+        rule[lost] = R_UNPLACED
+    return x, y, w, h, rule, area

@@ -1,0 +1,164 @@
+"""Squarified treemaps (Bruls, Huizing and van Wijk, 2000), compiled with numba.
+
+A hierarchy is a `parent` array in topological order (parent[i] < i, -1 for the
+root). Leaves carry sizes; an inner node's value is the sum of its leaves. Every
+node gets a rectangle (x, y, w, h): the root the whole area, each node's children
+share its area minus `pad` on each side, with areas exactly proportional to their
+values (without padding, a leaf's area is exactly value / total x the whole area).
+"""
+import json
+
+import numpy as np
+from numba import njit
+
+from ..errors import TraceError
+
+
+@njit(cache=True)
+def _squarify(values, x, y, w, h, out):
+    """Lay `values` (sorted decreasing, summing to w*h) into rows of the rectangle."""
+    n = len(values)
+    i = 0
+    while i < n:
+        side = min(w, h)
+        if values[i] <= 0.0 or side <= 0.0:
+            for k in range(i, n):
+                out[k, 0] = x
+                out[k, 1] = y
+                out[k, 2] = 0.0
+                out[k, 3] = 0.0
+            return
+        j = i
+        row = 0.0
+        worst = np.inf
+        while j < n and values[j] > 0.0:
+            s = row + values[j]
+            new = max(side * side * values[i] / (s * s), s * s / (side * side * values[j]))
+            if j > i and new > worst:
+                break
+            worst = new
+            row = s
+            j += 1
+        thick = row / side
+        if j == n or values[j] <= 0.0:
+            thick = w if w >= h else h  # the last row fills what is left exactly
+        pos = 0.0
+        for k in range(i, j):
+            length = values[k] / thick if thick > 0 else 0.0
+            if w >= h:   # vertical strip on the left
+                out[k, 0] = x
+                out[k, 1] = y + pos
+                out[k, 2] = thick
+                out[k, 3] = length
+            else:        # horizontal strip at the bottom
+                out[k, 0] = x + pos
+                out[k, 1] = y
+                out[k, 2] = length
+                out[k, 3] = thick
+            pos += length
+        if w >= h:
+            x += thick
+            w -= thick
+        else:
+            y += thick
+            h -= thick
+        i = j
+
+
+@njit(cache=True)
+def _layout(value, offsets, order, rects, pad):
+    tmp = np.empty((len(order), 4))
+    for p in range(len(offsets) - 1):
+        a, b = offsets[p], offsets[p + 1]
+        if a == b:
+            continue
+        x, y, w, h = rects[p, 0], rects[p, 1], rects[p, 2], rects[p, 3]
+        q = min(pad, 0.125 * min(w, h))
+        x += q
+        y += q
+        w = max(w - 2 * q, 0.0)
+        h = max(h - 2 * q, 0.0)
+        total = 0.0
+        for k in range(a, b):
+            total += value[order[k]]
+        scale = (w * h) / total if total > 0 else 0.0
+        vals = np.empty(b - a)
+        for k in range(a, b):
+            vals[k - a] = value[order[k]] * scale
+        _squarify(vals, x, y, w, h, tmp[a:b])
+        for k in range(a, b):
+            c = order[k]
+            rects[c, 0] = tmp[k, 0]
+            rects[c, 1] = tmp[k, 1]
+            rects[c, 2] = tmp[k, 2]
+            rects[c, 3] = tmp[k, 3]
+
+
+@njit(cache=True)
+def _subtree_sums(parent, leaf_size, is_leaf):
+    value = np.where(is_leaf, leaf_size, 0.0)
+    for i in range(len(parent) - 1, 0, -1):
+        value[parent[i]] += value[i]
+    return value
+
+
+def treemap(parent, leaf_size, width=1.0, height=1.0, pad=0.0):
+    """Rectangles (n, 4) as x, y, w, h for every node, and the node values (n,)."""
+    parent = np.asarray(parent, dtype=np.int64)
+    n = len(parent)
+    if n and (parent[0] != -1 or (parent[1:] >= np.arange(1, n)).any() or (parent[1:] < 0).any()):
+        raise ValueError("hierarchy must be in topological order with one root at 0")
+    size = np.asarray(leaf_size, dtype=np.float64)
+    if (size < 0).any() or not np.isfinite(size).all():
+        raise ValueError("treemap sizes must be finite and non-negative")
+    is_leaf = np.ones(n, dtype=np.bool_)
+    is_leaf[parent[1:]] = False
+    value = _subtree_sums(parent, size, is_leaf)
+    # children of each node by decreasing value (ties by index), as CSR
+    order = np.lexsort((np.arange(1, n), -value[1:], parent[1:])) + 1
+    offsets = np.searchsorted(parent[order], np.arange(n + 1))
+    rects = np.zeros((n, 4))
+    if n:
+        rects[0] = (0.0, 0.0, width, height)
+    _layout(value, offsets, order, rects, float(pad))
+    return rects, value
+
+
+def depth_of(parent):
+    """Depth of every node of a topologically ordered hierarchy (root 0)."""
+    depth = np.zeros(len(parent), dtype=np.int32)
+    for i in range(1, len(parent)):
+        depth[i] = depth[parent[i]] + 1
+    return depth
+
+
+def read_hierarchy(path):
+    """A resource hierarchy file (JSON objects with name, type, children and an
+    optional size) as (names, types, parent, sizes) in topological order."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            root = json.load(f)
+    except OSError as e:
+        raise TraceError(path, None, e.strerror or str(e)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise TraceError(path, getattr(e, "lineno", None), f"not JSON: {e}") from None
+    names, types, parent, sizes = [], [], [], []
+    stack = [(root, -1, "root")]
+    while stack:
+        node, p, where = stack.pop()
+        if not isinstance(node, dict) or "name" not in node:
+            raise TraceError(path, None, f"{where}: expected an object with a \"name\"")
+        i = len(names)
+        names.append(str(node["name"]))
+        types.append(str(node.get("type", "")))
+        parent.append(p)
+        size = node.get("size", 1.0)
+        if not isinstance(size, (int, float)) or size < 0:
+            raise TraceError(path, None, f"{names[-1]}: size must be a non-negative number")
+        sizes.append(float(size))
+        kids = node.get("children", [])
+        if not isinstance(kids, list):
+            raise TraceError(path, None, f"{names[-1]}: children must be a list")
+        for k, child in reversed(list(enumerate(kids))):
+            stack.append((child, i, f"{names[-1]}/children[{k}]"))
+    return names, types, np.array(parent, dtype=np.int64), np.array(sizes)
