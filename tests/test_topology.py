@@ -1,0 +1,239 @@
+"""Topology input: units, SimGrid platforms (clusters expanded as SimGrid does),
+platform traces, Graphviz round trips, curated files, errors."""
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from triva3d import load
+from triva3d.bases import units
+from triva3d.bases.dotfile import read_dot, write_dot
+from triva3d.bases.simgrid import radicals
+from triva3d.bases.topology import collapse_links, from_trace, info, read_topology
+from triva3d.errors import TraceError
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_units():
+    assert units.bandwidth("125MBps") == 125e6
+    assert units.bandwidth("1.25E9Bps") == 1.25e9
+    assert units.bandwidth("10Gbps") == 1.25e9          # bits
+    assert units.bandwidth("2KiBps") == 2048
+    assert units.bandwidth("7") == 7
+    assert units.latency("50us") == pytest.approx(5e-5, rel=1e-15)
+    assert units.latency("1.0E-4s") == 1e-4
+    assert units.latency("2ms") == 2e-3 and units.latency("0") == 0
+    assert units.speed("98.095Mf") == pytest.approx(98.095e6, rel=1e-15)
+    for bad in ("fast", "12 parsecs"):
+        with pytest.raises(ValueError):
+            units.bandwidth(bad)
+    assert radicals("1-3,7,9-10") == [1, 2, 3, 7, 9, 10]
+
+
+def kinds(topo):
+    return dict(zip(*np.unique(topo.kinds, return_counts=True)))
+
+
+def test_flat_cluster_with_backbone(data):
+    # 100 hosts; split-duplex private links (UP and DOWN), a backbone, a router.
+    t = read_topology(str(data / "platforms/cluster_backbone.xml"))
+    assert kinds(t) == {"host": 100, "link": 201, "router": 1}
+    # host-UP, UP-backbone, backbone-DOWN, DOWN-host per host, and backbone-router
+    assert t.n_edges == 4 * 100 + 1
+    e = t.edge_set()
+    assert frozenset(("node-7.simgrid.org", "cluster0_link_7_UP")) in e
+    assert frozenset(("cluster0_backbone", "node-cluster0_router.simgrid.org")) in e
+    up = t.index["cluster0_link_7_UP"]
+    assert float(t.node_attrs[up]["bandwidth"]) == 125e6
+    assert float(t.node_attrs[t.index["cluster0_backbone"]]["bandwidth"]) == 2.25e9
+
+
+def test_torus(data):
+    # TORUS 3,2,2: 12 hosts, one cable per host and dimension (36), split-duplex,
+    # plus a loopback per host (loopback_bw given).
+    t = read_topology(str(data / "platforms/cluster_torus.xml"))
+    hosts, dims = 12, 3
+    assert kinds(t) == {"host": hosts, "link": 2 * hosts * dims + hosts}
+    assert t.n_edges == 2 * (2 * hosts * dims) + hosts
+    # rank 2 has coordinates (2, 0, 0): its x neighbour wraps to rank 0
+    assert frozenset(("node-2.simgrid.org", "bob_cluster_link_from_2_to_0_UP")) in t.edge_set()
+    assert frozenset(("node-0.simgrid.org", "bob_cluster_link_from_2_to_0_UP")) in t.edge_set()
+
+
+def test_fat_tree(data):
+    # "2;4,4;1,2;1,2": 16 hosts, 4 leaf switches of 4 hosts, 2 core switches joined to
+    # each leaf by 2 cables: 16 + 4*2*2 = 32 cables, split-duplex; 16 loopbacks.
+    t = read_topology(str(data / "platforms/cluster_fat_tree.xml"))
+    assert kinds(t) == {"host": 16, "switch": 6, "link": 2 * 32 + 16}
+    assert t.n_edges == 2 * 2 * 32 + 16
+    c = collapse_links(t)
+    assert kinds(c) == {"host": 16, "switch": 6}
+    deg = np.bincount(np.r_[c.src, c.dst], minlength=len(c))
+    leaves = [c.index[f"bob_cluster_switch_1_{i}"] for i in range(4)]
+    cores = [c.index[f"bob_cluster_switch_2_{i}"] for i in range(2)]
+    assert deg[leaves].tolist() == [4 + 2] * 4 and deg[cores].tolist() == [4, 4]
+    core_edges = [a for a in c.edge_attrs if len(a["links"].split()) == 4]
+    assert len(core_edges) == 8          # 2 cables x (UP, DOWN) folded per leaf-core pair
+
+
+def test_dragonfly(data):
+    # "3,4;4,3;5,1;2": 3 groups x 4 chassis x 5 blades = 60 routers, 2 hosts each.
+    g, c, b, n = 3, 4, 5, 2
+    cables = g * c * b * n + g * c * math.comb(b, 2) + g * math.comb(c, 2) * b + math.comb(g, 2)
+    t = read_topology(str(data / "platforms/cluster_dragonfly.xml"))
+    hosts = g * c * b * n
+    # split-duplex cables, a loopback and a limiter per host
+    assert kinds(t) == {"host": hosts, "switch": g * c * b, "link": 2 * cables + 2 * hosts}
+    assert t.n_edges == 2 * 2 * cables + 2 * hosts
+    blue = [x for x in t.names if x.startswith("blue_link")]
+    assert len(blue) == 2 * math.comb(g, 2)
+    # blue links of group 0 to group 2 leave router 2 of group 0 and reach router 0 of group 2
+    assert frozenset(("bob_cluster_router_0_0_2", blue[2])) in t.edge_set()
+
+
+def test_g5k_platform_matches_its_trace(data):
+    xml = read_topology(str(data / "platforms/g5k.xml"))
+    tr = from_trace(load(data / "paje/g5k.trace"))
+    assert kinds(xml) == {"host": 1528, "router": 62, "link": 3142}
+    assert set(xml.names) == set(tr.names)
+    assert all(xml.kinds[xml.index[n]] == tr.kinds[tr.index[n]] for n in tr.names)
+    ex, et = xml.edge_set(), tr.edge_set()
+    assert ex <= et
+    # SimGrid also joined consecutive links of multi-hop (Floyd) routes: link-link only
+    extra = et - ex
+    assert len(extra) == 30
+    assert all(tr.kinds[tr.index[name]] == "link" for e in extra for name in e)
+    # link characteristics: the trace's bandwidth/latency variables are float32
+    for name in ("Lille_Paris", "AS_edel_link_3_UP", "AS_edel_backbone"):
+        for key in ("bandwidth", "latency"):
+            a = float(xml.node_attrs[xml.index[name]][key])
+            b = float(tr.node_attrs[tr.index[name]][key])
+            assert b == pytest.approx(a, rel=1e-6)
+
+
+def test_small_platform(data):
+    t = read_topology(str(data / "platforms/small_platform.xml"))
+    assert kinds(t)["host"] == 7
+    # route Tremblay -> Jupiter is link 9 alone in small_platform.xml
+    assert frozenset(("Tremblay", "9")) in t.edge_set()
+    assert frozenset(("9", "Jupiter")) in t.edge_set()
+    i = t.index["9"]
+    assert float(t.node_attrs[i]["latency"]) == pytest.approx(1.461517e-3, rel=1e-12)
+
+
+def test_dot_round_trip(data, tmp_path):
+    t = read_topology(str(data / "platforms/small_platform_with_routers.xml"))
+    t.node_attrs[0]["pos"] = "10.5,20.25"
+    write_dot(t, tmp_path / "t.dot", comment="test")
+    back = read_dot(str(tmp_path / "t.dot"))
+    assert back.names == t.names and back.kinds == t.kinds
+    assert back.node_attrs == t.node_attrs
+    def values(topo):
+        return {frozenset((topo.names[a], topo.names[b])): (bw, lat) for a, b, bw, lat
+                in zip(topo.src, topo.dst, topo.bandwidth, topo.latency)}
+    assert values(back) == values(t) and len(values(t)) == t.n_edges
+    assert back.positions()[0].tolist() == [10.5, 20.25]
+
+
+def test_dot_attributes_with_units(tmp_path):
+    p = tmp_path / "g.gv"
+    p.write_text('graph { a [kind=host]; s [kind=switch]; a -- s [bandwidth="10Gbps", '
+                 'latency="2us", color=red]; s -- b; }\n')
+    t = read_topology(str(p))
+    assert t.kinds == ["host", "switch", "node"]
+    assert t.bandwidth[0] == 1.25e9 and t.latency[0] == pytest.approx(2e-6, rel=1e-15)
+    assert math.isnan(t.bandwidth[1]) and t.edge_attrs[0] == {"color": "red"}
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("graph {\n a -- b;\n c -- ;\n}\n", 3, "syntax error"),
+    ('graph { a [kind=toaster]; }\n', None, "unknown kind"),
+    ('graph { a -- b [bandwidth=fast]; }\n', None, "bandwidth"),
+    ('graph { a [pos="1;2"]; }\n', None, "bad pos"),
+])
+def test_dot_errors(tmp_path, text, line, message):
+    p = tmp_path / "bad.dot"
+    p.write_text(text)
+    with pytest.raises(TraceError) as e:
+        read_topology(str(p))
+    assert e.value.line == line and message in e.value.message
+
+
+@pytest.mark.parametrize("body, line, message", [
+    ('<platform version="4.1">\n<zone id="z" routing="Full">\n<host id="a" speed="1Gf">\n'
+     '</platform>\n', 5, "malformed XML"),
+    ('<platform version="4.1">\n<zone id="z" routing="Full">\n<host id="a" speed="1Gf"/>\n'
+     '<route src="a" dst="a">\n<link_ctn id="nope"/>\n</route>\n</zone>\n</platform>\n', 6,
+     "unknown link"),
+    ('<platform version="4.1">\n<cluster id="c" prefix="n" suffix="" radical="0-7" '
+     'speed="1Gf" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="3,3"/>\n</platform>\n',
+     3, "bad topo_parameters"),
+    ('<platform version="4.1">\n<link id="l" bandwidth="1 furlong" latency="0"/>\n</platform>\n',
+     3, "unknown unit"),
+])
+def test_simgrid_errors(tmp_path, body, line, message):
+    p = tmp_path / "bad.xml"
+    p.write_text("<?xml version='1.0'?>\n" + body)   # body lines count from 2
+    with pytest.raises(TraceError) as e:
+        read_topology(str(p))
+    assert e.value.line == line and message in e.value.message
+
+
+def test_collapse_flat_cluster(data):
+    c = collapse_links(read_topology(str(data / "platforms/cluster_backbone.xml")))
+    assert kinds(c) == {"host": 100, "link": 1, "router": 1}
+    assert c.n_edges == 101
+    e = c.edge_attrs[[i for i in range(c.n_edges)
+                      if "node-3.simgrid.org" in (c.names[c.src[i]], c.names[c.dst[i]])][0]]
+    assert e["links"] == "cluster0_link_3_DOWN cluster0_link_3_UP"
+
+
+def _convert(src, out, *extra):
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "topology", "convert", str(src),
+                        "-o", str(out), *extra], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return Path(out).read_text()
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (REPO / "topologies/src").glob("*.xml")))
+def test_curated_topologies_are_what_build_writes(name, tmp_path):
+    src = REPO / "topologies/src" / f"{name}.xml"
+    assert _convert(src, tmp_path / "x.dot", "--links", "edges").replace(str(src), "") == \
+        (REPO / "topologies" / f"{name}.dot").read_text()
+
+
+def test_curated_g5k(data, tmp_path):
+    assert _convert(data / "platforms/g5k.xml", tmp_path / "g.dot") == \
+        (REPO / "topologies/g5k.dot").read_text()
+
+
+def test_curated_counts():
+    expect = {"single_switch_cluster": ({"host": 16, "router": 1}, 16),
+              "two_site_grid": ({"host": 16, "link": 2, "router": 2}, 19),
+              "fat_tree_k4": ({"host": 16, "switch": 20}, 48),
+              "torus_4x4x4": ({"host": 64}, 192),
+              "dragonfly_small": ({"host": 24, "switch": 12}, 24 + 6 + 6 + 3)}
+    for name, (k, edges) in expect.items():
+        t = read_topology(str(REPO / "topologies" / f"{name}.dot"))
+        assert kinds(t) == k and t.n_edges == edges, name
+        assert np.isfinite(t.bandwidth).all() and np.isfinite(t.latency).all()
+    torus = read_topology(str(REPO / "topologies/torus_4x4x4.dot"))
+    assert (np.bincount(np.r_[torus.src, torus.dst]) == 6).all()
+
+
+def test_info_and_cli(data, tmp_path):
+    d = info(read_topology(str(data / "platforms/small_platform.xml")))
+    assert d["kinds"] == {"host": 7, "link": 24} and d["edges with bandwidth"] == d["edges"]
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "topology", "info", "--json",
+                        str(data / "platforms/cluster_fat_tree.xml")], capture_output=True,
+                       text=True)
+    assert r.returncode == 0
+    import json
+    assert json.loads(r.stdout)["nodes"] == 16 + 6 + 80
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "topology", "info",
+                        str(tmp_path / "missing.dot")], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "no such topology" in r.stderr
