@@ -83,7 +83,8 @@ def cmd_place(args):
         cont = trace.containers
         for c in range(1, len(cont)):
             node = lay.node_names[lay.node[c]] if lay.node[c] >= 0 else ""
-            w.writerow([trace.names.display(cont.name[c]), trace.type_name(cont.type[c]), node,
+            w.writerow([trace.names.display(cont.name[c]),
+                        trace.names.display(trace.types.name[cont.type[c]]), node,
                         RULES[lay.rule[c]], f"{lay.x[c]:.6g}", f"{lay.y[c]:.6g}",
                         f"{lay.w[c]:.6g}", f"{lay.h[c]:.6g}"])
     finally:

@@ -37,7 +37,8 @@ def _dot_text(topo, program, sizes, given):
         side = float(sizes[i]) / 72.0
         pos = ""
         if np.isfinite(given[i, 0]):
-            pos = f', pos="{float(given[i, 0])!r},{float(given[i, 1])!r}!", pin=true'
+            # neato and fdp read pos in inches (and write points)
+            pos = f', pos="{float(given[i, 0]) / 72!r},{float(given[i, 1]) / 72!r}!", pin=true'
         lines.append(f"  n{i} [width={side!r}, height={side!r}{pos}];")
     seen = set()
     for a, b in zip(topo.src.tolist(), topo.dst.tolist()):
@@ -82,6 +83,9 @@ def layout(topo, program=None, sizes=None, use_cache=True, timeout=None):
         except (OSError, ValueError):
             pass
     pos = _run(text, program, topo.source, timeout)
+    pinned = np.isfinite(given[:, 0])
+    if pinned.any() and program in ("neato", "fdp"):
+        pos += (given[pinned] - pos[pinned]).mean(axis=0)   # Graphviz moves the origin
     if use_cache:
         _save(path, pos)
     return pos

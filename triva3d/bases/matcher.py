@@ -176,8 +176,10 @@ def arrange(trace, node, rule, centers, sizes, gap=0.1):
     if len(lost):
         unit = float(np.median(sizes)) if len(sizes) else 1.0
         placed = np.flatnonzero(w > 0)
-        right = float((x[placed] + w[placed] / 2).max()) if len(placed) else 0.0
-        top = float((y[placed] + h[placed] / 2).max()) if len(placed) else 0.0
+        edges_x = np.r_[x[placed] + w[placed] / 2, centers[:, 0] + sizes / 2]
+        edges_y = np.r_[y[placed] + h[placed] / 2, centers[:, 1] + sizes / 2]
+        right = float(edges_x.max()) if len(edges_x) else 0.0
+        top = float(edges_y.max()) if len(edges_y) else 0.0
         g = math.ceil(math.sqrt(len(lost)))
         k = np.arange(len(lost))
         x0 = right + 2 * unit

@@ -1,10 +1,10 @@
 """Squarified treemaps (Bruls, Huizing and van Wijk, 2000), compiled with numba.
 
 A hierarchy is a `parent` array in topological order (parent[i] < i, -1 for the
-root). Leaves carry sizes; an inner node's value is the sum of its leaves. Every
-node gets a rectangle (x, y, w, h): the root the whole area, each node's children
-share its area minus `pad` on each side, with areas exactly proportional to their
-values (without padding, a leaf's area is exactly value / total x the whole area).
+root). A node's value is its own size plus its descendants'. Every node gets a
+rectangle (x, y, w, h): the root the whole area; a node's children share its area
+minus `pad` on each side, in proportion to their values, its own size keeping the
+rest (without padding, every area is exactly value / total x the whole area).
 """
 import json
 
@@ -67,7 +67,7 @@ def _squarify(values, x, y, w, h, out):
 
 @njit(cache=True)
 def _layout(value, offsets, order, rects, pad):
-    tmp = np.empty((len(order), 4))
+    tmp = np.empty((len(order) + 1, 4))
     for p in range(len(offsets) - 1):
         a, b = offsets[p], offsets[p + 1]
         if a == b:
@@ -78,14 +78,15 @@ def _layout(value, offsets, order, rects, pad):
         y += q
         w = max(w - 2 * q, 0.0)
         h = max(h - 2 * q, 0.0)
-        total = 0.0
-        for k in range(a, b):
-            total += value[order[k]]
-        scale = (w * h) / total if total > 0 else 0.0
-        vals = np.empty(b - a)
+        scale = (w * h) / value[p] if value[p] > 0 else 0.0
+        vals = np.empty(b - a + 1)
+        kids = 0.0
         for k in range(a, b):
             vals[k - a] = value[order[k]] * scale
-        _squarify(vals, x, y, w, h, tmp[a:b])
+            kids += value[order[k]]
+        # the node's own size, if any, keeps the last share of its area
+        vals[b - a] = max(value[p] - kids, 0.0) * scale
+        _squarify(vals, x, y, w, h, tmp[a:b + 1])
         for k in range(a, b):
             c = order[k]
             rects[c, 0] = tmp[k, 0]
@@ -95,15 +96,16 @@ def _layout(value, offsets, order, rects, pad):
 
 
 @njit(cache=True)
-def _subtree_sums(parent, leaf_size, is_leaf):
-    value = np.where(is_leaf, leaf_size, 0.0)
+def _subtree_sums(parent, size):
+    value = size.copy()
     for i in range(len(parent) - 1, 0, -1):
         value[parent[i]] += value[i]
     return value
 
 
 def treemap(parent, leaf_size, width=1.0, height=1.0, pad=0.0):
-    """Rectangles (n, 4) as x, y, w, h for every node, and the node values (n,)."""
+    """Rectangles (n, 4) as x, y, w, h for every node, and the node values (n,).
+    `leaf_size` is every node's own size (usually zero for inner nodes)."""
     parent = np.asarray(parent, dtype=np.int64)
     n = len(parent)
     if n and (parent[0] != -1 or (parent[1:] >= np.arange(1, n)).any() or (parent[1:] < 0).any()):
@@ -111,9 +113,7 @@ def treemap(parent, leaf_size, width=1.0, height=1.0, pad=0.0):
     size = np.asarray(leaf_size, dtype=np.float64)
     if (size < 0).any() or not np.isfinite(size).all():
         raise ValueError("treemap sizes must be finite and non-negative")
-    is_leaf = np.ones(n, dtype=np.bool_)
-    is_leaf[parent[1:]] = False
-    value = _subtree_sums(parent, size, is_leaf)
+    value = _subtree_sums(parent, size)
     # children of each node by decreasing value (ties by index), as CSR
     order = np.lexsort((np.arange(1, n), -value[1:], parent[1:])) + 1
     offsets = np.searchsorted(parent[order], np.arange(n + 1))
@@ -134,7 +134,8 @@ def depth_of(parent):
 
 def read_hierarchy(path):
     """A resource hierarchy file (JSON objects with name, type, children and an
-    optional size) as (names, types, parent, sizes) in topological order."""
+    optional size: 1 for a leaf, 0 for an inner node unless given) as
+    (names, types, parent, sizes) in topological order."""
     try:
         with open(path, encoding="utf-8") as f:
             root = json.load(f)
@@ -152,11 +153,11 @@ def read_hierarchy(path):
         names.append(str(node["name"]))
         types.append(str(node.get("type", "")))
         parent.append(p)
-        size = node.get("size", 1.0)
+        kids = node.get("children", [])
+        size = node.get("size", 0.0 if kids else 1.0)
         if not isinstance(size, (int, float)) or size < 0:
             raise TraceError(path, None, f"{names[-1]}: size must be a non-negative number")
         sizes.append(float(size))
-        kids = node.get("children", [])
         if not isinstance(kids, list):
             raise TraceError(path, None, f"{names[-1]}: children must be a list")
         for k, child in reversed(list(enumerate(kids))):

@@ -1,0 +1,289 @@
+"""Layouts, the matcher, the communication graph and treemaps, on real pairs of
+trace and platform and on small traces whose answers are worked out by hand."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import HEADER
+from triva3d import load
+from triva3d.bases import graphlayout, matcher
+from triva3d.bases.appgraph import comm_graph
+from triva3d.bases.layout import UNIT, make_layout, on_graph, on_hierarchy, on_treemap
+from triva3d.bases.topology import Topology, read_topology
+from triva3d.bases.treemap import read_hierarchy, treemap
+from triva3d.errors import TraceError
+
+# Hosts of small_platform.xml with processes on them, as SimGrid MSG traces have them.
+PROCS = """\
+0 HOST 0 "HOST"
+0 PROC HOST "PROCESS"
+0 LOST 0 "LOST"
+2 S PROC "state"
+6 0 Tremblay HOST 0 "Tremblay"
+6 0 Jupiter HOST 0 "Jupiter"
+6 0 p1 PROC Tremblay "master-1"
+6 0 p2 PROC Tremblay "worker-2"
+6 0 p3 PROC Tremblay "worker-3"
+6 0 p4 PROC Tremblay "worker-4"
+6 0 p5 PROC Jupiter "worker-5"
+6 0 lost LOST 0 "orphan"
+11 1 p1 S run
+"""
+
+
+@pytest.fixture
+def small(data, trace_file):
+    return (load(trace_file(HEADER + PROCS), cache=False),
+            read_topology(str(data / "platforms/small_platform.xml")))
+
+
+def names(trace, rows):
+    return [trace.names.display(trace.containers.name[c]) for c in rows]
+
+
+def row(trace, name):
+    return next(c for c in range(len(trace.containers))
+                if trace.names.display(trace.containers.name[c]) == name)
+
+
+def test_g5k_trace_on_g5k_platform(data):
+    tr = load(data / "paje/g5k.trace")
+    lay = on_graph(tr, read_topology(str(data / "platforms/g5k.xml")))
+    cont = tr.containers
+    for tname in ("HOST", "ROUTER", "LINK"):
+        t = [i for i in range(len(tr.types)) if tr.type_name(i) == tname]
+        rows = np.flatnonzero(np.isin(cont.type, t))
+        assert len(rows) == {"HOST": 1528, "ROUTER": 62, "LINK": 3142}[tname]
+        assert (lay.rule[rows] == matcher.R_NAME).all()
+        assert [lay.node_names[n] for n in lay.node[rows]] == names(tr, rows)
+    assert lay.report["by rule"]["unplaced"] == 0
+    # zones cover their hosts, routers and links
+    zones = np.flatnonzero(lay.rule == matcher.R_DESCENDANTS)
+    assert len(zones) == 65 + 1
+    host = row(tr, "edel-3.grenoble.grid5000.fr")
+    zone = cont.parent[host]
+    assert abs(lay.x[host] - lay.x[zone]) <= lay.w[zone] / 2
+    assert abs(lay.y[host] - lay.y[zone]) <= lay.h[zone] / 2
+
+
+def test_processes_land_on_their_hosts(small):
+    tr, topo = small
+    lay = on_graph(tr, topo)
+    trem = topo.index["Tremblay"]
+    for p in ("master-1", "worker-2", "worker-3", "worker-4"):
+        c = row(tr, p)
+        assert lay.node[c] == trem and matcher.RULES[lay.rule[c]] == "ancestor"
+    # four processes share Tremblay's square, which is sqrt(4) = 2 units wide
+    assert lay.node_rects[trem, 2] == 2 * UNIT
+    assert lay.node_rects[topo.index["Jupiter"], 2] == UNIT
+    cells = [row(tr, p) for p in ("master-1", "worker-2", "worker-3", "worker-4")]
+    xy = {(round(lay.x[c], 6), round(lay.y[c], 6)) for c in cells}
+    assert len(xy) == 4
+    cx, cy = lay.node_rects[trem, :2]
+    assert all(abs(x - cx) < UNIT and abs(y - cy) < UNIT for x, y in xy)
+    # the host container covers its whole square
+    h = row(tr, "Tremblay")
+    assert (lay.x[h], lay.y[h], lay.w[h]) == (cx, cy, 2 * UNIT)
+    # the orphan matches nothing: reported, and drawn beside the base
+    o = row(tr, "orphan")
+    assert lay.report["by rule"]["unplaced"] == 1 and lay.report["unplaced examples"] == ["orphan"]
+    ax, ay, aw, ah = lay.unplaced_area
+    assert abs(lay.x[o] - ax) < aw / 2 and abs(lay.y[o] - ay) < ah / 2
+    right = (lay.node_rects[:, 0] + lay.node_rects[:, 2] / 2).max()
+    assert ax - aw / 2 > right
+
+
+def test_rules_in_order(small, tmp_path):
+    tr, topo = small
+    csv = tmp_path / "map.csv"
+    csv.write_text("container,node\nworker-2,Fafard\nnobody,Ginette\n")
+    lay = on_graph(tr, topo, mapping=str(csv), pattern=r"worker-(\d)")  # group 1: no node
+    assert lay.node_names[lay.node[row(tr, "worker-2")]] == "Fafard"
+    assert matcher.RULES[lay.rule[row(tr, "worker-2")]] == "mapping"
+    assert lay.report["unused mapping examples"] == ["nobody"]
+    lay = on_graph(tr, topo, pattern=r"(?P<node>orphan)|worker-5")
+    assert lay.report["by rule"]["unplaced"] == 1       # "orphan" is no node either
+    lay = on_graph(tr, topo, pattern=r"^orph(an)$")
+    assert lay.report["by rule"]["unplaced"] == 1
+    rx_topo = Topology()
+    for n in ("Tremblay", "Jupiter", "an"):
+        rx_topo.add_node(n, "host")
+    lay = on_graph(tr, rx_topo, pattern=r"^orph(an)$")
+    assert matcher.RULES[lay.rule[row(tr, "orphan")]] == "pattern"
+    bad = tmp_path / "bad.csv"
+    bad.write_text("worker-2,Fafard\nworker-3,Atlantis\n")
+    with pytest.raises(TraceError) as e:
+        on_graph(tr, topo, mapping=str(bad))
+    assert e.value.line == 2 and "Atlantis" in e.value.message
+    with pytest.raises(TraceError):
+        on_graph(tr, topo, pattern="(unclosed")
+
+
+def test_layouts_are_repeatable_and_cached(data, monkeypatch):
+    topo = read_topology(str(data / "platforms/cluster_fat_tree.xml"))
+    for prog in ("neato", "sfdp", "dot"):
+        a = graphlayout.layout(topo, prog, use_cache=False)
+        b = graphlayout.layout(topo, prog, use_cache=False)
+        np.testing.assert_array_equal(a, b)
+        assert a.shape == (len(topo), 2) and np.isfinite(a).all()
+    first = graphlayout.layout(topo)
+    monkeypatch.setattr(graphlayout, "_run", lambda *a: pytest.fail("layout not cached"))
+    np.testing.assert_array_equal(graphlayout.layout(topo), first)
+    assert graphlayout.default_program(100) == "neato"
+    assert graphlayout.default_program(10_000) == "sfdp"
+
+
+def test_positions_in_the_file_are_kept(tmp_path):
+    p = tmp_path / "g.dot"
+    p.write_text('graph { a [pos="0,0"]; b [pos="100,0"]; c [pos="50,80!"]; a -- b -- c; }\n')
+    topo = read_topology(str(p))
+    np.testing.assert_array_equal(graphlayout.layout(topo), [[0, 0], [100, 0], [50, 80]])
+    p.write_text('graph { a [pos="0,0"]; b [pos="300,0"]; a -- c -- b; }\n')
+    topo = read_topology(str(p))
+    pos = graphlayout.layout(topo, "neato", use_cache=False)
+    np.testing.assert_allclose(pos[:2], [[0, 0], [300, 0]])
+
+
+def test_comm_graph(trace_file):
+    # Three processes on two hosts; links with Size: p1->p2 (same host), p1->p3 twice,
+    # p3->p2 once, one of them outside the window [0, 5].
+    header = HEADER.replace("% Key string\n%EndEventDef\n%EventDef PajeEndLink",
+                            "% Key string\n% Size double\n%EndEventDef\n%EventDef PajeEndLink")
+    body = """\
+0 H 0 "Host"
+0 P H "Proc"
+4 L 0 P P "msg"
+6 0 h1 H 0 "h1"
+6 0 h2 H 0 "h2"
+6 0 p1 P h1 "p1"
+6 0 p2 P h1 "p2"
+6 0 p3 P h2 "p3"
+15 1 0 L p1 m k1 100
+16 2 0 L p2 m k1
+15 1 0 L p1 m k2 1000
+16 3 0 L p3 m k2
+15 4 0 L p1 m k3 10
+16 4.5 0 L p3 m k3
+15 6 0 L p3 m k4 5
+16 7 0 L p2 m k4
+"""
+    tr = load(trace_file(header + body), cache=False)
+    g = comm_graph(tr, level="Host")
+    assert g.names == ["h1", "h2"] and g.n_edges == 1
+    assert g.edge_attrs[0] == {"count": "3", "bytes": "1015.0"}
+    assert g.node_attrs[0]["internal"] == "1"
+    w = comm_graph(tr, level="Host", window=(0.0, 5.0))
+    assert w.edge_attrs[0] == {"count": "2", "bytes": "1010.0"}
+    p = comm_graph(tr)      # default level: the type of the link ends
+    assert p.names == ["p1", "p2", "p3"] and p.n_edges == 3
+    by_pair = {frozenset((p.names[a], p.names[b])): at["count"]
+               for a, b, at in zip(p.src, p.dst, p.edge_attrs)}
+    assert by_pair == {frozenset(("p1", "p2")): "1", frozenset(("p1", "p3")): "2",
+                       frozenset(("p2", "p3")): "1"}
+    lay = make_layout(tr, base="appgraph", level="1")
+    assert lay.base == "appgraph" and lay.report["by rule"]["unplaced"] == 0
+    assert matcher.RULES[lay.rule[row(tr, "p3")]] == "ancestor"
+
+
+def test_treemap_areas_are_exact():
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        n = int(rng.integers(2, 300))
+        parent = np.r_[-1, [rng.integers(0, i) for i in range(1, n)]]
+        size = rng.random(n) * (rng.random(n) > 0.1)
+        rects, value = treemap(parent, size, 300.0, 200.0)
+        area = rects[:, 2] * rects[:, 3]
+        # every node's area is its share of the total (own size plus descendants')
+        total = size.sum()
+        expect = np.zeros(n)
+        for i in range(n):
+            j = i
+            while j >= 0:
+                expect[j] += size[i]
+                j = parent[j]
+        np.testing.assert_allclose(area, expect / total * 60000.0, atol=1e-9)
+        np.testing.assert_allclose(value, expect)
+        # children inside their parent, siblings not overlapping
+        kids = np.arange(1, n)
+        p = parent[kids]
+        eps = 1e-9
+        assert (rects[kids, 0] >= rects[p, 0] - eps).all()
+        assert (rects[kids, 0] + rects[kids, 2] <= rects[p, 0] + rects[p, 2] + eps).all()
+        assert (rects[kids, 1] + rects[kids, 3] <= rects[p, 1] + rects[p, 3] + eps).all()
+        padded, _ = treemap(parent, size, 300.0, 200.0, pad=2.0)
+        parea = padded[:, 2] * padded[:, 3]
+        for q in np.unique(p):
+            sib = kids[(p == q) & (value[kids] > 0)]
+            if len(sib) > 1:
+                np.testing.assert_allclose(parea[sib] / parea[sib].sum(),
+                                           value[sib] / value[sib].sum(), rtol=1e-9)
+        np.testing.assert_array_equal(treemap(parent, size, 300.0, 200.0)[0], rects)
+
+
+def test_squarified_rows():
+    # Bruls et al.'s example: 6, 6, 4, 3, 2, 2, 1 in a 6 x 4 rectangle
+    parent = np.r_[-1, np.zeros(7, int)]
+    rects, _ = treemap(parent, np.r_[0, 6, 6, 4, 3, 2, 2, 1], 6.0, 4.0)
+    np.testing.assert_allclose(rects[1], [0, 0, 3, 2])       # first row: 6, 6 in a column
+    np.testing.assert_allclose(rects[2], [0, 2, 3, 2])
+    assert rects[3, 0] == pytest.approx(3)                   # 4 starts the next row
+
+
+def test_container_treemap_by_state_time(data):
+    tr = load(data / "paje/native_sample.trace")
+    value = "Executing"      # time in a state value: expected from pj_dump's reference
+    expect = {}
+    for line in (data / "paje-reference/native_sample.trace.pj_dump.csv").read_text().splitlines():
+        f = line.split(", ")
+        if f[0] == "State" and f[7].strip('"') == value:
+            expect[f[1].strip('"')] = expect.get(f[1].strip('"'), 0.0) + float(f[5])
+    lay = on_treemap(tr, metric=f"state:{value}", width=100.0, height=100.0, pad=0.0)
+    total = sum(expect.values())
+    for name, seconds in expect.items():
+        c = row(tr, name)
+        assert lay.w[c] * lay.h[c] == pytest.approx(seconds / total * 1e4, rel=1e-5)
+    with pytest.raises(TraceError):
+        on_treemap(tr, metric="state:Dancing")
+
+
+def test_hierarchy_file(tmp_path, small):
+    tr, _ = small
+    h = {"name": "grid", "type": "grid", "children": [
+        {"name": "siteA", "type": "site", "children": [
+            {"name": "Tremblay", "type": "host", "size": 3}, {"name": "Fafard", "type": "host"}]},
+        {"name": "Jupiter", "type": "host", "size": 4}]}
+    p = tmp_path / "h.json"
+    p.write_text(json.dumps(h))
+    names, types, parent, sizes = read_hierarchy(str(p))
+    assert names == ["grid", "siteA", "Tremblay", "Fafard", "Jupiter"]
+    assert parent.tolist() == [-1, 0, 1, 1, 0]
+    lay = make_layout(tr, topology=str(p))
+    area = lay.node_rects[:, 2] * lay.node_rects[:, 3]
+    assert area[2] / area[3] == pytest.approx(3)           # siblings share exactly
+    flat = on_hierarchy(tr, str(p), pad=0.0)
+    a = flat.node_rects[:, 2] * flat.node_rects[:, 3]
+    np.testing.assert_allclose(a / a[0], [1, 4 / 8, 3 / 8, 1 / 8, 4 / 8])
+    assert lay.node_names[lay.node[row(tr, "worker-5")]] == "Jupiter"
+    p.write_text('{"name": "x", "children": [{"type": "host"}]}')
+    with pytest.raises(TraceError):
+        read_hierarchy(str(p))
+
+
+def test_place_command(data, trace_file, tmp_path):
+    t = trace_file(HEADER + PROCS)
+    out = tmp_path / "map.csv"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "place", str(t), "--topology",
+                        str(data / "platforms/small_platform.xml"), "--csv", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = out.read_text().splitlines()
+    assert rows[0] == "container,type,node,rule,x,y,w,h" and len(rows) == 1 + 8
+    assert any(x.startswith("worker-5,PROCESS,Jupiter,ancestor,") for x in rows)
+    assert "unplaced: 1" in r.stdout and "orphan" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "place", str(t), "--topology",
+                        str(tmp_path / "none.dot")], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith("triva3d: error: ") \
+        and r.stderr.count("\n") == 1
