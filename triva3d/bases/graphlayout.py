@@ -19,7 +19,12 @@ from ..errors import TraceError
 PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
 #: Above this many nodes the default is sfdp: neato and circo become very slow.
 NEATO_MAX = 500
-FORMAT = 1
+FORMAT = 2
+#: neato removes overlaps by scaling; the bundled Graphviz cannot remove them in
+#: fdp and sfdp (no triangulation library), so `_spread` makes room afterwards.
+OVERLAP = {"neato": "scale", "fdp": "true", "sfdp": "true"}
+#: fdp and sfdp layouts are enlarged until their box is this many times the nodes' area.
+ROOM = 4.0
 
 
 def default_program(n_nodes):
@@ -30,7 +35,7 @@ def default_program(n_nodes):
 def _dot_text(topo, program, sizes, given):
     """The DOT that Graphviz lays out: nodes n0..n{N-1}, no labels, square footprints."""
     lines = ["graph G {",
-             "  graph [overlap=" + ("false" if program in ("dot", "twopi", "circo") else "true")
+             "  graph [overlap=" + OVERLAP.get(program, "false")
              + ", start=1, splines=false, outputorder=edgesfirst];",
              '  node [shape=box, fixedsize=true, label=""];']
     for i in range(len(topo)):
@@ -86,9 +91,23 @@ def layout(topo, program=None, sizes=None, use_cache=True, timeout=None):
     pinned = np.isfinite(given[:, 0])
     if pinned.any() and program in ("neato", "fdp"):
         pos += (given[pinned] - pos[pinned]).mean(axis=0)   # Graphviz moves the origin
+    elif program in ("fdp", "sfdp"):
+        pos = _spread(pos, sizes)
     if use_cache:
         _save(path, pos)
     return pos
+
+
+def _spread(pos, sizes):
+    """Scale a layout about its centre until its box holds ROOM times the nodes' area
+    (never shrinks it), so that nodes overlap little where Graphviz left them packed."""
+    extent = np.ptp(pos, axis=0) if len(pos) > 1 else np.zeros(2)
+    need = ROOM * float((sizes ** 2).sum())
+    have = float(max(extent[0], 1e-9) * max(extent[1], 1e-9))
+    if len(pos) < 2 or have >= need:
+        return pos
+    centre = pos.mean(axis=0)
+    return centre + (pos - centre) * np.sqrt(need / have)
 
 
 def _run(text, program, source, timeout):
