@@ -98,7 +98,7 @@ def bench_match(n):
 
     def run():
         node, rule, _ = matcher.match(trace, topo.index)
-        _, count = matcher.cells_per_node(trace, node, hosts)
+        _, _, count = matcher.cells_per_node(trace, node, hosts)
         matcher.arrange(trace, node, rule, centers, 18.0 * np.sqrt(np.maximum(count, 1)))
     run()                                          # compile
     lo, med = best(run, 5)

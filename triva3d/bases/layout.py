@@ -67,7 +67,7 @@ def on_graph(trace, topo, base="topology", program=None, mapping=None, pattern=N
     side grows with the square root of the containers it holds (as in Triva)."""
     rows = matcher.read_mapping(mapping, topo.index) if mapping else None
     node, rule, unused = matcher.match(trace, topo.index, rows, pattern)
-    _, count = matcher.cells_per_node(trace, node, len(topo))
+    _, _, count = matcher.cells_per_node(trace, node, len(topo))
     sizes = UNIT * np.sqrt(np.maximum(count, 1))
     centers = graph_layout(topo, program, sizes, use_cache=use_cache)
     x, y, w, h, rule, area = matcher.arrange(trace, node, rule, centers, sizes)

@@ -135,15 +135,15 @@ def _group_boxes(parent, x, y, w, h, rule):
 
 def cells_per_node(trace, node, n_nodes):
     """Cells are containers on a node with no child on the same node; returns the
-    cell mask and the number of cells each node holds."""
+    cell mask, each cell's rank among its node's cells and the cells per node."""
     parent = trace.containers.parent
     has_child_here = np.zeros(len(node), dtype=bool)
     kids = np.flatnonzero((parent >= 0) & (node >= 0))
     same = node[parent[kids]] == node[kids]
     has_child_here[parent[kids[same]]] = True
     is_cell = (node >= 0) & ~has_child_here
-    _, count = _cells(node, is_cell, n_nodes)
-    return is_cell, count
+    rank, count = _cells(node, is_cell, n_nodes)
+    return is_cell, rank, count
 
 
 def arrange(trace, node, rule, centers, sizes, gap=0.1):
@@ -155,8 +155,7 @@ def arrange(trace, node, rule, centers, sizes, gap=0.1):
     cover their placed descendants or go to the unplaced area."""
     n = len(node)
     parent = trace.containers.parent
-    is_cell, count = cells_per_node(trace, node, len(centers))
-    rank, _ = _cells(node, is_cell, len(centers))
+    is_cell, rank, count = cells_per_node(trace, node, len(centers))
     x, y, w, h = (np.zeros(n) for _ in range(4))
     on = node >= 0
     x[on], y[on] = centers[node[on], 0], centers[node[on], 1]
