@@ -51,21 +51,13 @@ class Topology:
                             {k: str(v) for k, v in attrs.items()}))
 
     # -- arrays --------------------------------------------------------------
-    @property
-    def src(self):
-        return np.array([e[0] for e in self._edges], dtype=np.int32)
+    def _column(self, k, dtype):
+        return np.array([e[k] for e in self._edges], dtype=dtype)
 
-    @property
-    def dst(self):
-        return np.array([e[1] for e in self._edges], dtype=np.int32)
-
-    @property
-    def bandwidth(self):
-        return np.array([e[2] for e in self._edges], dtype=np.float64)
-
-    @property
-    def latency(self):
-        return np.array([e[3] for e in self._edges], dtype=np.float64)
+    src = property(lambda self: self._column(0, np.int32))
+    dst = property(lambda self: self._column(1, np.int32))
+    bandwidth = property(lambda self: self._column(2, np.float64))
+    latency = property(lambda self: self._column(3, np.float64))
 
     @property
     def edge_attrs(self):
