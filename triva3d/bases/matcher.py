@@ -20,9 +20,10 @@ R_UNPLACED, R_MAPPING, R_PATTERN, R_NAME, R_ANCESTOR, R_DESCENDANTS = range(6)
 
 
 def read_mapping(path, node_index):
-    """A `container,node` CSV (a header line naming those columns is allowed) as a
-    dict of container name -> node index; unknown nodes are errors."""
+    """A `container,node` CSV (`#` comments; a first row naming those columns is
+    allowed) as a dict of container name -> node index; unknown nodes are errors."""
     out = {}
+    first = True
     try:
         f = open(path, newline="", encoding="utf-8")
     except OSError as e:
@@ -34,7 +35,9 @@ def read_mapping(path, node_index):
             if len(row) != 2:
                 raise TraceError(path, lineno, f"expected 'container,node', got {len(row)} fields")
             container, node = row[0].strip(), row[1].strip()
-            if lineno == 1 and (container.lower(), node.lower()) == ("container", "node"):
+            header = first and (container.lower(), node.lower()) == ("container", "node")
+            first = False
+            if header:
                 continue
             if node not in node_index:
                 raise TraceError(path, lineno, f"no node {node!r} in the topology")
