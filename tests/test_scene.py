@@ -1,0 +1,393 @@
+"""The 3D scene rendered offscreen (real VTK, EGL): the pictures and the picking
+are checked against answers worked out from the Trace and the Layout alone."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import HEADER
+from triva3d import load
+from triva3d.bases.layout import make_layout
+from triva3d.export import render_image
+from triva3d.scene import colors, entities
+from triva3d.scene.annotations import ticks
+from triva3d.scene.scene import Scene
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ROOT / "examples/small.trace"
+GRID = ROOT / "topologies/two_site_grid.dot"
+SMALL_MAP = ROOT / "examples/small_on_two_site_grid.csv"
+
+# Two hosts 200 pt apart with one process each (pinned positions): P1 runs A [0, 2],
+# then B [2, 5] with C nested in it [3, 4]; P2 runs D [0, 5]; a message of 4096
+# bytes P1 -> P2 from 1 to 3 s; an event on P2 at 4 s; h1's Load is 1 then 3.
+HAND = HEADER + """\
+%EventDef PajeStartLink 20
+% Time date
+% Container string
+% Type string
+% StartContainer string
+% Value string
+% Key string
+% Size string
+%EndEventDef
+0 H 0 "Host"
+0 P H "Process"
+2 S P "State"
+3 E P "Mark"
+1 V H "Load" "0 0 1"
+4 L 0 P P "Msg"
+5 a S "A" "1 0 0"
+5 b S "B" "0 1 0"
+5 c S "C" "0 0 1"
+5 d S "D" "1 1 0"
+5 m L "m" "1 0 1"
+5 e E "e" "0 1 1"
+6 0 h1 H 0 "h1"
+6 0 h2 H 0 "h2"
+6 0 p1 P h1 "P1"
+6 0 p2 P h2 "P2"
+8 0 h1 V 1
+11 0 p1 S a
+11 0 p2 S d
+20 1 0 L p1 m k1 4096
+11 2 p1 S b
+8 2.5 h1 V 3
+12 3 p1 S c
+16 3 0 L p2 m k1
+13 4 p1 S
+17 4 p2 E e
+7 5 P p1
+7 5 P p2
+7 5 H h1
+7 5 H h2
+"""
+HAND_TOPO = """graph hand {
+  h1 [kind=host, pos="0,0!"];
+  s [kind=switch, pos="100,0!"];
+  h2 [kind=host, pos="200,0!"];
+  h1 -- s [bandwidth="1e9", latency="1e-6"];
+  s -- h2 [bandwidth="1e8", latency="1e-4"];
+}
+"""
+
+
+@pytest.fixture
+def hand(tmp_path):
+    (tmp_path / "hand.trace").write_text(HAND)
+    (tmp_path / "hand.dot").write_text(HAND_TOPO)
+    tr = load(tmp_path / "hand.trace", cache=False)
+    return tr, make_layout(tr, str(tmp_path / "hand.dot"))
+
+
+@pytest.fixture(scope="module")
+def small():
+    tr = load(SMALL, cache=False)
+    return tr, make_layout(tr, str(GRID), mapping=str(SMALL_MAP))
+
+
+def row_of(trace, table, **where):
+    """The one row of `table` whose columns equal `where` (names given as text)."""
+    t = getattr(trace, table)
+    mask = np.ones(len(t), bool)
+    for col, val in where.items():
+        mask &= getattr(t, col) == val
+    rows = np.flatnonzero(mask)
+    assert len(rows) == 1, (table, where, rows)
+    return int(rows[0])
+
+
+def container(trace, name):
+    return next(c for c in range(len(trace.containers))
+                if trace.names.display(trace.containers.name[c]) == name)
+
+
+def value_code(trace, name):
+    return next(v for v in range(len(trace.values))
+                if trace.names.display(trace.values.name[v]) == name)
+
+
+def pixel(img, x, y):
+    """The image's pixel at display point (x, y) (origin bottom left)."""
+    return img[img.shape[0] - 1 - int(round(y)), int(round(x))].astype(int)
+
+
+def render(scene, view, size=(800, 600)):
+    return render_image(scene, size, view)
+
+
+# -- pictures ----------------------------------------------------------------------
+def test_render_is_not_blank(small):
+    img, _ = render(Scene(*small), "iso")
+    bg = np.round(np.array(colors.BACKGROUND) * 255)
+    drawn = (np.abs(img.astype(int) - bg).sum(axis=2) > 30).mean()
+    assert drawn > 0.08
+    # every state colour of the trace shows somewhere
+    rgb = colors.value_rgb(small[0])
+    flat = img.reshape(-1, 3).astype(int)
+    for v in np.unique(small[0].states.value):
+        assert (np.abs(flat - rgb[v]).max(axis=1) <= 40).any()
+
+
+def top_states(trace, scene):
+    """Per column (container, state type): the row whose box top is highest (the
+    last to end in the window, nested ones in front), worked out from the Trace."""
+    st, f, rows = trace.states, scene.frame, scene.state_rows
+    top = np.minimum(st.end[rows], f.t1)
+    order = np.lexsort((st.imbrication[rows], top, scene.cols.of_row))
+    last = np.r_[scene.cols.of_row[order][1:] != scene.cols.of_row[order][:-1], True]
+    return rows[order[last]]
+
+
+def check_top_view(trace, layout, size, min_checked):
+    """From above, each column's centre shows the state that ends last in it (or,
+    within the depth a picture resolves, 1e-4 of the height, one ending with it),
+    and that is a state of a container on the same base node."""
+    scene = Scene(trace, layout, labels=False)
+    img, proj = render(scene, "top", size)
+    cols, st, f = scene.cols, trace.states, scene.frame
+    x, y, _, _ = cols.footprint(layout)
+    p = proj.to_display(np.c_[x, y, np.full(len(x), f.height)])
+    rgb = colors.value_rgb(trace)
+    rows = scene.state_rows
+    top = np.minimum(st.end[rows], f.t1)
+    checked = 0
+    for i in range(len(cols)):
+        if p[i, 0] > 0.85 * size[0]:  # under the legend
+            continue
+        got = pixel(img, p[i, 0], p[i, 1])
+        mine = rows[cols.of_row == i]
+        last = mine[top[cols.of_row == i] >= top[cols.of_row == i].max() - 1e-4 * (f.t1 - f.t0)]
+        assert (np.abs(rgb[st.value[last]] - got).max(axis=1) <= 3).any(), (i, got)
+        node = layout.node[cols.container[i]]
+        on_node = np.isin(st.container, np.flatnonzero(layout.node == node))
+        assert (np.abs(rgb[st.value[on_node]] - got).max(axis=1) <= 3).any()
+        checked += 1
+    assert checked >= min_checked
+
+
+def test_top_view_shows_each_hosts_states(small):
+    check_top_view(*small, (1000, 1000), 30)
+
+
+def test_top_view_on_a_real_starpu_trace_over_a_treemap(data):
+    tr = load(data / "paje/native_sample.trace", lenient=True)
+    check_top_view(tr, make_layout(tr, base="treemap"), (2000, 2000), 8)
+
+
+def test_links_are_drawn_between_hosts(small):
+    tr, lay = small
+    with_links, proj = render(Scene(tr, lay, labels=False, link_opacity=1.0), "top", (1000, 1000))
+    without, _ = render(Scene(tr, lay, labels=False, link_opacity=0.0), "top", (1000, 1000))
+    sc = Scene(tr, lay, labels=False)
+    ln = tr.links
+    other_host = lay.node[ln.start_container[sc.link_rows]] != lay.node[ln.end_container[sc.link_rows]]
+    mid = proj.to_display((sc.link_p0 + sc.link_p1)[other_host] / 2)
+    shown = 0
+    for x, y, _ in mid:
+        under = pixel(without, x, y)
+        if np.abs(under - colors.LINK).max() > 60:  # no other link colour there
+            shown += np.abs(pixel(with_links, x, y) - colors.LINK).max() <= 3
+    assert other_host.sum() > 100 and shown >= 0.9 * other_host.sum() - 5
+
+
+def test_window_changes_the_picture(small):
+    tr, lay = small
+    a, _ = render(Scene(tr, lay), "iso")
+    b, _ = render(Scene(tr, lay, window=(0.1, 0.15)), "iso")
+    assert (np.abs(a.astype(int) - b.astype(int)).sum(axis=2) > 30).mean() > 0.02
+
+
+def test_window_clips_states_and_links(small):
+    tr, lay = small
+    sc = Scene(tr, lay, window=(0.1, 0.15))
+    st = tr.states
+    inside = np.flatnonzero((st.end >= 0.1) & (st.start <= 0.15))
+    assert np.array_equal(sc.state_rows, inside)
+    assert sc.bars[:, 4].min() >= 0 and sc.bars[:, 5].max() <= sc.frame.height * (1 + 1e-3)
+    z = np.r_[sc.link_p0[:, 2], sc.link_p1[:, 2]]
+    assert z.min() >= -1e-6 and z.max() <= sc.frame.height + 1e-6
+    assert len(sc.link_rows) == ((tr.links.end >= 0.1) & (tr.links.start <= 0.15)).sum()
+
+
+def test_scale_sets_the_height(small):
+    tr, lay = small
+    xmin, ymin, xmax, ymax = lay.bounds
+    for s in (0.5, 2.0):
+        assert Scene(tr, lay, scale=s).frame.height == pytest.approx(
+            s * max(xmax - xmin, ymax - ymin))
+
+
+# -- geometry of the hand-made trace -----------------------------------------------
+def test_nested_states_are_thinner_and_in_front(hand):
+    tr, lay = hand
+    sc = Scene(tr, lay)
+    b = {tr.names.display(tr.values.name[tr.states.value[r]]): sc.bars[i]
+         for i, r in enumerate(sc.state_rows)}
+    assert b["C"][1] - b["C"][0] < b["B"][1] - b["B"][0]        # thinner
+    assert b["C"][2] < b["B"][2]                                # in front (-y)
+    z = sc.frame.zscale
+    assert b["A"][4:6] == pytest.approx([0, 2 * z]) and b["B"][4] == pytest.approx(2 * z)
+    assert b["D"][5] == pytest.approx(5 * z)
+
+
+def test_base_edges_follow_bandwidth_and_latency(hand):
+    from triva3d.scene import base
+    _, lay = hand
+    strips = base.edges(lay, 100.0)
+    pts = np.array([strips.GetPoint(i) for i in range(strips.GetNumberOfPoints())])
+    width = np.linalg.norm(pts[0::4] - pts[1::4], axis=1)
+    bw = lay.edge_bandwidth
+    assert width[np.argmax(bw)] > width[np.argmin(bw)]
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    rgb = vtk_to_numpy(strips.GetCellData().GetScalars())
+    slow = np.argmax(lay.edge_latency)
+    assert tuple(rgb[slow]) == tuple(colors.RAMP[-1].astype(int))  # highest latency: red end
+
+
+# -- picking ---------------------------------------------------------------------------
+@pytest.mark.parametrize("detail", ["exact", "lod"])
+def test_picking_the_hand_trace(hand, detail):
+    tr, lay = hand
+    sc = Scene(tr, lay, detail=detail, labels=False)
+    assert sc.mode == detail
+    _, proj = render(sc, "side")
+    z = sc.frame.zscale
+    p1, p2 = container(tr, "P1"), container(tr, "P2")
+
+    def at(c, t):
+        x, y = lay.x[c], lay.y[c] - 0.5 * lay.h[c]
+        return proj.to_display([[x, y, t * z]])[0, :2]
+
+    def state(c, name):
+        return row_of(tr, "states", container=c, value=value_code(tr, name))
+
+    for c, t, name in ((p1, 1.0, "A"), (p1, 2.2, "B"), (p1, 3.5, "C"), (p1, 4.6, "B"),
+                       (p2, 2.0, "D")):
+        got = sc.pick(proj, *at(c, t))
+        assert got["kind"] == "state" and got["row"] == state(c, name), (t, name, got)
+        assert got["value"] == name and got["container"] == f"P{1 if c == p1 else 2}"
+    c_row = state(p1, "C")
+    got = sc.pick(proj, *at(p1, 3.5))
+    assert (got["start"], got["end"], got["duration"], got["imbrication"]) == (3, 4, 1, 1)
+    # the message, halfway between the hosts
+    mid = proj.to_display([(sc.link_p0[0] + sc.link_p1[0]) / 2])[0]
+    got = sc.pick(proj, mid[0], mid[1])
+    assert got["kind"] == "link" and got["row"] == 0
+    assert (got["sender"], got["receiver"], got["start"], got["end"], got["size"]) == \
+        ("P1", "P2", 1.0, 3.0, 4096.0)
+    # the event on P2's front at 4 s (in front of D)
+    e = proj.to_display(sc.event_p)[0]
+    got = sc.pick(proj, e[0], e[1])
+    assert (got["kind"], got["value"], got["time"]) == ("event", "e", 4.0)
+    assert c_row != got["row"]
+    # h1's Load steps from 1 to 3 at 2.5 s, in front of P1
+    got = sc.pick(proj, *at(p1, 2.5))
+    assert (got["kind"], got["container"], got["value"], got["start"]) == ("variable", "h1", 3, 2.5)
+
+
+def test_picking_ground_and_top(hand):
+    tr, lay = hand
+    sc = Scene(tr, lay, labels=False)
+    _, proj = render(sc, "top", (1600, 1600))
+    s = lay.node_names.index("s")
+    x, y = lay.node_rects[s, :2]
+    # off the message's line, which passes over the switch
+    got = sc.pick(proj, *proj.to_display([[x, y + 0.35 * lay.node_rects[s, 3], 0]])[0, :2])
+    assert got["kind"] == "node" and got["name"] == "s" and got["node_kind"] == "switch"
+    # from above, P2's column shows its last state, D
+    p2 = container(tr, "P2")
+    got = sc.pick(proj, *proj.to_display([[lay.x[p2], lay.y[p2], sc.frame.height]])[0, :2])
+    assert got["kind"] == "state" and got["value"] == "D"
+    # between the host and the switch lies the edge
+    h1 = lay.node_names.index("h1")
+    ex = (lay.node_rects[h1, 0] + x) / 2
+    got = sc.pick(proj, *proj.to_display([[ex, y + 3, 0]])[0, :2])
+    assert got["kind"] == "edge" and {got["source"], got["target"]} == {"h1", "s"}
+    assert got["bandwidth"] == 1e9
+
+
+def test_picking_small_in_both_modes(small):
+    """From above, every column's top shows (and picks) the state that ends last,
+    in exact and in level-of-detail mode."""
+    tr, lay = small
+    for detail in ("exact", "lod"):
+        sc = Scene(tr, lay, detail=detail, labels=False)
+        _, proj = render(sc, "top", (1000, 1000))
+        x, y, hw, _ = sc.cols.footprint(lay)
+        pts = proj.to_display(np.c_[x, y, np.full(len(x), sc.frame.height)])
+        want = top_states(tr, sc)
+        got = [sc.pick(proj, px, py)["row"] for px, py, _ in pts]
+        if detail == "exact":
+            assert got == list(want)
+        else:  # the state covering most of the last bin (the deeper on a tie)
+            st, f, rows = tr.states, sc.frame, sc.state_rows
+            lo = f.t1 - (f.t1 - f.t0) / sc.n_bins
+            cover = np.minimum(st.end[rows], f.t1) - np.maximum(st.start[rows], lo)
+            for i, g in enumerate(got):
+                mine = (sc.cols.of_row == i) & (cover > 0)
+                best = rows[mine][np.lexsort((st.imbrication[rows[mine]], cover[mine]))[-1]]
+                assert g == best
+
+
+def test_lod_texels_follow_the_longest_state():
+    from triva3d.scene.lod import bin_states
+    # column 0: row 10 covers [0, 1.5], row 11 [1.5, 4]; column 1: row 12 [0.2, 0.3],
+    # row 13 nested in row 14 with the same span
+    col = np.array([0, 0, 1, 1, 1], np.int32)
+    start = np.array([0, 1.5, 0.2, 1.0, 1.0])
+    end = np.array([1.5, 4, 0.3, 2.0, 2.0])
+    imb = np.array([0, 0, 0, 1, 0], np.int16)
+    rows = np.array([10, 11, 12, 13, 14], np.int32)
+    best = bin_states(col, start, end, imb, rows, 0.0, 1.0, 2, 4)
+    assert best[0].tolist() == [10, 10, 11, 11]      # bin 1: 0.5 of row 10, 0.5 of 11
+    assert best[1].tolist() == [12, 13, 13, -1]      # short state kept; nested wins tie
+
+
+def test_ticks_are_round():
+    t, d = ticks(0.0, 0.260395)
+    assert t.tolist() == pytest.approx([0, 0.05, 0.1, 0.15, 0.2, 0.25]) and d == 2
+    t, d = ticks(1200.0, 1205.0)
+    assert t[0] == 1200 and t[-1] == 1205 and d == 0
+
+
+def test_variables_step_across_the_footprint(hand):
+    tr, lay = hand
+    sc = Scene(tr, lay)
+    h1 = container(tr, "h1")
+    left = lay.x[h1] - entities.BAR / 2 * lay.w[h1]
+    width = entities.BAR * lay.w[h1]
+    xs = sorted({round(float(v), 6) for v in np.r_[sc.var_p0[:, 0], sc.var_p1[:, 0]]})
+    # Load 1 then 3 on a 0..3 scale: a third of the width, then all of it
+    assert xs == pytest.approx([left + width / 3, left + width])
+    assert len(sc.var_rows) == 3  # two pieces and the step between them
+
+
+def test_render_command(tmp_path, data):
+    import subprocess
+    import sys
+    out = tmp_path / "g5k.png"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "render",
+                        str(data / "paje/g5k.trace"), "--topology",
+                        str(data / "platforms/g5k.xml"), "--view", "top", "--size", "640x360",
+                        "-o", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    import imageio.v3 as iio
+    img = iio.imread(out)
+    assert img.shape == (360, 640, 3) and len(np.unique(img.reshape(-1, 3), axis=0)) > 20
+    assert "6314 links" in r.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--view", "up"], "view must be iso, top, side or AZ,EL"),
+    (["--size", "big"], "expected WxH"),
+    (["--window", "3:1"], "ends before it starts"),
+    (["--link-opacity", "2"], "opacity in 0..1"),
+    (["--scale", "0"], "positive number"),
+])
+def test_render_rejects_bad_options(tmp_path, args, message):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "render", str(SMALL),
+                        "-o", str(tmp_path / "x.png")] + args, capture_output=True, text=True)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr

@@ -1,0 +1,142 @@
+"""The ground under the bars: base nodes, edges, treemap borders, the unplaced
+area, and labels that make room for each other.
+
+Graph nodes are squares coloured by kind and sized by what they hold (the
+Layout's node_rects). An edge is a flat strip whose width follows the log of its
+bandwidth (thin, grey-edged when unknown) and whose colour follows the log of its
+latency on colors.RAMP (grey when unknown). Treemap cells get lighter with depth,
+each level a little higher, with darker borders.
+"""
+import numpy as np
+from vtkmodules.util.numpy_support import numpy_to_vtk
+from vtkmodules.vtkCommonCore import vtkIntArray, vtkPoints, vtkStringArray
+from vtkmodules.vtkCommonDataModel import vtkPolyData
+from vtkmodules.vtkRenderingCore import vtkActor2D
+from vtkmodules.vtkRenderingLabel import vtkLabelPlacementMapper, vtkPointSetToLabelHierarchy
+
+from ..bases.layout import UNIT
+from ..bases.matcher import R_DESCENDANTS
+from . import colors, geometry
+
+#: Heights below the base (fractions of the scene height): edges under nodes.
+Z_EDGE, Z_NODE = -2e-3, -1e-3
+EDGE_WIDTH = (0.06 * UNIT, 0.35 * UNIT)  # thinnest and widest strip
+#: Labels offered to the placer (the most important first); it drops overlaps.
+MAX_LABELS = 3000
+
+
+def _log_norm(v):
+    """log10 of positive values scaled to [0, 1] over them; NaN elsewhere."""
+    out = np.full(len(v), np.nan)
+    ok = np.isfinite(v) & (v > 0)
+    if ok.any():
+        lv = np.log10(v[ok])
+        span = lv.max() - lv.min()
+        out[ok] = (lv - lv.min()) / span if span > 0 else 0.5
+    return out
+
+
+def edges(layout, height):
+    """Strips of the base's edges (cell i is edge i), or None."""
+    if not len(layout.edges):
+        return None
+    c = layout.node_rects[:, :2]
+    a, b = layout.edges[:, 0], layout.edges[:, 1]
+    bw = _log_norm(layout.edge_bandwidth)
+    width = np.where(np.isnan(bw), EDGE_WIDTH[0], EDGE_WIDTH[0] + np.nan_to_num(bw)
+                     * (EDGE_WIDTH[1] - EDGE_WIDTH[0]))
+    rgb = colors.ramp(_log_norm(layout.edge_latency))
+    return geometry.ribbons(c[a], c[b], width, Z_EDGE * height, rgb)
+
+
+def nodes(layout, height):
+    """Squares (graph) or cells (treemap) of the base nodes (cell i is node i)."""
+    r = layout.node_rects
+    x0, x1 = r[:, 0] - r[:, 2] / 2, r[:, 0] + r[:, 2] / 2
+    y0, y1 = r[:, 1] - r[:, 3] / 2, r[:, 1] + r[:, 3] / 2
+    if layout.base == "treemap":
+        d = layout.node_depth.astype(np.float64)
+        shade = 60 + 130 * d / max(1.0, d.max())
+        rgb = np.repeat(shade[:, None], 3, axis=1).astype(np.uint8)
+        z = (Z_NODE + 1e-4 * d) * height
+    else:
+        rgb, z = colors.kind_rgb(layout.node_kinds), Z_NODE * height
+    return geometry.quads(x0, x1, y0, y1, z, rgb)
+
+
+def borders(layout, height):
+    """Outlines of treemap cells (4 segments per cell), or None for graphs."""
+    if layout.base != "treemap" or not len(layout.node_rects):
+        return None
+    r = layout.node_rects
+    d = layout.node_depth.astype(np.float64)
+    z = (Z_NODE + 1e-4 * d + 5e-5) * height
+    x0, x1 = r[:, 0] - r[:, 2] / 2, r[:, 0] + r[:, 2] / 2
+    y0, y1 = r[:, 1] - r[:, 3] / 2, r[:, 1] + r[:, 3] / 2
+    corners = [np.c_[x0, y0, z], np.c_[x1, y0, z], np.c_[x1, y1, z], np.c_[x0, y1, z]]
+    p0 = np.stack(corners, axis=1).reshape(-1, 3)
+    p1 = np.stack(corners[1:] + corners[:1], axis=1).reshape(-1, 3)
+    return geometry.segments(p0, p1, np.full((len(p0), 3), 25, np.uint8))
+
+
+def unplaced(layout, height):
+    """The area of containers that matched nothing, or None."""
+    if not layout.unplaced_area:
+        return None
+    x, y, w, h = layout.unplaced_area
+    return geometry.quads([x - w / 2], [x + w / 2], [y - h / 2], [y + h / 2], Z_NODE * height,
+                          np.array([colors.UNPLACED], np.uint8))
+
+
+def label_actor(points, texts, priority, size=12, color=(0.92, 0.92, 0.92)):
+    """Labels at world points, placed by VTK so that none overlaps another; higher
+    priority wins. At most MAX_LABELS are offered."""
+    order = np.argsort(-np.asarray(priority, np.float64), kind="stable")[:MAX_LABELS]
+    pd = vtkPolyData()
+    pts = vtkPoints()
+    pts.SetData(numpy_to_vtk(np.ascontiguousarray(np.asarray(points)[order], np.float32),
+                             deep=1))
+    pd.SetPoints(pts)
+    names = vtkStringArray()
+    names.SetName("labels")
+    for i in order:
+        names.InsertNextValue(texts[i])
+    prio = vtkIntArray()
+    prio.SetName("priority")
+    prio.SetNumberOfValues(len(order))
+    for j in range(len(order)):
+        prio.SetValue(j, len(order) - j)
+    pd.GetPointData().AddArray(names)
+    pd.GetPointData().AddArray(prio)
+    hier = vtkPointSetToLabelHierarchy()
+    hier.SetInputData(pd)
+    hier.SetLabelArrayName("labels")
+    hier.SetPriorityArrayName("priority")
+    prop = hier.GetTextProperty()
+    prop.SetFontSize(size)
+    prop.SetColor(*color)
+    prop.SetJustificationToCentered()
+    prop.SetVerticalJustificationToCentered()
+    mapper = vtkLabelPlacementMapper()
+    mapper.SetInputConnection(hier.GetOutputPort())
+    mapper.SetPlaceAllLabels(False)
+    actor = vtkActor2D()
+    actor.SetMapper(mapper)
+    return actor
+
+
+def labels(trace, layout):
+    """Node names (by area) and, below them in priority, names of the containers
+    standing on their own cells."""
+    r = layout.node_rects
+    pts = [np.c_[r[:, :2], np.zeros(len(r))]]
+    texts = list(layout.node_names)
+    prio = [1e12 + r[:, 2] * r[:, 3]]
+    cells = np.flatnonzero((layout.w > 0) & (layout.rule != R_DESCENDANTS))
+    cells = cells[cells > 0]
+    if layout.base != "treemap" and len(cells):
+        pts.append(np.c_[layout.x[cells], layout.y[cells] - layout.h[cells] / 2,
+                         np.zeros(len(cells))])
+        texts += [trace.names.display(trace.containers.name[c]) for c in cells]
+        prio.append(layout.w[cells] * layout.h[cells])
+    return label_actor(np.vstack(pts), texts, np.concatenate(prio))

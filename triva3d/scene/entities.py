@@ -1,0 +1,194 @@
+"""Geometry of the trace's entities over a Layout, as numpy arrays.
+
+Time is the vertical axis: z = (t - t0) * zscale, the base at z = 0. Every function
+takes the rows that intersect the window and clips them to it.
+
+- States: a bar segment per state on its container's footprint (BAR of it). A
+  container with states of several types splits its bar into side-by-side lanes
+  (columns), one per type, in type order. A state nested at depth k is thinner
+  (1 - NEST k of its lane's width, at least MIN_NEST) and stands FRONT min(k,
+  MAX_FRONT) footprints further to the front (-y), so that it shows in front of
+  its parent; it keeps the lane's depth, so from above it covers the lane's centre.
+  A container whose footprint holds its children's (a host with its processes, a
+  treemap cell with its sub-cells) draws its states as a thin wall along the
+  front edge of its footprint (WALL of it, at most MAX_WALL), not over them.
+- Links: a line from (sender, start) to (receiver, end), centre to centre.
+- Events: a point at (container, time) on the front edge of its footprint.
+- Variables: a step curve on the front edge of the footprint, across its width:
+  the left edge is 0 (or the type's minimum when negative), the right edge the
+  type's maximum over the whole trace, so a curve reads the same in every window.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+BAR = 0.8
+NEST = 0.25
+MIN_NEST = 0.25
+FRONT = 0.04
+MAX_FRONT = 5
+WALL, MAX_WALL = 0.05, 4.0
+#: Nested tops are raised by this fraction of the height per level so that a
+#: nested state ending with its parent shows on top (it is in front).
+LIFT = 1e-4
+
+
+@dataclass
+class Frame:
+    """The time window and its vertical scale."""
+    t0: float
+    t1: float
+    height: float
+
+    @property
+    def zscale(self):
+        return self.height / (self.t1 - self.t0) if self.t1 > self.t0 else 0.0
+
+    def z(self, t):
+        return (np.minimum(np.maximum(t, self.t0), self.t1) - self.t0) * self.zscale
+
+
+def _placed(layout, c):
+    return layout.w[c] > 0
+
+
+def state_rows(trace, layout, frame):
+    """Rows of the states intersecting the window, on placed containers."""
+    st = trace.states
+    keep = (st.end >= frame.t0) & (st.start <= frame.t1)
+    keep &= _placed(layout, st.container)
+    return np.flatnonzero(keep)
+
+
+def holders(trace, layout):
+    """Per container: does any of its children have a footprint?"""
+    parent = trace.containers.parent
+    kids = np.flatnonzero((parent >= 0) & (layout.w > 0))
+    out = np.zeros(len(parent), bool)
+    out[parent[kids]] = True
+    return out
+
+
+class Columns:
+    """The (container, state type) pairs of some state rows: `of_row` gives each
+    row's column; `container`, `type`, `lane` and `lanes` describe each column,
+    `wall` says it stands on its container's front edge."""
+
+    def __init__(self, trace, layout, rows):
+        st = trace.states
+        nt = len(trace.types)
+        key = st.container[rows].astype(np.int64) * nt + st.type[rows]
+        uniq, of_row = np.unique(key, return_inverse=True)
+        self.of_row = of_row.astype(np.int32)
+        self.container = (uniq // nt).astype(np.int32)
+        self.type = (uniq % nt).astype(np.int32)
+        first = np.searchsorted(self.container, self.container, "left")
+        self.lane = np.arange(len(uniq)) - first
+        self.lanes = np.searchsorted(self.container, self.container, "right") - first
+        self.wall = holders(trace, layout)[self.container]
+
+    def __len__(self):
+        return len(self.container)
+
+    def footprint(self, layout, cols=slice(None)):
+        """Centre x, y and half sizes of the columns' lanes."""
+        c, lane, lanes = self.container[cols], self.lane[cols], self.lanes[cols]
+        w, h, y = BAR * layout.w[c], BAR * layout.h[c], layout.y[c]
+        wall = self.wall[cols]
+        if wall.any():
+            h = np.where(wall, np.minimum(WALL * layout.h[c], MAX_WALL), h)
+            y = np.where(wall, y - layout.h[c] / 2 + h / 2, y)
+        x = layout.x[c] - w / 2 + (lane + 0.5) * w / lanes
+        return x, y, w / lanes / 2, h / 2
+
+    def bounds(self, layout, height):
+        """(n, 6) full-height boxes x0, x1, y0, y1, z0, z1 of the columns."""
+        x, y, hw, hh = self.footprint(layout)
+        return np.c_[x - hw, x + hw, y - hh, y + hh, np.zeros(len(x)), np.full(len(x), height)]
+
+
+def bar_bounds(trace, layout, frame, rows, columns):
+    """(n, 6) boxes x0, x1, y0, y1, z0, z1 of the states `rows`."""
+    st = trace.states
+    k = st.imbrication[rows].astype(np.float64)
+    x, y, hw, hh = columns.footprint(layout, columns.of_row)
+    f = np.maximum(MIN_NEST, 1.0 - NEST * k)
+    shift = FRONT * np.minimum(k, MAX_FRONT) * 2 * hh / BAR
+    out = np.empty((len(rows), 6))
+    out[:, 0], out[:, 1] = x - hw * f, x + hw * f
+    out[:, 2], out[:, 3] = y - hh - shift, y + hh - shift
+    out[:, 4] = frame.z(st.start[rows])
+    out[:, 5] = frame.z(st.end[rows]) + LIFT * frame.height * k
+    return out
+
+
+def link_rows(trace, layout, frame):
+    ln = trace.links
+    keep = (ln.end >= frame.t0) & (ln.start <= frame.t1)
+    keep &= _placed(layout, ln.start_container) & _placed(layout, ln.end_container)
+    return np.flatnonzero(keep)
+
+
+def link_ends(trace, layout, frame, rows):
+    """(n, 3) start and end points of the links `rows`, clipped to the window."""
+    ln = trace.links
+    s, e = ln.start_container[rows], ln.end_container[rows]
+    t_s, t_e = ln.start[rows], ln.end[rows]
+    p0 = np.c_[layout.x[s], layout.y[s], (t_s - frame.t0) * frame.zscale]
+    p1 = np.c_[layout.x[e], layout.y[e], (t_e - frame.t0) * frame.zscale]
+    dur = t_e - t_s
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(dur > 0, np.clip((frame.t0 - t_s) / dur, 0, 1), 0.0)[:, None]
+        b = np.where(dur > 0, np.clip((frame.t1 - t_s) / dur, 0, 1), 1.0)[:, None]
+    return p0 + a * (p1 - p0), p0 + b * (p1 - p0)
+
+
+def front(layout, c, k=0.5):
+    """y of the plane `k` footprint heights in front of the containers' centres."""
+    return layout.y[c] - k * layout.h[c]
+
+
+def event_rows(trace, layout, frame):
+    ev = trace.events
+    return np.flatnonzero((ev.time >= frame.t0) & (ev.time <= frame.t1)
+                          & _placed(layout, ev.container))
+
+
+def event_points(trace, layout, frame, rows):
+    ev = trace.events
+    c = ev.container[rows]
+    return np.c_[layout.x[c], front(layout, c, 0.52), frame.z(ev.time[rows])]
+
+
+def variable_range(trace):
+    """Per variable type: (low, high) of the drawn scale over the whole trace."""
+    var = trace.variables
+    n = len(trace.types)
+    lo, hi = np.zeros(n), np.zeros(n)
+    if len(var):
+        np.minimum.at(lo, var.type, var.value)
+        np.maximum.at(hi, var.type, var.value)
+    return lo, hi
+
+
+def variable_segments(trace, layout, frame, ranges):
+    """Step curves of the variables in the window: (p0, p1, rows) of the vertical
+    pieces (one per row) and the horizontal steps (row of the new value)."""
+    var = trace.variables
+    keep = (var.end >= frame.t0) & (var.start <= frame.t1) & _placed(layout, var.container)
+    rows = np.flatnonzero(keep)
+    rows = rows[np.lexsort((var.start[rows], var.type[rows], var.container[rows]))]
+    c, ty = var.container[rows], var.type[rows]
+    lo, hi = ranges[0][ty], ranges[1][ty]
+    span = np.where(hi > lo, hi - lo, 1.0)
+    frac = np.clip((var.value[rows] - lo) / span, 0, 1)
+    x = layout.x[c] - BAR / 2 * layout.w[c] + frac * BAR * layout.w[c]
+    y = front(layout, c, 0.5)
+    z0, z1 = frame.z(var.start[rows]), frame.z(var.end[rows])
+    vert0, vert1 = np.c_[x, y, z0], np.c_[x, y, z1]
+    same = (c[1:] == c[:-1]) & (ty[1:] == ty[:-1])
+    j = np.flatnonzero(same)
+    step0 = np.c_[x[j], y[j], z1[j]]
+    step1 = np.c_[x[j + 1], y[j + 1], z0[j + 1]]
+    return (np.vstack([vert0, step0]), np.vstack([vert1, step1]),
+            np.r_[rows, rows[j + 1]])

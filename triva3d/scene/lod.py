@@ -1,0 +1,109 @@
+"""Level of detail for many states: one column per container, textured with its
+states per time bin.
+
+Each texel shows the state that covers most of its bin (the deeper one on a tie,
+as nested states are drawn in front), so every container stays visible and no
+state longer than a bin is lost; texels no state touches are EMPTY grey. The
+texture is rebuilt when the number of bins the screen can show changes.
+"""
+import numpy as np
+from numba import njit
+from vtkmodules.util.numpy_support import numpy_to_vtk
+from vtkmodules.vtkCommonDataModel import vtkImageData
+from vtkmodules.vtkRenderingCore import vtkTexture
+
+from . import geometry
+from .colors import EMPTY
+
+#: Largest texture side used (every OpenGL 3.2 implementation reaches 8192).
+MAX_SIDE = 8192
+#: Most texels in the atlas (3 bytes each).
+MAX_TEXELS = 1 << 25
+
+
+@njit(cache=True)
+def bin_states(col, start, end, imb, rows, t0, dt, n_cols, n_bins):
+    """(n_cols, n_bins) Trace row shown in each texel (-1: none)."""
+    best = np.full((n_cols, n_bins), -1, np.int32)
+    cover = np.zeros((n_cols, n_bins))
+    depth = np.zeros((n_cols, n_bins), np.int16)
+    for i in range(len(rows)):
+        c = col[i]
+        s, e = start[i], end[i]
+        b0 = max(0, min(n_bins - 1, int((s - t0) / dt)))
+        b1 = max(0, min(n_bins - 1, int((e - t0) / dt)))
+        for b in range(b0, b1 + 1):
+            lo = t0 + b * dt
+            ov = min(e, lo + dt) - max(s, lo)
+            if (best[c, b] < 0 or ov > cover[c, b] * (1 + 1e-9)
+                    or (ov >= cover[c, b] * (1 - 1e-9) and imb[i] > depth[c, b])):
+                best[c, b] = rows[i]
+                cover[c, b] = ov
+                depth[c, b] = imb[i]
+    return best
+
+
+def bins_for(n_cols, screen_bins):
+    """Bins per column: what the screen shows, within the texture limits."""
+    blocks = -(-n_cols // MAX_SIDE)
+    return int(max(1, min(screen_bins, MAX_SIDE // blocks, MAX_TEXELS // max(n_cols, 1))))
+
+
+def atlas(texel_rgb):
+    """Pack (n_cols, n_bins, 3) texels into an image at most MAX_SIDE wide: column i
+    at x = i % width, rows block (i // width) * n_bins up."""
+    n_cols, n_bins, _ = texel_rgb.shape
+    width = min(n_cols, MAX_SIDE)
+    blocks = -(-n_cols // width)
+    img = np.zeros((blocks, n_bins, width, 3), np.uint8)
+    i = np.arange(n_cols)
+    img[i // width, :, i % width] = texel_rgb
+    return img.reshape(blocks * n_bins, width, 3), width
+
+
+def texture(img):
+    """A nearest-sampled vtkTexture of an (h, w, 3) uint8 image (row 0 at the bottom)."""
+    h, w, _ = img.shape
+    data = vtkImageData()
+    data.SetDimensions(w, h, 1)
+    arr = numpy_to_vtk(np.ascontiguousarray(img).reshape(-1, 3), deep=1)
+    data.GetPointData().SetScalars(arr)
+    tex = vtkTexture()
+    tex.SetInputData(data)
+    tex.InterpolateOff()
+    tex.RepeatOff()
+    tex.EdgeClampOn()
+    return tex
+
+
+def columns(x0, x1, y0, y1, height, n_bins, width):
+    """Column boxes from 0 to `height` textured from the atlas: sides span their
+    texel column's bins; the top face (its own 4 corners) shows the last bin."""
+    n = len(x0)
+    i = np.arange(n)
+    s = (i % width + 0.5) / width
+    rows = -(-n // width) * n_bins
+    t_lo = (i // width) * n_bins / rows
+    t_hi = ((i // width) + 1) * n_bins / rows
+    z0, z1 = np.zeros(n), np.full(n, float(height))
+    pts = np.concatenate([geometry.box_points(x0, x1, y0, y1, z0, z1).reshape(n, 8, 3),
+                          geometry.box_points(x0, x1, y0, y1, z1, z1).reshape(n, 8, 3)[:, 4:]],
+                         axis=1)
+    tc = np.empty((n, 12, 2), np.float32)
+    tc[:, :, 0] = s[:, None]
+    tc[:, :4, 1] = t_lo[:, None]
+    tc[:, 4:8, 1] = t_hi[:, None]
+    tc[:, 8:, 1] = (t_hi - 0.5 / rows)[:, None]
+    faces = geometry.BOX_FACES.copy()
+    faces[1] = [8, 9, 11, 10]  # the top face on its own corners
+    conn = (i[:, None, None] * 12 + faces[None]).reshape(-1, 4)
+    return geometry.polydata(pts.reshape(-1, 3), conn, 4, "polys", tcoords=tc.reshape(-1, 2))
+
+
+def texel_colors(best, value_of_row, value_rgb):
+    """(n_cols, n_bins, 3) colours of the texels' states (EMPTY where none)."""
+    out = np.empty(best.shape + (3,), np.uint8)
+    has = best >= 0
+    out[has] = value_rgb[value_of_row[best[has]]]
+    out[~has] = EMPTY
+    return out
