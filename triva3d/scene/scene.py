@@ -3,7 +3,8 @@ and picking that maps a screen point back to the Trace row under it.
 
 States are drawn exactly (one box each) while the window holds at most
 EXACT_LIMIT of them, else as level-of-detail columns (see lod.py). While the
-camera moves, exact boxes can be swapped for thick lines (`set_moving`).
+camera moves, `set_moving` swaps in cheap forms: thick lines for exact boxes, a
+sample of the links when there are many.
 """
 import numpy as np
 from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
@@ -14,6 +15,7 @@ from . import annotations, base, colors, entities, geometry, lod, pick
 from .entities import Frame
 
 EXACT_LIMIT = 100_000
+MOVING_LINKS = 10_000
 DETAILS = ("auto", "exact", "lod")
 
 
@@ -69,7 +71,7 @@ class Scene:
                      else "exact")
         self.state_rows = rows
         self.cols = entities.Columns(trace, layout, rows)
-        self._lines = None
+        self._moving = None  # full actor -> its cheap form, made on first move
         if self.mode == "exact":
             self._bars(rows)
         else:
@@ -137,21 +139,30 @@ class Scene:
             self.set_bins(pixels)
 
     def set_moving(self, moving):
-        """Draw exact states as thick lines (moving) or boxes (still)."""
-        if self.mode != "exact":
-            return
-        if moving and self._lines is None:
-            b = self.bars
-            cx, cy = (b[:, 0] + b[:, 1]) / 2, (b[:, 2] + b[:, 3]) / 2
-            rgb = self.value_rgb[self.trace.states.value[self.state_rows]]
-            self._lines = _actor(geometry.segments(np.c_[cx, cy, b[:, 4]], np.c_[cx, cy, b[:, 5]],
-                                                   rgb), line_width=4)
-            self.actors.append(self._lines)
-            for r in self.renderers:
-                r.AddActor(self._lines)
-        self.bar_actor.SetVisibility(not moving)
-        if self._lines is not None:
-            self._lines.SetVisibility(moving)
+        """Cheap forms while the camera moves: exact states as thick lines instead of
+        boxes, and at most MOVING_LINKS links (an even sample); `False` restores."""
+        if moving and self._moving is None:
+            self._moving = {}
+            if self.mode == "exact" and len(self.state_rows):
+                b = self.bars
+                cx, cy = (b[:, 0] + b[:, 1]) / 2, (b[:, 2] + b[:, 3]) / 2
+                rgb = self.value_rgb[self.trace.states.value[self.state_rows]]
+                self._moving[self.bar_actor] = _actor(geometry.segments(
+                    np.c_[cx, cy, b[:, 4]], np.c_[cx, cy, b[:, 5]], rgb), line_width=4)
+            if len(self.link_rows) > MOVING_LINKS:
+                keep = np.linspace(0, len(self.link_rows) - 1, MOVING_LINKS).astype(np.int64)
+                rgb = colors.entity_rgb(self.trace, "links")[self.link_rows[keep]]
+                self._moving[self.link_actor] = _actor(
+                    geometry.segments(self.link_p0[keep], self.link_p1[keep], rgb),
+                    opacity=self.link_actor.GetProperty().GetOpacity())
+            for cheap in self._moving.values():
+                cheap.VisibilityOff()
+                self.actors.append(cheap)
+                for r in self.renderers:
+                    r.AddActor(cheap)
+        for full, cheap in (self._moving or {}).items():
+            full.SetVisibility(not moving)
+            cheap.SetVisibility(moving)
 
     def _links(self, opacity):
         tr, lay = self.trace, self.layout
@@ -159,8 +170,9 @@ class Scene:
         self.link_p0, self.link_p1 = entities.link_ends(tr, lay, self.frame, self.link_rows)
         if len(self.link_rows):
             rgb = colors.entity_rgb(tr, "links")[self.link_rows]
-            self.actors.append(_actor(geometry.segments(self.link_p0, self.link_p1, rgb),
-                                      line_width=1.5, opacity=opacity))
+            self.link_actor = _actor(geometry.segments(self.link_p0, self.link_p1, rgb),
+                                     opacity=opacity)
+            self.actors.append(self.link_actor)
 
     def _events(self):
         tr = self.trace
@@ -190,7 +202,7 @@ class Scene:
         """(xmin, xmax, ymin, ymax, zmin, zmax) of the scene, axis included."""
         xmin, ymin, xmax, ymax = self.bounds
         m = 0.06 * max(xmax - xmin, ymax - ymin, UNIT)
-        return (xmin - m, xmax, ymin - m, ymax, 0.0, self.frame.height)
+        return (xmin - m, xmax, ymin - m, ymax, 0.0, self.frame.height + m)
 
     def legend_entries(self):
         """(name, rgb) of the state values in the window, longest total time first,

@@ -3,7 +3,8 @@ the GUI.
 
 Fast quality (the default) turns off what software OpenGL pays most for:
 multisampling and the light kit (one headlight instead), and culls the back faces
-of bars. High quality adds 8x multisampling, FXAA and a light kit.
+of bars. High quality adds 8x multisampling and a light kit (FXAA on top of
+multisampling gives a black image offscreen with VTK 9.7, so it is not used).
 """
 import math
 import os
@@ -51,7 +52,6 @@ def apply_quality(rw, ren, quality):
     ren.SetBackground(*BACKGROUND)
     high = quality == "high"
     rw.SetMultiSamples(8 if high else 0)
-    ren.SetUseFXAA(high)
     ren.RemoveAllLights()
     if high:
         from vtkmodules.vtkRenderingCore import vtkLightKit
@@ -74,8 +74,16 @@ def set_view(ren, bounds, azimuth, elevation):
     cam.SetPosition(*(center + d))
     up = (0.0, 0.0, 1.0) if abs(elevation) < 89.0 else (-math.sin(az), math.cos(az), 0.0)
     cam.SetViewUp(*up)
-    cam.SetParallelProjection(abs(elevation) in (0.0, 90.0))
+    parallel = abs(elevation) in (0.0, 90.0)
+    cam.SetParallelProjection(parallel)
     ren.ResetCamera(*bounds)
+    if parallel:  # fit the box itself, not its bounding sphere
+        up = np.asarray(cam.GetViewUp())
+        right = np.cross(-d, up)
+        corners = np.array([[x, y, z] for x in b[:2] for y in b[2:4] for z in b[4:]]) - center
+        w, h = ren.GetSize()
+        half_w, half_h = np.abs(corners @ right).max(), np.abs(corners @ up).max()
+        cam.SetParallelScale(1.05 * max(half_h, half_w * h / max(w, 1)))
     ren.ResetCameraClippingRange()
 
 
