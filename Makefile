@@ -6,7 +6,8 @@ BIN = $(VENV)/bin
 .PHONY: demo test bench clean
 
 demo: $(VENV)/.installed
-	$(BIN)/triva3d stats examples/small.trace
+	$(BIN)/triva3d render examples/small.trace --topology topologies/two_site_grid.dot \
+		--mapping examples/small_on_two_site_grid.csv -o demo.png
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q
@@ -14,6 +15,7 @@ test: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_load.py
 	$(BIN)/python benchmarks/bench_bases.py
+	$(BIN)/python benchmarks/bench_scene.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,4 +24,4 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) *.egg-info
+	rm -rf $(VENV) *.egg-info demo.png

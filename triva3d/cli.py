@@ -103,6 +103,66 @@ def cmd_place(args):
     print("\n".join(lines), file=sys.stdout if args.csv else sys.stderr)
 
 
+def _size(text):
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WxH in pixels, got {text!r}") from None
+    if not (16 <= w <= 16384 and 16 <= h <= 16384):
+        raise argparse.ArgumentTypeError(f"size {text!r} outside 16..16384 pixels")
+    return w, h
+
+
+def _view(text):
+    from .scene.view import parse_view
+    try:
+        return parse_view(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _opacity(text):
+    try:
+        a = float(text)
+    except ValueError:
+        a = -1.0
+    if not 0 <= a <= 1:
+        raise argparse.ArgumentTypeError(f"expected an opacity in 0..1, got {text!r}")
+    return a
+
+
+def _positive(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return v
+
+
+def cmd_render(args):
+    from .bases.layout import make_layout
+    from .export import render_image, write_png
+    from .scene.scene import Scene
+    t0 = time.perf_counter()
+    trace, _ = _load(args)
+    _report(trace)
+    lay = make_layout(trace, args.topology, args.base, args.layout, args.mapping, args.pattern,
+                      args.level, args.window, args.metric)
+    scene = Scene(trace, lay, args.window, args.scale, args.detail, args.link_opacity,
+                  labels=not args.no_labels)
+    image, _ = render_image(scene, args.size, args.view, args.quality)
+    write_png(image, args.output)
+    f = scene.frame
+    unplaced = lay.report.get("by rule", {}).get("unplaced", 0)
+    print(f"{args.output}: {args.size[0]}x{args.size[1]}, window {f.t0:.9g}..{f.t1:.9g} s, "
+          f"{len(scene.state_rows)} states ({scene.mode}), {len(scene.link_rows)} links, "
+          f"{len(scene.event_rows)} events on {len(lay.node_names)} {lay.base} nodes"
+          + (f", {unplaced} containers unplaced" if unplaced else "")
+          + f" in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+
+
 def parser():
     p = argparse.ArgumentParser(prog="triva3d", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -144,10 +204,33 @@ def parser():
                        "and print where (CSV) with a report")
     add_base_options(pl)
     pl.add_argument("--csv", metavar="OUT", help="write the mapping to OUT instead of stdout")
+
+    r = trace_command("render", cmd_render, "draw the trace in 3D over its base (time "
+                      "going up) to a PNG image, without a display")
+    add_base_options(r, window_help="time window drawn (default: the whole trace); with "
+                                    "--base appgraph, also the links that make the graph")
+    r.add_argument("--scale", type=_positive, default=1.0, metavar="S",
+                   help="height of the time window relative to the base's larger side "
+                        "(default 1)")
+    r.add_argument("--view", type=_view, default="iso", metavar="VIEW",
+                   help="iso (default), top, side, or AZ,EL in degrees (azimuth 0 looks "
+                        "from the front, elevation 90 from above)")
+    r.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH",
+                   help="image size in pixels (default 1280x720)")
+    r.add_argument("--quality", choices=("fast", "high"), default="fast",
+                   help="fast (default): no multisampling, one headlight; high: 8x "
+                        "multisampling and a light kit (several times slower without GPU)")
+    r.add_argument("--detail", choices=("auto", "exact", "lod"), default="auto",
+                   help="states as exact boxes, as level-of-detail columns, or auto (exact "
+                        "up to 100000 states in the window)")
+    r.add_argument("--link-opacity", type=_opacity, default=0.7, metavar="A",
+                   help="opacity of message lines, 0..1 (default 0.7)")
+    r.add_argument("--no-labels", action="store_true", help="draw no node or container names")
+    r.add_argument("-o", "--output", required=True, metavar="OUT.png")
     return p
 
 
-def add_base_options(c):
+def add_base_options(c, window_help="appgraph: only links overlapping this time window"):
     """Options that choose the base and the matcher's rules (shared by commands)."""
     from .bases.graphlayout import PROGRAMS
     c.add_argument("--topology", metavar="FILE",
@@ -162,8 +245,7 @@ def add_base_options(c):
     c.add_argument("--pattern", metavar="REGEX",
                    help="regex on container names whose group 'node' (or group 1) names the node")
     c.add_argument("--level", help="appgraph: container type name or depth of its nodes")
-    c.add_argument("--window", type=_window, metavar="T0:T1",
-                   help="appgraph: only links overlapping this time window")
+    c.add_argument("--window", type=_window, metavar="T0:T1", help=window_help)
     c.add_argument("--metric", default="containers",
                    help="treemap leaf size: containers, state:VALUE, links:count, links:bytes, "
                         "variable:TYPE")
