@@ -114,9 +114,7 @@ def treemap(parent, leaf_size, width=1.0, height=1.0, pad=0.0):
     if (size < 0).any() or not np.isfinite(size).all():
         raise ValueError("treemap sizes must be finite and non-negative")
     value = _subtree_sums(parent, size)
-    # children of each node by decreasing value (ties by index), as CSR
-    order = np.lexsort((np.arange(1, n), -value[1:], parent[1:])) + 1
-    offsets = np.searchsorted(parent[order], np.arange(n + 1))
+    offsets, order = _children_by_value(parent, value)
     rects = np.zeros((n, 4))
     if n:
         rects[0] = (0.0, 0.0, width, height)
@@ -124,12 +122,41 @@ def treemap(parent, leaf_size, width=1.0, height=1.0, pad=0.0):
     return rects, value
 
 
-def depth_of(parent):
-    """Depth of every node of a topologically ordered hierarchy (root 0)."""
+@njit(cache=True)
+def _children_by_value(parent, value):
+    """Children of every node as CSR (offsets, order), each node's children by
+    decreasing value, ties in index order: a counting sort by parent, then a
+    stable sort inside each group."""
+    n = len(parent)
+    offsets = np.zeros(n + 1, np.int64)
+    for i in range(1, n):
+        offsets[parent[i] + 1] += 1
+    for i in range(n):
+        offsets[i + 1] += offsets[i]
+    fill = offsets[:-1].copy()
+    order = np.empty(max(n - 1, 0), np.int64)
+    for i in range(1, n):
+        order[fill[parent[i]]] = i
+        fill[parent[i]] += 1
+    for p in range(n):
+        a, b = offsets[p], offsets[p + 1]
+        if b - a > 1:
+            group = order[a:b].copy()
+            order[a:b] = group[np.argsort(-value[group], kind="mergesort")]
+    return offsets, order
+
+
+@njit(cache=True)
+def _depth(parent):
     depth = np.zeros(len(parent), dtype=np.int32)
     for i in range(1, len(parent)):
         depth[i] = depth[parent[i]] + 1
     return depth
+
+
+def depth_of(parent):
+    """Depth of every node of a topologically ordered hierarchy (root 0)."""
+    return _depth(np.asarray(parent, dtype=np.int64))
 
 
 def read_hierarchy(path):
