@@ -1,0 +1,200 @@
+"""Time-Slice (Schnorr's thesis, equations 4.1 to 4.5): what each container did in
+an interval [t0, t1], everything clipped to it.
+
+- states: seconds spent in each state value (nested states count for their own
+  value too), or that time over the slice's duration;
+- variables: integral of the piecewise-constant value over the slice, and its
+  time-weighted mean over the time the variable covers in the slice;
+- links, as origin and as destination: count (links that overlap the slice), bytes
+  (a link's Size spread evenly over its duration, so a link cut by the slice counts
+  for the part inside; a zero-length link inside counts whole), bytes per second
+  (bytes over the slice's duration) and seconds (overlap);
+- events: counts per value in [t0, t1].
+
+`Slicer(trace)` prepares the columns once; `slicer.slice(t0, t1)` is then one pass
+over each table (numba), fast enough for a slider.
+
+Metric names (`Slice.metric`): `containers`; `state:VALUE`, `state%:VALUE`;
+`variable:TYPE`, `variable_mean:TYPE`; `links:M` (as origin) and `links_in:M` with M
+in count, bytes, rate, time; `events:VALUE`; and `ratio:A/B` for two of those, e.g.
+`ratio:state:Executing/state:Blocked` (computation versus communication) or
+`ratio:state:Blocked/links:count` (time blocked per link).
+"""
+import numpy as np
+from numba import njit
+
+from ..errors import TraceError
+from ..trace import Kind
+from .metrics import link_bytes
+
+LINK_MEASURES = ("count", "bytes", "rate", "time")
+
+
+@njit(cache=True)
+def _states(container, col, start, end, t0, t1, out):
+    for i in range(len(start)):
+        s = max(start[i], t0)
+        e = min(end[i], t1)
+        if e > s:
+            out[container[i], col[i]] += e - s
+
+
+@njit(cache=True)
+def _variables(container, vtype, start, end, value, t0, t1, integral, covered):
+    for i in range(len(start)):
+        s = max(start[i], t0)
+        e = min(end[i], t1)
+        if e > s:
+            integral[container[i], vtype[i]] += value[i] * (e - s)
+            covered[container[i], vtype[i]] += e - s
+
+
+@njit(cache=True)
+def _links(src, dst, start, end, size, t0, t1, out, into):
+    for i in range(len(start)):
+        s, e = start[i], end[i]
+        d = e - s
+        if d > 0:
+            ov = min(e, t1) - max(s, t0)
+            if ov <= 0:
+                continue
+            frac = ov / d
+        elif t0 <= s <= t1:
+            ov, frac = 0.0, 1.0
+        else:
+            continue
+        for c, acc in ((src[i], out), (dst[i], into)):
+            acc[c, 0] += 1.0
+            acc[c, 1] += size[i] * frac
+            acc[c, 2] += ov
+
+
+@njit(cache=True)
+def _events(container, col, time, t0, t1, out):
+    for i in range(len(time)):
+        if t0 <= time[i] <= t1:
+            out[container[i], col[i]] += 1.0
+
+
+def _columns(trace, kind):
+    """Entity values of the types of `kind` as dense columns: (col per value code,
+    value codes per column)."""
+    vals = np.flatnonzero(trace.types.kind[trace.values.type] == kind)
+    col = np.full(len(trace.values), -1, np.int32)
+    col[vals] = np.arange(len(vals), dtype=np.int32)
+    return col, vals
+
+
+class Slicer:
+    """A trace's columns prepared for repeated slices."""
+
+    def __init__(self, trace):
+        self.trace = trace
+        self.state_col, self.state_values = _columns(trace, Kind.STATE)
+        self.event_col, self.event_values = _columns(trace, Kind.EVENT)
+        st, ev = trace.states, trace.events
+        self._st_col = self.state_col[st.value]
+        self._ev_col = self.event_col[ev.value]
+        size = link_bytes(trace)
+        self.has_sizes = bool(len(size)) and not np.isnan(size).all()
+        self._size = np.nan_to_num(size)
+
+    def slice(self, t0=None, t1=None):
+        tr = self.trace
+        t0 = tr.start_time if t0 is None else float(t0)
+        t1 = tr.end_time if t1 is None else float(t1)
+        if t1 < t0:
+            raise TraceError(tr.source, None, f"slice {t0:g}:{t1:g} ends before it starts")
+        n, nt = len(tr.containers), len(tr.types)
+        st, var, ln, ev = tr.states, tr.variables, tr.links, tr.events
+        states = np.zeros((n, len(self.state_values)))
+        _states(st.container, self._st_col, st.start, st.end, t0, t1, states)
+        integral, covered = np.zeros((n, nt)), np.zeros((n, nt))
+        _variables(var.container, var.type, var.start, var.end, var.value, t0, t1, integral,
+                   covered)
+        out, into = np.zeros((n, 3)), np.zeros((n, 3))
+        _links(ln.start_container, ln.end_container, ln.start, ln.end, self._size, t0, t1,
+               out, into)
+        events = np.zeros((n, len(self.event_values)))
+        _events(ev.container, self._ev_col, ev.time, t0, t1, events)
+        return Slice(self, t0, t1, states, integral, covered, out, into, events)
+
+
+class Slice:
+    """Per-container numbers of one interval (see the module's docstring)."""
+
+    def __init__(self, slicer, t0, t1, states, integral, covered, links_out, links_in, events):
+        self.slicer, self.trace = slicer, slicer.trace
+        self.t0, self.t1 = t0, t1
+        self.states, self.integral, self.covered = states, integral, covered
+        self.links_out, self.links_in, self.events = links_out, links_in, events
+
+    @property
+    def duration(self):
+        return self.t1 - self.t0
+
+    def _named(self, what, name):
+        tr = self.trace
+        table = tr.types if what == "type" else tr.values
+        hits = [i for i in range(len(table)) if tr.names.display(table.name[i]) == name]
+        if not hits:
+            raise TraceError(tr.source, None, f"no {what} named {name!r} in the trace")
+        return hits
+
+    def _value_columns(self, col_of, name, kind):
+        cols = [col_of[v] for v in self._named("value", name) if col_of[v] >= 0]
+        if not cols:
+            raise TraceError(self.trace.source, None, f"{name!r} is not a {kind} value")
+        return cols
+
+    def metric(self, name):
+        """(values per container, containers that carry the metric) for `name`."""
+        tr = self.trace
+        kind, _, arg = name.partition(":")
+        n = len(tr.containers)
+        if kind == "ratio":
+            a, sep, b = arg.rpartition("/")
+            if not sep:
+                raise TraceError(tr.source, None, f"ratio needs A/B, got {arg!r}")
+            (va, ea), (vb, eb) = self.metric(a), self.metric(b)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return va / vb, ea | eb
+        if name == "containers":
+            v = np.ones(n)
+            v[tr.containers.parent[tr.containers.parent >= 0]] = 0.0
+            return v, v > 0
+        if kind in ("state", "state%") and arg:
+            cols = self._value_columns(self.slicer.state_col, arg, "state")
+            v = self.states[:, cols].sum(axis=1)
+            if kind == "state%":
+                v = v / self.duration if self.duration > 0 else np.zeros(n)
+            types = tr.values.type[self.slicer.state_values[cols]]
+            return v, self._carriers(types)
+        if kind in ("variable", "variable_mean") and arg:
+            types = [t for t in self._named("type", arg) if tr.types.kind[t] == Kind.VARIABLE]
+            if not types:
+                raise TraceError(tr.source, None, f"{arg!r} is not a variable type")
+            v = self.integral[:, types].sum(axis=1)
+            if kind == "variable_mean":
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    v = v / self.covered[:, types].sum(axis=1)
+            return v, self._carriers(types)
+        if kind in ("links", "links_in") and arg in LINK_MEASURES:
+            acc = self.links_out if kind == "links" else self.links_in
+            if arg in ("bytes", "rate") and not self.slicer.has_sizes and len(tr.links):
+                raise TraceError(tr.source, None, "the trace's links carry no Size field")
+            v = {"count": acc[:, 0], "bytes": acc[:, 1], "time": acc[:, 2],
+                 "rate": acc[:, 1] / self.duration if self.duration > 0 else acc[:, 1] * 0}[arg]
+            lt = np.flatnonzero(tr.types.kind == Kind.LINK)
+            ends = tr.types.start_type[lt] if kind == "links" else tr.types.end_type[lt]
+            return v.copy(), np.isin(tr.containers.type, ends)
+        if kind == "events" and arg:
+            cols = self._value_columns(self.slicer.event_col, arg, "event")
+            types = tr.values.type[self.slicer.event_values[cols]]
+            return self.events[:, cols].sum(axis=1), self._carriers(types)
+        raise TraceError(tr.source, None, f"unknown metric {name!r}")
+
+    def _carriers(self, entity_types):
+        """Containers of the container types that hold these entity types."""
+        tr = self.trace
+        return np.isin(tr.containers.type, tr.types.parent[np.asarray(entity_types)])
