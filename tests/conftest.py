@@ -16,6 +16,19 @@ DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 # 11-14 Set/Push/Pop/ResetState, 15/16 Start/EndLink, 17 NewEvent.
 HEADER = standard_header()
 
+# A second StartLink (id 20) that carries the link's Size, as Poti writes it.
+SIZED_LINK = """\
+%EventDef PajeStartLink 20
+% Time date
+% Container string
+% Type string
+% StartContainer string
+% Value string
+% Key string
+% Size string
+%EndEventDef
+"""
+
 # Two processes P1, P2 under the root, with a state, a variable, an event and a link type.
 TYPES = """\
 0 P 0 "Process"

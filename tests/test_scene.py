@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import HEADER
+from conftest import HEADER, SIZED_LINK
 from triva3d import load
 from triva3d.bases.layout import make_layout
 from triva3d.export import render_image
@@ -21,16 +21,7 @@ SMALL_MAP = ROOT / "examples/small_on_two_site_grid.csv"
 # Two hosts 200 pt apart with one process each (pinned positions): P1 runs A [0, 2],
 # then B [2, 5] with C nested in it [3, 4]; P2 runs D [0, 5]; a message of 4096
 # bytes P1 -> P2 from 1 to 3 s; an event on P2 at 4 s; h1's Load is 1 then 3.
-HAND = HEADER + """\
-%EventDef PajeStartLink 20
-% Time date
-% Container string
-% Type string
-% StartContainer string
-% Value string
-% Key string
-% Size string
-%EndEventDef
+HAND = HEADER + SIZED_LINK + """\
 0 H 0 "Host"
 0 P H "Process"
 2 S P "State"

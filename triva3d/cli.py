@@ -163,6 +163,27 @@ def cmd_render(args):
           + f" in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
 
 
+def cmd_treemap(args):
+    import numpy as np
+    from .panels.treemap import TimeSliceTreemap
+    trace, _ = _load(args)
+    _report(trace)
+    values = [v.strip() for v in args.values.split(",")] if args.values else None
+    tm = TimeSliceTreemap(trace, args.slice, args.level, args.agg, args.metric, values,
+                          width=args.size[0], height=args.size[1])
+    highlight = None
+    if args.highlight:
+        names = [tm.name_of(i) for i in range(len(tm.containers))]
+        if args.highlight not in names:
+            raise TraceError(trace.source, None, f"--highlight: no node {args.highlight!r} "
+                             "in the treemap")
+        highlight = names.index(args.highlight)
+    tm.write(args.output, args.size, highlight)
+    print(f"{args.output}: slice {tm.t0:.9g}..{tm.t1:.9g} s, {len(np.unique(tm.cell_node))} "
+          f"nodes x {len(tm.value_names)} {args.metric} values ({args.agg}), "
+          f"{len(tm.cell_rects)} cells", file=sys.stderr)
+
+
 def parser():
     p = argparse.ArgumentParser(prog="triva3d", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -227,6 +248,24 @@ def parser():
                    help="opacity of message lines, 0..1 (default 0.7)")
     r.add_argument("--no-labels", action="store_true", help="draw no node or container names")
     r.add_argument("-o", "--output", required=True, metavar="OUT.png")
+
+    tm = trace_command("treemap", cmd_treemap, "the Time-Slice treemap: a time interval "
+                       "summarized per container, aggregated to a level, as PNG, SVG or CSV")
+    tm.add_argument("--slice", type=_window, metavar="T0:T1",
+                    help="time interval (default: the whole trace)")
+    tm.add_argument("--level", metavar="TYPE",
+                    help="container type name, or depth (0: root), whose nodes hold the "
+                         "cells (default: the leaves)")
+    tm.add_argument("--agg", choices=("sum", "max", "min", "mean"), default="sum",
+                    help="aggregation over each node's subtree (default sum)")
+    tm.add_argument("--metric", choices=("state", "variable", "link", "event"),
+                    default="state", help="cells: state values (seconds, default), variable "
+                    "types (time integral), links out/in (bytes, else counts), event values")
+    tm.add_argument("--values", metavar="A,B", help="only these value (or type) names")
+    tm.add_argument("--size", type=_size, default=(1000, 1000), metavar="WxH",
+                    help="image size in pixels, or SVG size in points (default 1000x1000)")
+    tm.add_argument("--highlight", metavar="NODE", help="outline this node and its ancestors")
+    tm.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg|OUT.csv")
     return p
 
 

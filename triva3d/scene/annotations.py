@@ -6,7 +6,7 @@ import numpy as np
 from vtkmodules.vtkCommonDataModel import vtkPolyData
 from vtkmodules.vtkFiltersSources import vtkCubeSource
 from vtkmodules.vtkRenderingAnnotation import vtkLegendBoxActor
-from vtkmodules.vtkRenderingCore import vtkActor, vtkBillboardTextActor3D, vtkPolyDataMapper
+from vtkmodules.vtkRenderingCore import vtkBillboardTextActor3D
 
 from . import geometry
 
@@ -42,14 +42,8 @@ def time_axis(frame, bounds):
     p0 = np.vstack([[x, y, 0.0], np.c_[np.full(len(z), x), np.full(len(z), y), z]])
     p1 = np.vstack([[x, y, frame.height], np.c_[np.full(len(z), x - m / 2),
                                                  np.full(len(z), y), z]])
-    ruler = vtkActor()
-    mapper = vtkPolyDataMapper()
-    mapper.SetInputData(geometry.segments(p0, p1))
-    mapper.ScalarVisibilityOff()
-    ruler.SetMapper(mapper)
-    ruler.GetProperty().SetColor(*AXIS_RGB)
-    ruler.GetProperty().SetLineWidth(2)
-    ruler.GetProperty().LightingOff()
+    ruler = geometry.actor(geometry.segments(p0, p1), color=[c * 255 for c in AXIS_RGB],
+                           line_width=2)
     texts = []
     for ti, zi in zip(t, z):
         texts.append(_text(label(ti, decimals), (x - m, y, zi), "right"))

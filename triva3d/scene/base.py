@@ -71,12 +71,8 @@ def borders(layout, height):
     r = layout.node_rects
     d = layout.node_depth.astype(np.float64)
     z = (Z_NODE + 1e-4 * d + 5e-5) * height
-    x0, x1 = r[:, 0] - r[:, 2] / 2, r[:, 0] + r[:, 2] / 2
-    y0, y1 = r[:, 1] - r[:, 3] / 2, r[:, 1] + r[:, 3] / 2
-    corners = [np.c_[x0, y0, z], np.c_[x1, y0, z], np.c_[x1, y1, z], np.c_[x0, y1, z]]
-    p0 = np.stack(corners, axis=1).reshape(-1, 3)
-    p1 = np.stack(corners[1:] + corners[:1], axis=1).reshape(-1, 3)
-    return geometry.segments(p0, p1, np.full((len(p0), 3), 25, np.uint8))
+    return geometry.outlines(r[:, 0] - r[:, 2] / 2, r[:, 0] + r[:, 2] / 2, r[:, 1] - r[:, 3] / 2,
+                             r[:, 1] + r[:, 3] / 2, z, np.full((len(r), 3), 25, np.uint8))
 
 
 def unplaced(layout, height):

@@ -8,6 +8,7 @@ import numpy as np
 from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
 from vtkmodules.vtkCommonCore import vtkPoints
 from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
+from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 
 #: Corner k of a box is (x[k & 1], y[k >> 1 & 1], z[k >> 2 & 1]); faces wound
 #: counter-clockwise seen from outside (so back faces can be culled).
@@ -99,3 +100,40 @@ def segments(p0, p1, rgb=None):
 def points(p, rgb=None):
     """n vertices at p (n, 3)."""
     return polydata(p, np.arange(len(p)).reshape(-1, 1), 1, "verts", rgb)
+
+
+def outlines(x0, x1, y0, y1, z, rgb=None):
+    """The borders of n horizontal rectangles at heights z: 4 segments each."""
+    z = np.broadcast_to(np.asarray(z, np.float64), np.shape(x0))
+    c = [np.c_[x0, y0, z], np.c_[x1, y0, z], np.c_[x1, y1, z], np.c_[x0, y1, z]]
+    p0 = np.stack(c, axis=1).reshape(-1, 3)
+    p1 = np.stack(c[1:] + c[:1], axis=1).reshape(-1, 3)
+    return segments(p0, p1, None if rgb is None else np.repeat(rgb, 4, axis=0))
+
+
+def actor(polydata, lit=False, cull=False, line_width=None, point_size=None, opacity=1.0,
+          color=None):
+    """An actor for `polydata`: its cell colours if it has them, else `color` (RGB
+    0..255); unlit unless `lit` (lines and flat things read better unlit)."""
+    mapper = vtkPolyDataMapper()
+    mapper.SetInputData(polydata)
+    if polydata.GetCellData().GetScalars() is not None:
+        mapper.SetScalarModeToUseCellData()
+        mapper.SetColorModeToDirectScalars()
+    else:
+        mapper.ScalarVisibilityOff()
+    a = vtkActor()
+    a.SetMapper(mapper)
+    p = a.GetProperty()
+    if not lit:
+        p.LightingOff()
+    if cull:
+        p.BackfaceCullingOn()
+    if line_width:
+        p.SetLineWidth(line_width)
+    if point_size:
+        p.SetPointSize(point_size)
+    if color is not None:
+        p.SetColor(*(c / 255 for c in color))
+    p.SetOpacity(opacity)
+    return a

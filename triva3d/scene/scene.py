@@ -7,7 +7,6 @@ camera moves, `set_moving` swaps in cheap forms: thick lines for exact boxes, a
 sample of the links when there are many.
 """
 import numpy as np
-from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 
 from ..analysis.metrics import link_bytes
 from ..bases.layout import UNIT
@@ -17,32 +16,6 @@ from .entities import Frame
 EXACT_LIMIT = 100_000
 MOVING_LINKS = 10_000
 DETAILS = ("auto", "exact", "lod")
-
-
-def _actor(polydata, lit=False, texture=None, cull=False, line_width=None, point_size=None,
-           opacity=1.0):
-    mapper = vtkPolyDataMapper()
-    mapper.SetInputData(polydata)
-    if polydata.GetCellData().GetScalars() is not None:
-        mapper.SetScalarModeToUseCellData()
-        mapper.SetColorModeToDirectScalars()
-    else:
-        mapper.ScalarVisibilityOff()
-    a = vtkActor()
-    a.SetMapper(mapper)
-    p = a.GetProperty()
-    if not lit:
-        p.LightingOff()
-    if texture is not None:
-        a.SetTexture(texture)
-    if cull:
-        p.BackfaceCullingOn()
-    if line_width:
-        p.SetLineWidth(line_width)
-    if point_size:
-        p.SetPointSize(point_size)
-    p.SetOpacity(opacity)
-    return a
 
 
 class Scene:
@@ -90,18 +63,18 @@ class Scene:
         for pd in (base.edges(self.layout, h), base.nodes(self.layout, h),
                    base.borders(self.layout, h), base.unplaced(self.layout, h)):
             if pd is not None:
-                self.actors.append(_actor(pd, line_width=1))
+                self.actors.append(geometry.actor(pd, line_width=1))
 
     def _bars(self, rows):
         b = entities.bar_bounds(self.trace, self.layout, self.frame, rows, self.cols)
         self.bars = b
         rgb = self.value_rgb[self.trace.states.value[rows]]
-        self.bar_actor = _actor(geometry.boxes(*b.T, rgb=rgb), lit=True, cull=True)
+        self.bar_actor = geometry.actor(geometry.boxes(*b.T, rgb=rgb), lit=True, cull=True)
         self.actors.append(self.bar_actor)
 
     def _columns(self, rows):
         self.columns = self.cols.bounds(self.layout, self.frame.height)
-        self.lod_actor = _actor(geometry.points(np.zeros((0, 3))), lit=True, cull=True)
+        self.lod_actor = geometry.actor(geometry.points(np.zeros((0, 3))), lit=True, cull=True)
         self.n_bins = 0
         self.set_bins(512)
         self.actors.append(self.lod_actor)
@@ -147,12 +120,12 @@ class Scene:
                 b = self.bars
                 cx, cy = (b[:, 0] + b[:, 1]) / 2, (b[:, 2] + b[:, 3]) / 2
                 rgb = self.value_rgb[self.trace.states.value[self.state_rows]]
-                self._moving[self.bar_actor] = _actor(geometry.segments(
+                self._moving[self.bar_actor] = geometry.actor(geometry.segments(
                     np.c_[cx, cy, b[:, 4]], np.c_[cx, cy, b[:, 5]], rgb), line_width=4)
             if len(self.link_rows) > MOVING_LINKS:
                 keep = np.linspace(0, len(self.link_rows) - 1, MOVING_LINKS).astype(np.int64)
                 rgb = colors.entity_rgb(self.trace, "links")[self.link_rows[keep]]
-                self._moving[self.link_actor] = _actor(
+                self._moving[self.link_actor] = geometry.actor(
                     geometry.segments(self.link_p0[keep], self.link_p1[keep], rgb),
                     opacity=self.link_actor.GetProperty().GetOpacity())
             for cheap in self._moving.values():
@@ -170,7 +143,7 @@ class Scene:
         self.link_p0, self.link_p1 = entities.link_ends(tr, lay, self.frame, self.link_rows)
         if len(self.link_rows):
             rgb = colors.entity_rgb(tr, "links")[self.link_rows]
-            self.link_actor = _actor(geometry.segments(self.link_p0, self.link_p1, rgb),
+            self.link_actor = geometry.actor(geometry.segments(self.link_p0, self.link_p1, rgb),
                                      opacity=opacity)
             self.actors.append(self.link_actor)
 
@@ -180,7 +153,7 @@ class Scene:
         self.event_p = entities.event_points(tr, self.layout, self.frame, self.event_rows)
         if len(self.event_rows):
             rgb = colors.entity_rgb(tr, "events")[self.event_rows]
-            self.actors.append(_actor(geometry.points(self.event_p, rgb), point_size=5))
+            self.actors.append(geometry.actor(geometry.points(self.event_p, rgb), point_size=5))
 
     def _variables(self):
         tr = self.trace
@@ -188,7 +161,7 @@ class Scene:
             tr, self.layout, self.frame, entities.variable_range(tr))
         if len(self.var_rows):
             rgb = colors.type_rgb(tr)[tr.variables.type[self.var_rows]]
-            self.actors.append(_actor(geometry.segments(self.var_p0, self.var_p1, rgb)))
+            self.actors.append(geometry.actor(geometry.segments(self.var_p0, self.var_p1, rgb)))
 
     # -- composing ---------------------------------------------------------------
     def add_to(self, renderer):

@@ -1,0 +1,235 @@
+"""Time-Slice, aggregation and the treemap panel on the worked example of Schnorr's
+thesis (Figure 4.7, Table 4.2), written as a Pajé trace: five processes A..E on
+machines M1..M3 in clusters C1 and C2 of grid G, observed over the slice [10, 19]
+(9 s). Every state and link below is chosen so that the slice cuts some of them at
+both ends; the expected numbers are worked out by hand in the comments."""
+import csv
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from conftest import HEADER, SIZED_LINK
+from triva3d import load
+from triva3d.analysis.aggregate import aggregate, level_rows
+from triva3d.analysis.metrics import container_metric
+from triva3d.analysis.timeslice import Slicer
+from triva3d.errors import TraceError
+from triva3d.panels.treemap import TimeSliceTreemap
+
+SLICE = (10.0, 19.0)
+THESIS = HEADER + SIZED_LINK + """\
+0 G 0 "Grid"
+0 C G "Cluster"
+0 M C "Machine"
+0 P M "Process"
+2 S P "State"
+1 L M "Load" "0 0 1"
+3 E P "Mark"
+4 K G P P "Msg"
+5 x S "Executing" "0 0.6 0"
+5 b S "Blocked" "0.8 0 0"
+5 m K "m" "1 1 1"
+5 e E "e" "0 1 1"
+6 0 G G 0 "G"
+6 0 C1 C G "C1"
+6 0 C2 C G "C2"
+6 0 M1 M C1 "M1"
+6 0 M2 M C2 "M2"
+6 0 M3 M C2 "M3"
+6 0 A P M1 "A"
+6 0 B P M1 "B"
+6 0 C P M2 "C"
+6 0 D P M2 "D"
+6 0 E P M3 "E"
+8 0 M1 L 2
+11 0 B S b
+11 0 D S x
+20 0 G K E m k5 297
+11 5 A S x
+20 5 G K C m k4 200
+20 8 G K A m k1 300
+11 9 E S x
+11 10 C S b
+20 10 G K B m k3 162
+16 11 G K C m k5
+17 11 A E e
+11 12 A S b
+11 12 B S x
+20 12 G K D m k6 180
+16 13 G K B m k6
+16 14 G K C m k1
+11 14 E S b
+8 15 M1 L 4
+20 15 G K E m k7 270
+11 16 C S x
+11 17 A S x
+20 18 G K A m k2 50
+11 19 B S b
+11 19 E S x
+16 19 G K E m k3
+17 20 A E e
+16 20 G K D m k2
+20 20 G K B m k8 296
+16 21 G K A m k8
+11 22 C S b
+16 25 G K A m k4
+16 25 G K D m k7
+7 30 G G
+"""
+# Within [10, 19]:
+#   A: Executing 5..12 (2 s) + 17..30 (2 s) = 4, Blocked 12..17 = 5
+#   B: Blocked 0..12 (2 s), Executing 12..19 = 7, Blocked from 19 (0 s)
+#   C: Blocked 10..16 = 6, Executing 16..22 (3 s)
+#   D: Executing 0..30 (9 s), never Blocked
+#   E: Executing 9..14 (4 s), Blocked 14..19 = 5, Executing from 19 (0 s)
+BLOCKED = {"A": 5, "B": 2, "C": 6, "D": 0, "E": 5}
+EXECUTING = {"A": 4, "B": 7, "C": 3, "D": 9, "E": 4}
+# Links, bytes counted for the part of each link inside the slice (Size spread
+# evenly over the link's duration):
+#   k1 A->C  8..14 300 B: 4/6  -> 200     k2 A->D 18..20  50 B: 1/2  -> 25
+#   k3 B->E 10..19 162 B: all  -> 162     k4 C->A  5..25 200 B: 9/20 -> 90
+#   k6 D->B 12..13 180 B: all  -> 180     k5 E->C  0..11 297 B: 1/11 -> 27
+#   k7 E->D 15..25 270 B: 4/10 -> 108     k8 B->A 20..21: outside the slice
+ORIGIN_BYTES = {"A": 225, "B": 162, "C": 90, "D": 180, "E": 135}   # / 9 s:
+ORIGIN_RATE = {"A": 25, "B": 18, "C": 10, "D": 20, "E": 15}        # the thesis's table
+DEST_BYTES = {"A": 90, "B": 180, "C": 227, "D": 133, "E": 162}
+ORIGIN_COUNT = {"A": 2, "B": 1, "C": 1, "D": 1, "E": 2}
+ORIGIN_TIME = {"A": 5, "B": 9, "C": 9, "D": 1, "E": 5}
+CLUSTERS = {"C1": "AB", "C2": "CDE"}
+
+
+@pytest.fixture(scope="module")
+def thesis(tmp_path_factory):
+    p = tmp_path_factory.mktemp("thesis") / "thesis.trace"
+    p.write_text(THESIS)
+    return load(p, cache=False)
+
+
+def rows(trace, names):
+    by_name = {trace.names.display(trace.containers.name[c]): c
+               for c in range(len(trace.containers))}
+    return np.array([by_name[n] for n in names])
+
+
+def test_states_links_variables_events_in_the_slice(thesis):
+    sl = Slicer(thesis).slice(*SLICE)
+    procs = rows(thesis, "ABCDE")
+    for metric, want in (("state:Blocked", BLOCKED), ("state:Executing", EXECUTING),
+                         ("links:bytes", ORIGIN_BYTES), ("links:rate", ORIGIN_RATE),
+                         ("links_in:bytes", DEST_BYTES), ("links:count", ORIGIN_COUNT),
+                         ("links:time", ORIGIN_TIME)):
+        v, carriers = sl.metric(metric)
+        assert v[procs] == pytest.approx([want[p] for p in "ABCDE"]), metric
+        assert carriers[procs].all() and not carriers[rows(thesis, ["C1", "M1"])].any()
+    frac, _ = sl.metric("state%:Executing")
+    assert frac[procs] == pytest.approx([EXECUTING[p] / 9 for p in "ABCDE"])
+    m1 = rows(thesis, ["M1"])[0]
+    assert sl.metric("variable:Load")[0][m1] == pytest.approx(2 * 5 + 4 * 4)
+    assert sl.metric("variable_mean:Load")[0][m1] == pytest.approx(26 / 9)
+    assert sl.metric("events:e")[0][rows(thesis, ["A"])[0]] == 1       # at 11, not at 20
+    ratio, _ = sl.metric("ratio:state:Executing/state:Blocked")
+    assert ratio[procs[:3]] == pytest.approx([4 / 5, 7 / 2, 3 / 6])
+    assert np.isinf(ratio[procs[3]])                                   # D never blocked
+
+
+def test_whole_trace_slice_is_the_container_metric(thesis):
+    st = thesis.states
+    b = [v for v in range(len(thesis.values))
+         if thesis.names.display(thesis.values.name[v]) == "Blocked"]
+    want = np.bincount(st.container[np.isin(st.value, b)],
+                       weights=(st.end - st.start)[np.isin(st.value, b)],
+                       minlength=len(thesis.containers))
+    assert container_metric(thesis, "state:Blocked") == pytest.approx(want)
+
+
+def test_aggregation_to_clusters_and_grid(thesis):
+    sl = Slicer(thesis).slice(*SLICE)
+    names = ["C1", "C2", "G"]
+    members = {"C1": "AB", "C2": "CDE", "G": "ABCDE"}
+    for metric, per in (("state:Blocked", BLOCKED), ("state:Executing", EXECUTING),
+                        ("links:rate", ORIGIN_RATE)):
+        v, carriers = sl.metric(metric)
+        for how, f in (("sum", sum), ("max", max), ("min", min),
+                       ("mean", lambda x: sum(x) / len(x))):
+            agg = aggregate(thesis, v, carriers, how)
+            assert agg[rows(thesis, names)] == pytest.approx(
+                [f([per[p] for p in members[n]]) for n in names]), (metric, how)
+    # the thesis's figures: C1 Blocked 7, Executing 11; the grid 18 and 27
+    both = np.c_[sl.metric("state:Blocked")[0], sl.metric("state:Executing")[0]]
+    agg = aggregate(thesis, both, sl.metric("state:Blocked")[1], "sum")
+    assert agg[rows(thesis, ["C1", "C2", "G"])].tolist() == [[7, 11], [11, 16], [18, 27]]
+    # without carriers there is nothing to aggregate
+    assert np.isnan(aggregate(thesis, v, np.zeros(len(v), bool), "max")).all()
+
+
+def test_levels(thesis):
+    names = thesis.names.display
+    pick = lambda lv: sorted(names(thesis.containers.name[c]) for c in level_rows(thesis, lv))
+    assert pick("Cluster") == ["C1", "C2"] and pick(2) == ["C1", "C2"]
+    assert pick(None) == list("ABCDE") and pick("Process") == list("ABCDE")
+    with pytest.raises(TraceError, match="no container type named 'Rack'"):
+        level_rows(thesis, "Rack")
+
+
+def test_treemap_areas_follow_the_values(thesis):
+    tm = TimeSliceTreemap(thesis, SLICE, level="Process", pad=0.0, width=900, height=500)
+    assert tm.value_names == ["Executing", "Blocked"]
+    area = tm.cell_rects[:, 2] * tm.cell_rects[:, 3]
+    value = np.array([tm.numbers[tm.containers[n], k] for n, k in zip(tm.cell_node, tm.cell_col)])
+    assert area / value == pytest.approx(np.full(len(area), 900 * 500 / 45))
+    assert len(area) == 9  # D has no Blocked cell
+    # clusters: C1 holds 18 of 45 s, C2 27
+    c1 = [i for i in range(len(tm.containers)) if tm.name_of(i) == "C1"][0]
+    assert tm.node_rects[c1, 2] * tm.node_rects[c1, 3] == pytest.approx(900 * 500 * 18 / 45)
+
+
+def test_treemap_at_cluster_level_with_max(thesis):
+    tm = TimeSliceTreemap(thesis, SLICE, level="Cluster", how="max", values=["Blocked"])
+    got = {tm.name_of(n): tm.numbers[tm.containers[n], 0] for n in tm.cell_node}
+    assert got == {"C1": 5, "C2": 6}
+    hit = tm.pick(*tm.cell_rects[0, :2] + tm.cell_rects[0, 2:] / 2)
+    assert hit["value"] == "Blocked" and hit["path"][-2:] == ["G", hit["node"]]
+    assert hit["numbers"]["Blocked"] in (5, 6)
+
+
+def test_treemap_files(thesis, tmp_path):
+    tm = TimeSliceTreemap(thesis, SLICE, level="Machine")
+    tm.write(tmp_path / "t.csv")
+    with open(tmp_path / "t.csv") as f:
+        table = list(csv.DictReader(f))
+    got = {(r["node"], r["value"]): float(r["number"]) for r in table}
+    assert got[("M1", "Blocked")] == 7 and got[("M2", "Executing")] == 12
+    assert got[("C2", "Blocked")] == 11 and got[("G", "Executing")] == 27
+    assert {r["metric"] for r in table} == {"state:sum"}
+    tm.write(tmp_path / "t.svg", highlight=1)
+    svg = ET.parse(tmp_path / "t.svg").getroot()
+    rects = svg.findall("{http://www.w3.org/2000/svg}rect")
+    assert len(rects) == 1 + len(tm.containers) + len(tm.cell_rects)
+    tm.write(tmp_path / "t.png", size=(400, 300))
+    import imageio.v3 as iio
+    img = iio.imread(tmp_path / "t.png")
+    assert img.shape == (300, 400, 3)
+    # the state colours fill the picture: Executing green (0, 153, 0), Blocked red (204, 0, 0)
+    flat = img.reshape(-1, 3).astype(int)
+    green = (np.abs(flat - (0, 153, 0)).max(axis=1) <= 3).mean()
+    red = (np.abs(flat - (204, 0, 0)).max(axis=1) <= 3).mean()
+    assert green > red > 0.1 and green / red == pytest.approx(27 / 18, rel=0.15)
+
+
+def test_treemap_command(thesis, tmp_path):
+    out = tmp_path / "c.csv"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "treemap", thesis.source,
+                        "--slice", "10:19", "--level", "Cluster", "--agg", "mean",
+                        "--metric", "link", "-o", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with open(out) as f:
+        got = {(row["node"], row["value"]): float(row["number"]) for row in csv.DictReader(f)}
+    assert got[("C1", "out")] == pytest.approx((225 + 162) / 2)
+    assert got[("C2", "in")] == pytest.approx((227 + 133 + 162) / 3)
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "treemap", thesis.source,
+                        "--values", "Sleeping", "-o", str(tmp_path / "x.png")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "no value named 'Sleeping'" in r.stderr

@@ -1,0 +1,1 @@
+"""2D panels: the Time-Slice treemap."""

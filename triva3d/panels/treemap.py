@@ -1,0 +1,285 @@
+"""The Time-Slice treemap (Triva's second model): a slice of the trace, aggregated
+to a level of the container hierarchy, as a squarified treemap.
+
+The nodes at the chosen level are split into cells, one per (node, value): state
+values (seconds), variable types (time integral), links out and in (bytes, or
+counts when the links carry no Size) or event values (counts), each the aggregate
+(sum, max, min or mean) over the node's subtree. Cell areas are proportional to
+those numbers; the levels above frame them with borders. The same object answers
+"what is under the pointer" with the numbers of every level, and writes PNG (VTK,
+offscreen), SVG (vector, for papers) and CSV (long form, one row per node, metric
+and value name).
+"""
+import csv
+import html
+
+import numpy as np
+
+from ..analysis.aggregate import FUNCTIONS, aggregate, level_rows
+from ..analysis.timeslice import Slicer
+from ..bases.treemap import depth_of, treemap
+from ..errors import TraceError
+from ..trace import Kind
+
+METRICS = ("state", "variable", "link", "event")
+LINK_RGB = {"out": (230, 120, 60), "in": (70, 150, 220)}
+HIGHLIGHT = (255, 220, 0)
+LABEL_PX = 12  # label font size in pixels
+
+
+def _grouped(matrix, names, wanted, trace):
+    """Columns merged by display name (values of several types may share one),
+    restricted to `wanted` names when given, in order of first appearance."""
+    order = list(dict.fromkeys(names))
+    if wanted:
+        missing = [w for w in wanted if w not in order]
+        if missing:
+            raise TraceError(trace.source, None, f"no value named {missing[0]!r} here "
+                             f"(have: {', '.join(order[:12])})")
+        order = [w for w in order if w in wanted]
+    names = np.array(names, dtype=object)
+    return (np.stack([matrix[:, names == o].sum(axis=1) for o in order], axis=1)
+            if order else np.zeros((len(matrix), 0))), order
+
+
+class TimeSliceTreemap:
+    """The treemap of `trace` over `slice` (t0, t1) at `level` (type name or depth;
+    None: the leaves), aggregated with `how`, of `metric` cells (`values`: names to
+    keep), laid out in a `width` x `height` box."""
+
+    def __init__(self, trace, slice=None, level=None, how="sum", metric="state", values=None,
+                 width=1000.0, height=1000.0, pad=None, slicer=None):
+        from ..scene import colors
+        if metric not in METRICS:
+            raise TraceError(trace.source, None, f"metric must be one of {METRICS}")
+        if how not in FUNCTIONS:
+            raise TraceError(trace.source, None, f"aggregation must be one of {FUNCTIONS}")
+        self.trace, self.how, self.metric = trace, how, metric
+        slicer = slicer or Slicer(trace)
+        sl = slicer.slice(*(slice or (None, None)))
+        self.t0, self.t1 = sl.t0, sl.t1
+        name = trace.names.display
+        types = trace.types
+        if metric == "state":
+            names = [name(trace.values.name[v]) for v in slicer.state_values]
+            matrix, carriers_of = sl.states, trace.values.type[slicer.state_values]
+            rgb = colors.value_rgb(trace)[slicer.state_values]
+        elif metric == "event":
+            names = [name(trace.values.name[v]) for v in slicer.event_values]
+            matrix, carriers_of = sl.events, trace.values.type[slicer.event_values]
+            rgb = colors.value_rgb(trace)[slicer.event_values]
+        elif metric == "variable":
+            vt = np.flatnonzero(types.kind == Kind.VARIABLE)
+            names = [name(types.name[t]) for t in vt]
+            matrix, carriers_of, rgb = sl.integral[:, vt], vt, colors.type_rgb(trace)[vt]
+        else:
+            col = 1 if slicer.has_sizes else 0
+            names = ["out", "in"]
+            matrix = np.c_[sl.links_out[:, col], sl.links_in[:, col]]
+            lt = np.flatnonzero(types.kind == Kind.LINK)
+            carriers_of = np.r_[types.start_type[lt], types.end_type[lt]]
+            rgb = np.array([LINK_RGB["out"], LINK_RGB["in"]], np.uint8)
+        self.unit = {"state": "s", "event": "events", "variable": "value x s",
+                     "link": "bytes" if slicer.has_sizes else "links"}[metric]
+        self.matrix, self.value_names = _grouped(matrix, names, values, trace)
+        first = {n: i for i, n in reversed(list(enumerate(names)))}
+        self.value_rgb = np.array([rgb[first[n]] for n in self.value_names],
+                                  np.uint8).reshape(-1, 3)
+        cont_types = types.parent[carriers_of] if metric != "link" else carriers_of
+        carriers = np.isin(trace.containers.type, cont_types)
+        self.numbers = aggregate(trace, self.matrix, carriers, how)
+        self._layout(level_rows(trace, level), width, height, pad)
+
+    def _layout(self, level, width, height, pad):
+        """Tree = the level's containers, their ancestors, and their cells."""
+        parent = self.trace.containers.parent
+        n = len(parent)
+        keep = np.zeros(n, bool)
+        up = np.asarray(level)
+        while len(up):  # the level and its ancestors, one generation at a time
+            keep[up] = True
+            up = np.unique(parent[up])
+            up = up[(up >= 0) & ~keep[np.maximum(up, 0)]]
+        self.containers = np.flatnonzero(keep)  # increasing: parents first
+        index = np.full(n, -1)
+        index[self.containers] = np.arange(len(self.containers))
+        level_node = index[level]
+        k = len(self.value_names)
+        sizes = np.nan_to_num(self.numbers[level]).clip(min=0)
+        cell_node = np.repeat(level_node, k)
+        cell_col = np.tile(np.arange(k), len(level))
+        cell_size = sizes.ravel()
+        nz = cell_size > 0
+        self.cell_node, self.cell_col = cell_node[nz], cell_col[nz]
+        nc = len(self.containers)
+        tree_parent = np.r_[np.where(index[parent[self.containers]] < 0, -1,
+                                     index[parent[self.containers]]), self.cell_node]
+        tree_parent[0] = -1
+        own = np.r_[np.zeros(nc), cell_size[nz]]
+        pad = 0.003 * min(width, height) if pad is None else pad
+        rects, self.area_value = treemap(tree_parent, own, width, height, pad)
+        self.node_rects, self.cell_rects = rects[:nc], rects[nc:]
+        self.node_depth = depth_of(tree_parent[:nc])
+        self.level = level
+        self.width, self.height = float(width), float(height)
+
+    # -- reading -----------------------------------------------------------------
+    def name_of(self, node):
+        return self.trace.names.display(self.trace.containers.name[self.containers[node]])
+
+    def node_numbers(self, node):
+        """{value name: aggregated number} of tree node `node`."""
+        row = self.numbers[self.containers[node]]
+        return {v: float(x) for v, x in zip(self.value_names, row) if not np.isnan(x)}
+
+    def ancestors(self, node):
+        """Tree nodes from `node` up to the root."""
+        parent = self.trace.containers.parent
+        out, c = [], self.containers[node]
+        index = {int(x): i for i, x in enumerate(self.containers)}
+        while c >= 0:
+            out.append(index[int(c)])
+            c = parent[c]
+        return out
+
+    def pick(self, x, y):
+        """What is at (x, y) (origin bottom left): the deepest node, the cell's value
+        name (or None) and the node's numbers; None outside."""
+        def inside(r):
+            return (r[:, 0] <= x) & (x <= r[:, 0] + r[:, 2]) & (r[:, 1] <= y) & (y <= r[:, 1] + r[:, 3])
+        cells = np.flatnonzero(inside(self.cell_rects))
+        if len(cells):
+            i = cells[0]
+            node, value = int(self.cell_node[i]), self.value_names[self.cell_col[i]]
+        else:
+            nodes = np.flatnonzero(inside(self.node_rects))
+            if not len(nodes):
+                return None
+            node, value = int(nodes[np.argmax(self.node_depth[nodes])]), None
+        return {"node": self.name_of(node), "container": int(self.containers[node]),
+                "value": value, "numbers": self.node_numbers(node),
+                "path": [self.name_of(a) for a in reversed(self.ancestors(node))]}
+
+    # -- writing -----------------------------------------------------------------
+    def rows(self):
+        """Long-form rows: node, type, parent, depth, metric, value, number."""
+        tr = self.trace
+        name = tr.names.display
+        out = []
+        for i, c in enumerate(self.containers):
+            p = tr.containers.parent[c]
+            for v, x in self.node_numbers(i).items():
+                out.append((name(tr.containers.name[c]), name(tr.types.name[tr.containers.type[c]]),
+                            name(tr.containers.name[p]) if p > 0 else "", int(self.node_depth[i]),
+                            f"{self.metric}:{self.how}", v, x))
+        return out
+
+    def write_csv(self, path):
+        with _open(path, newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["node", "type", "parent", "depth", "metric", "value", "number"])
+            w.writerows((a, b, c, d, e, f_, repr(float(x))) for a, b, c, d, e, f_, x in self.rows())
+
+    def write_svg(self, path, highlight=None, font=11.0):
+        """Vector image: cells in their colours, node borders (thicker for upper
+        levels), labels where they fit, a tooltip with the numbers on every shape."""
+        W, H = self.width, self.height
+        lines = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W:g}" height="{H:g}" '
+                 f'viewBox="0 0 {W:g} {H:g}" font-family="sans-serif" font-size="{font:g}">',
+                 f'<rect width="{W:g}" height="{H:g}" fill="#1e2126"/>']
+        maxd = max(1, int(self.node_depth.max()))
+        hi = set(self.ancestors(highlight)) if highlight is not None else set()
+        for i, (x, y, w, h) in enumerate(self.node_rects):
+            grey = 40 + int(100 * self.node_depth[i] / maxd)
+            tip = html.escape(f"{self.name_of(i)}: " + ", ".join(
+                f"{k} {v:.6g}" for k, v in self.node_numbers(i).items()))
+            stroke = "#ffdc00" if i in hi else "#000"
+            width = (3.0 if i in hi else 1.0) * max(0.5, 2.5 - 0.5 * self.node_depth[i])
+            lines.append(f'<rect x="{x:.3f}" y="{H - y - h:.3f}" width="{w:.3f}" '
+                         f'height="{h:.3f}" fill="rgb({grey},{grey},{grey})" stroke="{stroke}" '
+                         f'stroke-width="{width:g}"><title>{tip}</title></rect>')
+        for j, (x, y, w, h) in enumerate(self.cell_rects):
+            r, g, b = (int(v) for v in self.value_rgb[self.cell_col[j]])
+            node = self.cell_node[j]
+            value = self.value_names[self.cell_col[j]]
+            num = self.numbers[self.containers[node], self.cell_col[j]]
+            tip = html.escape(f"{self.name_of(node)} / {value}: {num:.6g} {self.unit}")
+            lines.append(f'<rect x="{x:.3f}" y="{H - y - h:.3f}" width="{w:.3f}" '
+                         f'height="{h:.3f}" fill="rgb({r},{g},{b})" stroke="#000" '
+                         f'stroke-width="0.3"><title>{tip}</title></rect>')
+        for i in np.flatnonzero(np.isin(np.arange(len(self.containers)),
+                                        np.unique(self.cell_node))):
+            x, y, w, h = self.node_rects[i]
+            text = self.name_of(i)
+            if w >= 0.6 * font * len(text) + 4 and h >= font + 4:
+                lines.append(f'<text x="{x + 3:.3f}" y="{H - y - h + font + 1:.3f}" '
+                             f'fill="#fff">{html.escape(text)}</text>')
+        lines.append("</svg>")
+        with _open(path) as f:
+            f.write("\n".join(lines) + "\n")
+
+    def polydata(self):
+        """Cells and node rectangles as VTK data: (quads, borders)."""
+        from ..scene import geometry
+        maxd = max(1, int(self.node_depth.max()))
+        shade = (40 + 100 * self.node_depth / maxd).astype(np.uint8)
+        r = np.vstack([self.node_rects, self.cell_rects])
+        rgb = np.vstack([np.repeat(shade[:, None], 3, axis=1),
+                         self.value_rgb[self.cell_col].reshape(-1, 3)])
+        z = np.r_[self.node_depth * 1e-3, np.full(len(self.cell_rects), (maxd + 1) * 1e-3)]
+        quads = geometry.quads(r[:, 0], r[:, 0] + r[:, 2], r[:, 1], r[:, 1] + r[:, 3], z, rgb)
+        return quads, _outline(self.node_rects, (maxd + 2) * 1e-3)
+
+    def render(self, size=(1000, 1000), highlight=None):
+        """An (h, w, 3) uint8 image of the treemap (VTK offscreen)."""
+        from ..scene import geometry, view
+        from ..scene.base import label_actor
+        rw, ren = view.offscreen_window(*size)
+        quads, borders = self.polydata()
+        ren.AddActor(geometry.actor(quads))
+        ren.AddActor(geometry.actor(borders, color=(0, 0, 0)))
+        if highlight is not None:
+            ren.AddActor(geometry.actor(_outline(self.node_rects[self.ancestors(highlight)], 0.5),
+                                        color=HIGHLIGHT, line_width=3))
+        w, h = self.width, self.height
+        px = min(size[0] / w, size[1] / h)  # pixels per layout unit
+        nodes = np.unique(self.cell_node)
+        names = [self.name_of(i) for i in nodes]
+        nr = self.node_rects[nodes]
+        fits = ((nr[:, 2] * px >= np.array([0.6 * LABEL_PX * len(t) + 4 for t in names]))
+                & (nr[:, 3] * px >= LABEL_PX + 4))
+        if fits.any():
+            nr = nr[fits]
+            ren.AddViewProp(label_actor(
+                np.c_[nr[:, 0] + nr[:, 2] / 2, nr[:, 1] + nr[:, 3] / 2, np.ones(len(nr))],
+                [t for t, ok in zip(names, fits) if ok], nr[:, 2] * nr[:, 3], size=LABEL_PX))
+        view.set_view(ren, (0, w, 0, h, 0, 0.01), 0.0, 90.0)
+        ren.GetActiveCamera().SetParallelScale(max(h, w * size[1] / size[0]) / 2 * 1.01)
+        return view.snapshot(rw)
+
+    def write(self, path, size=(1000, 1000), highlight=None):
+        """PNG, SVG or CSV by the file's extension."""
+        low = str(path).lower()
+        if low.endswith(".csv"):
+            self.write_csv(path)
+        elif low.endswith(".svg"):
+            self.write_svg(path, highlight)
+        elif low.endswith(".png"):
+            from ..export import write_png
+            write_png(self.render(size, highlight), path)
+        else:
+            raise TraceError(str(path), None, "the output must end in .png, .svg or .csv")
+
+
+def _outline(rects, z):
+    """Borders of (x, y, w, h) rectangles (lower-left corner) at height z."""
+    from ..scene import geometry
+    x, y, w, h = rects.T
+    return geometry.outlines(x, x + w, y, y + h, z)
+
+
+def _open(path, newline=None):
+    try:
+        return open(path, "w", encoding="utf-8", newline=newline)
+    except OSError as e:
+        raise TraceError(str(path), None, f"cannot write: {e.strerror or e}") from None
