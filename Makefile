@@ -16,6 +16,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_load.py
 	$(BIN)/python benchmarks/bench_bases.py
 	$(BIN)/python benchmarks/bench_scene.py
+	$(BIN)/python benchmarks/bench_timeslice.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
