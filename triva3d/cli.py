@@ -166,6 +166,8 @@ def cmd_render(args):
 def cmd_treemap(args):
     import numpy as np
     from .panels.treemap import TimeSliceTreemap
+    if not args.output.lower().endswith((".png", ".svg", ".csv")):
+        raise TraceError(args.output, None, "the output must end in .png, .svg or .csv")
     trace, _ = _load(args)
     _report(trace)
     values = [v.strip() for v in args.values.split(",")] if args.values else None

@@ -88,7 +88,10 @@ class TimeSliceTreemap:
         cont_types = types.parent[carriers_of] if metric != "link" else carriers_of
         carriers = np.isin(trace.containers.type, cont_types)
         self.numbers = aggregate(trace, self.matrix, carriers, how)
-        self._layout(level_rows(trace, level), width, height, pad)
+        rows = level_rows(trace, level)
+        if not len(rows):
+            raise TraceError(trace.source, None, f"no container at level {level!r}")
+        self._layout(rows, width, height, pad)
 
     def _layout(self, level, width, height, pad):
         """Tree = the level's containers, their ancestors, and their cells."""
