@@ -70,7 +70,7 @@ def _from_arrays(z, meta, trace_path):
     names = Names(z["names.arena"], z["names.offsets"])
     report = [tuple(r) for r in meta["report"]]
     return Trace(names, tables, z["type_colors"], z["value_colors"], trace_path, report,
-                 [f for f, _, _ in meta["files"]])
+                 [f for f, _, _ in meta["files"]], meta.get("other_records"))
 
 
 def write(trace, mode):
@@ -86,7 +86,7 @@ def write(trace, mode):
             arrays[f"{table}.extra.{name}"] = col
         extra[table] = list(t.extra)
     meta = {"format": FORMAT, "files": _stamp(trace.files), "extra": extra,
-            "report": trace.report}
+            "report": trace.report, "other_records": trace.other_records}
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
     for p in paths(trace.files[0], mode):
         d = os.path.dirname(p)

@@ -50,6 +50,7 @@ def summary(trace, load_seconds=None):
         "load_seconds": load_seconds,
         "from_cache": bool(getattr(trace, "from_cache", False)),
         "recoveries": [{"what": w, "count": n, "first_line": line} for w, n, line in trace.report],
+        "other_records": dict(sorted(trace.other_records.items())),
     }
 
 
@@ -93,8 +94,12 @@ def render(s):
             walk(ch, depth + 1)
 
     walk(0, 0)
+    if s.get("other_records"):
+        lines.append("records not drawn  " + ", ".join(f"{k} {v}"
+                                                       for k, v in s["other_records"].items()))
     if s["recoveries"]:
         lines.append("recovered (--lenient)")
         for r in s["recoveries"]:
-            lines.append(f"  {r['what']}: {r['count']} (first at line {r['first_line']})")
+            where = f" (first at line {r['first_line']})" if r["first_line"] is not None else ""
+            lines.append(f"  {r['what']}: {r['count']}{where}")
     return "\n".join(lines) + "\n"

@@ -113,15 +113,17 @@ class Trace:
     Row 0 of `containers` is the root (name "0", type 0, parent -1); row 0 of
     `types` is the root container type. `type_colors` and `value_colors` are RGBA
     float32 arrays (NaN where the trace gave no colour). `report` lists what a
-    lenient load recovered from, as (what, count, first line).
+    lenient load recovered from, as (what, count, first line). `other_records`
+    counts the records of the source that the Trace does not hold, by kind.
     """
 
     def __init__(self, names, tables, type_colors, value_colors, source="", report=(),
-                 files=()):
+                 files=(), other_records=None):
         self.names = names
         self.source = source
         self.files = list(files) or [source]
         self.report = list(report)
+        self.other_records = dict(other_records or {})
         for key in SCHEMA:
             setattr(self, key, tables[key])
         self.type_colors = type_colors
