@@ -4,19 +4,27 @@ from .paje.reader import read_paje
 
 
 def load(path, lenient=False, cache=True, progress=False):
-    """Load the trace at `path` (Pajé text) into a Trace.
+    """Load the trace at `path` into a Trace: Pajé text, or an OTF2 archive (its
+    anchor file or the folder that holds it), told apart by content.
 
     With `cache`, a Trace saved by an earlier load of the unchanged file is reused,
     and a fresh load is saved. `lenient` recovers from what PajeNG rejects and
     lists every recovery in `trace.report`. Raises TraceError on bad input.
     """
+    from .otf2 import anchor_of
+    anchor = anchor_of(path)
+    path = anchor if anchor else path
     mode = "lenient" if lenient else "strict"
     if cache:
         trace = _cache.read(path, mode)
         if trace is not None:
             trace.from_cache = True
             return trace
-    trace = read_paje(path, lenient=lenient, progress=progress)
+    if anchor:
+        from .otf2.reader import read_otf2
+        trace = read_otf2(anchor, lenient=lenient)
+    else:
+        trace = read_paje(path, lenient=lenient, progress=progress)
     trace.from_cache = False
     if cache:
         _cache.write(trace, mode)

@@ -1,0 +1,550 @@
+"""OTF2 archives (Score-P, APEX, EZTrace...) into the Trace.
+
+Mapping (see the README):
+- containers: system tree nodes (types named by their class: machine, node...),
+  location groups under their system-tree parent (PROCESS, ACCELERATOR...), and
+  locations as leaves (CPU_THREAD, ACCELERATOR_STREAM, METRIC...); names kept, so
+  the matcher finds hosts by name;
+- Enter/Leave: nested states of type "Region" valued by region name, with the
+  region's `paradigm` and `role` as extra fields;
+- MPI point-to-point (Send, Isend, Recv, Irecv): links "MPI message" from the
+  sending location (at the send) to the receiving one (at the receive's
+  completion), matched per (communicator, sender, receiver, tag) in order, ranks
+  resolved through the communicator's group; extra fields `Size` and `Tag`;
+- MPI collectives: states "MPI collective" valued by the operation, from begin to
+  end, and events "MPI collective" at the end with `root`, `sent`, `received`;
+- Metric events: one variable per metric member, piecewise constant from each
+  sample to the next (the last to the end); accumulated counters also as "NAME
+  rate" (difference over time between samples, 0 after the last one);
+- time in seconds from the trace start (clock properties); every other record kind
+  is counted (`Trace.other_records`), never an error.
+
+Global definitions are read with the `otf2` package; events with the C reader
+through ctypes and numba callbacks (capi.py), then decoded per location in numba.
+"""
+import ctypes
+import os
+
+import numpy as np
+from numba import njit
+
+from ..errors import TraceError
+from ..trace import SCHEMA, Kind, Names, Table, Trace
+from . import anchor_of, archive_files, capi
+
+ACCUMULATED = {"ACCUMULATED_START", "ACCUMULATED_POINT", "ACCUMULATED_LAST",
+               "ACCUMULATED_NEXT"}
+#: OTF2_Type ids of metric values.
+T_UINT64, T_INT64, T_DOUBLE = 4, 8, 10
+
+
+def _enum(x):
+    return str(x).rsplit(".", 1)[-1]
+
+
+class _Interner:
+    def __init__(self):
+        self.index, self.strings = {}, []
+
+    def __call__(self, s):
+        i = self.index.get(s)
+        if i is None:
+            i = self.index[s] = len(self.strings)
+            self.strings.append(s)
+        return i
+
+    def many(self, values):
+        """Codes of str(v) for an array of numbers (interned once per distinct value)."""
+        uniq, inv = np.unique(np.asarray(values), return_inverse=True)
+        return np.array([self(str(u)) for u in uniq.tolist()], np.int32)[inv].reshape(-1)
+
+    def names(self):
+        data = [s.encode("utf-8", "replace") for s in self.strings]
+        offsets = np.cumsum([0] + [len(b) for b in data]).astype(np.int64)
+        return Names(np.frombuffer(b"".join(data), np.uint8).copy(), offsets)
+
+
+@njit(cache=True)
+def _nest(kind, time, a, b, c, d, end_time):
+    """States from Enter/Leave (region, start, end, depth) and collectives (comm |
+    op << 32, root, sent, received, begin, end), the open ones closed at
+    `end_time`; counts of Leaves that match nothing and of states left open."""
+    n = len(kind)
+    s_reg = np.empty(n, np.int64)
+    s_t0 = np.empty(n, np.int64)
+    s_t1 = np.empty(n, np.int64)
+    s_dep = np.empty(n, np.int16)
+    c_info = np.empty((n, 6), np.int64)
+    stack_reg = np.empty(n, np.int64)
+    stack_t = np.empty(n, np.int64)
+    coll_t = np.empty(n, np.int64)
+    top = ns = nc = ctop = 0
+    bad = 0
+    for i in range(n):
+        k = kind[i]
+        if k == 1:  # ENTER
+            stack_reg[top] = a[i]
+            stack_t[top] = time[i]
+            top += 1
+        elif k == 2:  # LEAVE
+            if top == 0:
+                bad += 1
+                continue
+            top -= 1
+            if stack_reg[top] != a[i]:
+                bad += 1
+            s_reg[ns] = stack_reg[top]
+            s_t0[ns] = stack_t[top]
+            s_t1[ns] = time[i]
+            s_dep[ns] = top
+            ns += 1
+        elif k == 9:  # COLL_BEGIN
+            coll_t[ctop] = time[i]
+            ctop += 1
+        elif k == 10 and ctop > 0:  # COLL_END
+            ctop -= 1
+            c_info[nc, 0] = a[i]
+            c_info[nc, 1] = b[i]
+            c_info[nc, 2] = c[i]
+            c_info[nc, 3] = d[i]
+            c_info[nc, 4] = coll_t[ctop]
+            c_info[nc, 5] = time[i]
+            nc += 1
+    unclosed = top
+    while top > 0:
+        top -= 1
+        s_reg[ns] = stack_reg[top]
+        s_t0[ns] = stack_t[top]
+        s_t1[ns] = max(end_time, stack_t[top])
+        s_dep[ns] = top
+        ns += 1
+    return s_reg[:ns], s_t0[:ns], s_t1[:ns], s_dep[:ns], c_info[:nc], bad, unclosed
+
+
+class _Defs:
+    """What we need from the global definitions, as plain Python and numpy."""
+
+    def __init__(self, anchor):
+        import otf2
+        try:
+            with otf2.reader.open(anchor) as tr:
+                self._read(tr.definitions)
+        except TraceError:
+            raise
+        except Exception as e:  # the otf2 package raises several kinds
+            why = capi.errors[0] if capi.errors else str(e)
+            capi.errors.clear()
+            raise TraceError(anchor, None, f"not a readable OTF2 archive: {why}") from None
+
+    def _read(self, d):
+        cp = d.clock_properties
+        self.resolution = float(cp.timer_resolution) if cp else 1.0
+        self.offset = int(cp.global_offset) if cp else 0
+        self.length = int(cp.trace_length) if cp else 0
+        self.stn = [(n._ref, n.name, n.class_name or "system tree node",
+                     n.parent._ref if n.parent else None) for n in d.system_tree_nodes]
+        self.groups = [(g._ref, g.name, _enum(g.location_group_type),
+                        g.system_tree_parent._ref if g.system_tree_parent else None)
+                       for g in d.location_groups]
+        self.locations = [(l._ref, l.name, _enum(l.type), l.group._ref if l.group else None,
+                           int(l.number_of_events)) for l in d.locations]
+        self.regions = {r._ref: (r.name, _enum(r.paradigm), _enum(r.region_role))
+                        for r in d.regions}
+        self.comms = {c._ref: [m._ref for m in c.group.members] if c.group else []
+                      for c in d.comms}
+        self.metrics = {}
+        for m in d.metrics:
+            members = m.members if hasattr(m, "members") else m.metric_class.members
+            self.metrics[m._ref] = [(mm.name, _enum(mm.metric_mode)) for mm in members]
+        self.max_members = max([len(v) for v in self.metrics.values()] + [1])
+
+
+def _read_events(anchor, defs, lenient, report):
+    """Records of every location (None where unreadable) and the other kinds' counts."""
+    r = capi.Reader_Open(anchor.encode())
+    if not r:
+        raise TraceError(anchor, None, "OTF2 cannot open this anchor file")
+    cb = capi.Callbacks()
+    out = {}
+    try:
+        capi.Reader_SetSerialCollectiveCallbacks(r)
+        for ref, *_ in defs.locations:
+            capi.Reader_SelectLocation(r, ref)
+        base = anchor[:-len(".otf2")]
+        if capi.Reader_OpenDefFiles(r) == 0:
+            for ref, *_ in defs.locations:
+                dr = capi.Reader_GetDefReader(r, ref)
+                if dr:
+                    n = ctypes.c_uint64()
+                    code = capi.Reader_ReadAllLocalDefinitions(r, dr, ctypes.byref(n))
+                    capi.Reader_CloseDefReader(r, dr)
+                    if code:
+                        _fail(lenient, report, f"{base}/{ref}.def", None,
+                              f"local definitions: {capi.error_text(code)}")
+            capi.Reader_CloseDefFiles(r)
+        code = capi.Reader_OpenEvtFiles(r)
+        if code:
+            raise TraceError(anchor, None, f"cannot open the event files: {capi.error_text(code)}")
+        for ref, name, _, _, n_events in defs.locations:
+            out[ref] = _read_location(r, cb, ref, name, n_events, defs, f"{base}/{ref}.evt",
+                                      lenient, report)
+        capi.Reader_CloseEvtFiles(r)
+    finally:
+        capi.Reader_Close(r)
+        cb.close()
+    return out, {k: v for k, v in cb.counts.items() if v}
+
+
+def _fail(lenient, report, path, line, message):
+    if not lenient:
+        raise TraceError(path, line, message)
+    report.append((f"{os.path.basename(path)}: {message}", 1, None))
+
+
+def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report):
+    where = f"location {ref} ({name!r})"
+    if not os.path.exists(path):
+        _fail(lenient, report, path, None, f"{where}: its event file is missing")
+        return None
+    capacity = max(n_events, 1) * defs.max_members
+    if lenient:  # the definition may undercount: every record takes 2 bytes or more
+        capacity = max(capacity, os.path.getsize(path) // 2 * defs.max_members)
+    er = capi.Reader_GetEvtReader(r, ref)
+    if not er:
+        _fail(lenient, report, path, None, f"{where}: OTF2 gives no event reader")
+        return None
+    buf = capi.new_buffer(capacity)
+    try:
+        capi.Reader_RegisterEvtCallbacks(r, er, cb.handle, buf.ctypes.data)
+        n = ctypes.c_uint64()
+        code = capi.Reader_ReadAllLocalEvents(r, er, ctypes.byref(n))
+    finally:
+        capi.Reader_CloseEvtReader(r, er)
+    if buf[2]:
+        _fail(lenient, report, path, None,
+              f"{where}: more events in the file than its definition's {n_events}")
+        return None
+    if code:
+        _fail(lenient, report, path, None, f"{where}: {capi.error_text(code)} "
+              f"after {n.value} of {n_events} events")
+    elif n.value != n_events:
+        _fail(lenient, report, path, None, f"{where}: {n.value} events in the file, "
+              f"its definition says {n_events}")
+    return capi.records(buf)
+
+
+def read_otf2(path, lenient=False):
+    """The Trace of the OTF2 archive at `path` (anchor file or its folder)."""
+    anchor = anchor_of(path)
+    if anchor is None:
+        raise TraceError(str(path), None, "not an OTF2 anchor file (nor a folder with one)")
+    anchor = os.path.abspath(anchor)
+    capi.errors.clear()
+    defs = _Defs(anchor)
+    report = []
+    recs, other = _read_events(anchor, defs, lenient, report)
+    return _Builder(defs, anchor, recs, lenient, report).trace(other)
+
+
+class _Builder:
+    """Definitions and per-location records to the Trace's tables."""
+
+    def __init__(self, defs, anchor, recs, lenient, report):
+        self.d, self.anchor, self.recs = defs, anchor, recs
+        self.lenient, self.report = lenient, report
+        self.names = _Interner()
+        self.names("0")
+        self.types = []   # (kind, parent, name, start_type, end_type)
+        self.type_index = {}
+        self.values = {}  # (type, name) -> row
+        self.value_rows = []
+
+    # -- types and values --------------------------------------------------------
+    def type(self, kind, parent, name, start=-1, end=-1):
+        key = (kind, parent, name, start, end)
+        if key not in self.type_index:
+            self.type_index[key] = len(self.types)
+            self.types.append((kind, parent, self.names(name), start, end))
+        return self.type_index[key]
+
+    def value(self, t, name):
+        key = (t, name)
+        if key not in self.values:
+            self.values[key] = len(self.value_rows)
+            self.value_rows.append((t, self.names(name)))
+        return self.values[key]
+
+    def seconds(self, ticks):
+        return (np.asarray(ticks, np.int64) - self.d.offset) / self.d.resolution
+
+    # -- containers --------------------------------------------------------------
+    def containers(self):
+        d = self.d
+        self.type(Kind.CONTAINER, -1, "0")
+        rows = [(-1, 0, self.names("0"))]  # parent, type, name
+        row_of_stn, row_of_group, self.row_of_loc = {}, {}, {}
+        pending = list(d.stn)
+        while pending:  # parents first
+            later = []
+            for ref, name, cls, parent in pending:
+                if parent is not None and parent not in row_of_stn:
+                    later.append((ref, name, cls, parent))
+                    continue
+                p = row_of_stn.get(parent, 0)
+                row_of_stn[ref] = len(rows)
+                rows.append((p, self.type(Kind.CONTAINER, rows[p][1], cls), self.names(name)))
+            if len(later) == len(pending):
+                raise TraceError(self.anchor, None, "system tree nodes form a cycle")
+            pending = later
+        for ref, name, gtype, parent in d.groups:
+            p = row_of_stn.get(parent, 0)
+            row_of_group[ref] = len(rows)
+            rows.append((p, self.type(Kind.CONTAINER, rows[p][1], gtype), self.names(name)))
+        for ref, name, ltype, group, _ in d.locations:
+            p = row_of_group.get(group, 0)
+            self.row_of_loc[ref] = len(rows)
+            rows.append((p, self.type(Kind.CONTAINER, rows[p][1], ltype), self.names(name)))
+        self.cont = np.array(rows, np.int64).reshape(-1, 3)
+
+    # -- the trace ---------------------------------------------------------------
+    def trace(self, other):
+        d = self.d
+        self.containers()
+        end_ticks = d.offset + d.length
+        for rec in self.recs.values():
+            if rec is not None and len(rec):
+                end_ticks = max(end_ticks, int(rec[:, 1].max()))
+        self.end = float(self.seconds(end_ticks))
+        st, ev, var = [], [], []
+        sends, recvs = [], []
+        unmatched_leaves = unclosed = 0
+        for ref, rec in self.recs.items():
+            if rec is None or not len(rec):
+                continue
+            c = self.row_of_loc[ref]
+            ctype = int(self.cont[c, 1])
+            kind = rec[:, 0]
+            reg, t0, t1, dep, coll, bad, open_ = _nest(kind, rec[:, 1], rec[:, 2], rec[:, 3],
+                                                      rec[:, 4], rec[:, 5], end_ticks)
+            unmatched_leaves += bad
+            unclosed += open_
+            if len(reg):
+                st.append(self._states(c, ctype, reg, t0, t1, dep))
+            if len(coll):
+                st.append(self._collective_states(c, ctype, coll))
+                ev.append(self._collective_events(c, ctype, coll))
+            for kinds, into in (((capi.SEND, capi.ISEND), sends), ((capi.RECV, capi.IRECV), recvs)):
+                m = np.isin(kind, kinds)
+                if m.any():
+                    r = rec[m]
+                    into.append(np.c_[np.full(len(r), ref), r[:, 1], r[:, 2] & 0xFFFFFFFF,
+                                      r[:, 2] >> 32, r[:, 3], r[:, 4]].astype(np.int64))
+            m = kind == capi.METRIC
+            if m.any():
+                var.extend(self._variables(c, ctype, rec[m]))
+        if unmatched_leaves:
+            self._note(f"Leave events matching no Enter (or another region): {unmatched_leaves}")
+        if unclosed:
+            self.report.append(("regions still open at the end, closed there", unclosed, None))
+        links = self._links(sends, recvs)
+        return self._assemble(st, ev, var, links, other)
+
+    def _note(self, message):
+        if not self.lenient:
+            raise TraceError(self.anchor, None, message)
+        self.report.append((message, 1, None))
+
+    def _states(self, c, ctype, reg, t0, t1, dep):
+        t = self.type(Kind.STATE, ctype, "Region")
+        uniq, inv = _dense(reg)
+        vals, par, role = [], [], []
+        for u in uniq.tolist():
+            name, paradigm, r = self.d.regions.get(u, (f"region {u}", "UNKNOWN", "UNKNOWN"))
+            vals.append(self.value(t, name))
+            par.append(self.names(paradigm))
+            role.append(self.names(r))
+        n = len(reg)
+        return {"container": np.full(n, c), "type": np.full(n, t),
+                "value": np.array(vals)[inv], "start": self.seconds(t0), "end": self.seconds(t1),
+                "imbrication": dep, "paradigm": np.array(par)[inv], "role": np.array(role)[inv]}
+
+    def _op_values(self, t, coll):
+        import otf2
+        ops = (coll[:, 0] >> 32).astype(np.int64)
+        uniq, inv = np.unique(ops, return_inverse=True)
+        vals = [self.value(t, _enum(otf2.enums.CollectiveOp(int(o)))) for o in uniq]
+        return np.array(vals)[inv.reshape(-1)]
+
+    def _collective_states(self, c, ctype, coll):
+        t = self.type(Kind.STATE, ctype, "MPI collective")
+        n = len(coll)
+        return {"container": np.full(n, c), "type": np.full(n, t),
+                "value": self._op_values(t, coll), "start": self.seconds(coll[:, 4]),
+                "end": self.seconds(coll[:, 5]), "imbrication": np.zeros(n, np.int16),
+                "paradigm": np.full(n, self.names("MPI")),
+                "role": np.full(n, self.names("COLLECTIVE"))}
+
+    def _collective_events(self, c, ctype, coll):
+        t = self.type(Kind.EVENT, ctype, "MPI collective")
+        n = len(coll)
+        return {"container": np.full(n, c), "type": np.full(n, t),
+                "value": self._op_values(t, coll), "time": self.seconds(coll[:, 5]),
+                "root": self.names.many(coll[:, 1]), "sent": self.names.many(coll[:, 2]),
+                "received": self.names.many(coll[:, 3])}
+
+    def _variables(self, c, ctype, rec):
+        """Variables of one location's metric records: per (metric, member), pieces
+        from each sample to the next (the last to the trace's end), and rates of
+        accumulated members."""
+        out = []
+        time, metric, member, bits, vtype = rec[:, 1], rec[:, 2], rec[:, 3], rec[:, 4], rec[:, 5]
+        value = bits.astype(np.float64)
+        dbl = vtype == T_DOUBLE
+        value[dbl] = bits[dbl].view(np.float64)
+        uns = vtype == T_UINT64
+        value[uns] = bits[uns].view(np.uint64).astype(np.float64)
+        key = metric * 256 + member
+        for k in np.unique(key).tolist():
+            m = key == k
+            members = self.d.metrics.get(k // 256, [])
+            name, mode = members[k % 256] if k % 256 < len(members) else (f"metric {k}", "")
+            t = self.seconds(time[m])
+            v = value[m]
+            last = np.r_[t[1:] > t[:-1], True]  # samples at one time: the last one holds
+            t, v = t[last], v[last]
+            ends = np.r_[t[1:], max(self.end, t[-1])]
+            ty = self.type(Kind.VARIABLE, ctype, name)
+            out.append({"container": np.full(len(t), c), "type": np.full(len(t), ty),
+                        "start": t, "end": ends, "value": v})
+            if mode in ACCUMULATED and len(t) > 1:
+                rate = np.r_[np.diff(v) / np.diff(t), 0.0]  # 0 after the last sample
+                ty = self.type(Kind.VARIABLE, ctype, f"{name} rate")
+                out.append({"container": np.full(len(t), c), "type": np.full(len(t), ty),
+                            "start": t, "end": ends, "value": rate})
+        return out
+
+    def _links(self, sends, recvs):
+        """Match sends and receives per (communicator, sender, receiver, tag) in order."""
+        cols = ("loc", "time", "peer", "comm", "tag", "size")
+
+        def table(parts):
+            a = np.vstack(parts) if parts else np.zeros((0, 6), np.int64)
+            return dict(zip(cols, a.T))
+        s, r = table(sends), table(recvs)
+        # the peer's location: rank -> location through the communicator's group
+        for t in (s, r):
+            peer = np.full(len(t["loc"]), -1, np.int64)
+            for comm in np.unique(t["comm"]).tolist():
+                members = self.d.comms.get(comm, [])
+                m = t["comm"] == comm
+                ranks = t["peer"][m]
+                ok = ranks < len(members)
+                got = np.full(m.sum(), -1, np.int64)
+                got[ok] = [members[q] for q in ranks[ok].tolist()]
+                peer[m] = got
+            t["peer_loc"] = peer
+        n_s, n_r = len(s["loc"]), len(r["loc"])
+        src = np.r_[s["loc"], r["peer_loc"]]
+        dst = np.r_[s["peer_loc"], r["loc"]]
+        comm = np.r_[s["comm"], r["comm"]]
+        tag = np.r_[s["tag"], r["tag"]]
+        side = np.r_[np.zeros(n_s, np.int64), np.ones(n_r, np.int64)]
+        # Group by (comm, src, dst, tag), sends before receives. The sort is stable and
+        # each side of a group comes from one location, in its (time) order: the k-th
+        # send of a group is the k-th receive's message.
+        o = np.lexsort((side, tag, dst, src, comm))
+        keys = np.c_[comm, src, dst, tag][o]
+        starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]).any(axis=1)])
+        size = np.diff(np.r_[starts, len(o)])
+        n_send = np.add.reduceat(1 - side[o], starts) if len(o) else np.zeros(0, np.int64)
+        pairs = np.minimum(n_send, size - n_send)
+        pairs[(keys[starts, 1] < 0) | (keys[starts, 2] < 0)] = 0  # a rank outside its comm
+        k = np.arange(pairs.sum()) - np.repeat(np.cumsum(pairs) - pairs, pairs)
+        first = np.repeat(starts, pairs)
+        si = o[first + k]
+        ri = o[first + np.repeat(n_send, pairs) + k] - n_s
+        unmatched = n_s + n_r - 2 * len(si)
+        if unmatched:
+            self.report.append(("MPI messages without their other end (not drawn)", unmatched,
+                                None))
+        refs = np.array(list(self.row_of_loc), np.int64)
+        rows = np.array(list(self.row_of_loc.values()), np.int64)
+        order = np.argsort(refs)
+
+        def row(loc):
+            return rows[order[np.searchsorted(refs[order], loc)]]
+        return {"start_container": row(s["loc"][si]), "end_container": row(r["loc"][ri]),
+                "start": self.seconds(s["time"][si]), "end": self.seconds(r["time"][ri]),
+                "size": s["size"][si], "tag": s["tag"][si]}
+
+    def _assemble(self, st, ev, var, links, other):
+        n_cont = len(self.cont)
+        tables = {}
+        cont = {"parent": self.cont[:, 0], "type": self.cont[:, 1], "name": self.cont[:, 2],
+                "alias": np.full(n_cont, -1), "start": np.zeros(n_cont),
+                "end": np.full(n_cont, self.end)}
+        tables["containers"] = Table("containers", _typed("containers", cont))
+        states = _concat(st, list(SCHEMA["states"]) + ["paradigm", "role"])
+        tables["states"] = Table("states", _typed("states", states),
+                                 {"paradigm": states["paradigm"].astype(np.int32),
+                                  "role": states["role"].astype(np.int32)} if len(states["type"])
+                                 else {})
+        events = _concat(ev, list(SCHEMA["events"]) + ["root", "sent", "received"])
+        tables["events"] = Table("events", _typed("events", events),
+                                 {k: events[k].astype(np.int32) for k in ("root", "sent", "received")}
+                                 if len(events["type"]) else {})
+        tables["variables"] = Table("variables", _typed("variables",
+                                                         _concat(var, list(SCHEMA["variables"]))))
+        tables["links"] = self._link_table(links)
+        tables["types"] = Table("types", _typed("types", {
+            "kind": [t[0] for t in self.types], "parent": [t[1] for t in self.types],
+            "name": [t[2] for t in self.types], "alias": [-1] * len(self.types),
+            "start_type": [t[3] for t in self.types], "end_type": [t[4] for t in self.types]}))
+        tables["values"] = Table("values", _typed("values", {
+            "type": [v[0] for v in self.value_rows], "name": [v[1] for v in self.value_rows],
+            "alias": [-1] * len(self.value_rows)}))
+        nan = np.full((len(self.types), 4), np.nan, np.float32)
+        vnan = np.full((len(self.value_rows), 4), np.nan, np.float32)
+        return Trace(self.names.names(), tables, nan, vnan, self.anchor, self.report,
+                     archive_files(self.anchor), other)
+
+    def _link_table(self, links):
+        n = len(links["start"])
+        if not n:
+            return Table("links", _typed("links", {c: [] for c in SCHEMA["links"]}))
+        st_type = self.cont[links["start_container"], 1]
+        en_type = self.cont[links["end_container"], 1]
+        pairs, inv = _dense(st_type * len(self.types) + en_type)
+        types, vals = [], []
+        for a, b in (divmod(p, len(self.types)) for p in pairs.tolist()):
+            t = self.type(Kind.LINK, 0, "MPI message", a, b)
+            types.append(t)
+            vals.append(self.value(t, "p2p"))
+        tag = self.names.many(links["tag"])
+        cols = {"container": np.zeros(n), "type": np.array(types)[inv],
+                "value": np.array(vals)[inv], "start_container": links["start_container"],
+                "end_container": links["end_container"], "start": links["start"],
+                "end": links["end"], "key": tag}
+        return Table("links", _typed("links", cols),
+                     {"Size": self.names.many(links["size"]), "Tag": tag})
+
+
+def _dense(codes):
+    """np.unique(codes, return_inverse=True) for small non-negative integers, in
+    linear time."""
+    codes = np.asarray(codes, np.int64)
+    if not len(codes) or codes.max() > 4 * len(codes) + 1_000_000:
+        uniq, inv = np.unique(codes, return_inverse=True)
+        return uniq, inv.reshape(-1)
+    present = np.bincount(codes) > 0
+    uniq = np.flatnonzero(present)
+    lookup = np.cumsum(present) - 1
+    return uniq, lookup[codes]
+
+
+def _concat(parts, cols):
+    return {c: np.concatenate([p[c] for p in parts]) if parts else np.zeros(0) for c in cols}
+
+
+def _typed(table, cols):
+    return {c: np.asarray(cols[c], dtype=dt) for c, dt in SCHEMA[table].items()}
