@@ -21,7 +21,8 @@ def _load(args):
 
 def _report(trace):
     for what, count, line in trace.report:
-        print(f"triva3d: recovered: {what}: {count} (first at line {line})", file=sys.stderr)
+        where = f" (first at line {line})" if line is not None else ""
+        print(f"triva3d: recovered: {what}: {count}{where}", file=sys.stderr)
 
 
 def cmd_dump(args):
@@ -186,13 +187,24 @@ def cmd_treemap(args):
           f"{len(tm.cell_rects)} cells", file=sys.stderr)
 
 
+def cmd_convert(args):
+    from .paje.writer import write_paje
+    trace, seconds = _load(args)
+    _report(trace)
+    n = write_paje(trace, args.output)
+    print(f"{args.output}: {n} event lines ({len(trace.states)} states, {len(trace.links)} "
+          f"links, {len(trace.variables)} variable pieces, {len(trace.events)} events) "
+          f"from {trace.source} read in {seconds:.2f} s", file=sys.stderr)
+
+
 def parser():
     p = argparse.ArgumentParser(prog="triva3d", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def trace_command(name, func, help):
         c = sub.add_parser(name, help=help, description=help)
-        c.add_argument("trace", metavar="TRACE", help="Pajé trace file")
+        c.add_argument("trace", metavar="TRACE",
+                       help="Pajé trace file, or OTF2 archive (anchor file or its folder)")
         c.add_argument("--lenient", action="store_true",
                        help="recover where PajeNG would stop (legacy field names, incomplete "
                             "links, out-of-order events...) and report every recovery")
@@ -250,6 +262,10 @@ def parser():
                    help="opacity of message lines, 0..1 (default 0.7)")
     r.add_argument("--no-labels", action="store_true", help="draw no node or container names")
     r.add_argument("-o", "--output", required=True, metavar="OUT.png")
+
+    cv = trace_command("convert", cmd_convert, "write a trace (OTF2 archive or Pajé) as a "
+                       "Pajé trace that PajeNG reads")
+    cv.add_argument("-o", "--output", required=True, metavar="OUT.trace")
 
     tm = trace_command("treemap", cmd_treemap, "the Time-Slice treemap: a time interval "
                        "summarized per container, aggregated to a level, as PNG, SVG or CSV")
