@@ -1,0 +1,228 @@
+"""OTF2 input: real Score-P archives counted against the `otf2` package's own reader,
+archives written here with `otf2.writer` checked exactly, conversion to Pajé and
+back, and broken archives."""
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import otf2
+import pytest
+
+import otf2gen
+from triva3d import load
+from triva3d.errors import TraceError
+from triva3d.otf2.reader import read_otf2
+
+NS = 1e-9  # the generated archives tick in nanoseconds, from the first event (500 ns)
+T0 = 500
+
+
+def names(tr, table, col):
+    codes = getattr(tr, table).columns[col] if col in getattr(tr, table).columns else \
+        getattr(tr, table).extra[col]
+    ref = {"value": tr.values.name, "type": tr.types.name}.get(col)
+    if col in ("container", "start_container", "end_container"):
+        ref = tr.containers.name[codes]
+        return [tr.names.display(c) for c in ref]
+    return [tr.names.display(ref[c] if ref is not None else c) for c in codes]
+
+
+@pytest.fixture(scope="module")
+def ring(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ring") / "ring"
+    otf2gen.mpi_ring(path)
+    return path
+
+
+def reference_counts(anchor):
+    """Per location: events by kind, as the otf2 package's reader sees them."""
+    counts = Counter()
+    sends, metric_events = [], Counter()
+    with otf2.reader.open(str(anchor)) as tr:
+        for loc, ev in tr.events:
+            kind = type(ev).__name__
+            counts[kind] += 1
+            if kind in ("MpiSend", "MpiIsend"):
+                sends.append(ev.msg_length)
+            if kind == "Metric":
+                metric_events[loc._ref] += 1
+        members = {m._ref: len(m.members) for m in tr.definitions.metric_classes}
+    return counts, sorted(sends), metric_events, members
+
+
+@pytest.mark.parametrize("archive", ["ping-pong-otf2", "ping-pong-otf2-papi"])
+def test_scorep_archives_match_the_otf2_reader(data, archive):
+    anchor = data / "otf2" / archive / "traces.otf2"
+    counts, sends, metric_events, members = reference_counts(anchor)
+    tr = load(anchor.parent)
+    assert tr.source.endswith("traces.otf2")
+    assert len(tr.states) == counts["Enter"] == counts["Leave"]
+    assert len(tr.links) == counts["MpiSend"] == counts["MpiRecv"]
+    assert sorted(float(tr.names.display(s)) for s in tr.links.extra["Size"]) == sends
+    # one metric class: each member a variable piece per sample, and (accumulated
+    # PAPI counters) a rate piece per sample
+    assert len(members) <= 1
+    assert len(tr.variables) == 2 * sum(members.values()) * sum(metric_events.values())
+    assert tr.other_records == {"ProgramBegin": 2, "ProgramEnd": 2}
+    st_names = Counter(names(tr, "states", "value"))
+    assert st_names["MPI_Send"] == st_names["MPI_Recv"] == 16
+    assert set(names(tr, "containers", "type")) >= {"machine", "node", "PROCESS", "CPU_THREAD"}
+    assert "quartz10" in names(tr, "containers", "name")
+    # every message goes forward in time between the two ranks' threads
+    ln = tr.links
+    assert (ln.end >= ln.start).all() and (ln.start_container != ln.end_container).all()
+
+
+def test_generated_ring_exactly(ring):
+    tr = load(ring, cache=False)
+    cont = dict(zip(range(len(tr.containers)), names(tr, "containers", "name")))
+    typ = names(tr, "containers", "type")
+    assert [cont[c] for c in range(1, len(cont))] == [
+        "cluster", "node-A", "node-B", "MPI Rank 0", "MPI Rank 1", "MPI Rank 2", "MPI Rank 3",
+        "GPU 0", "Master thread", "Master thread", "Master thread", "Master thread",
+        "Worker thread", "stream 0"]
+    assert typ[1:] == ["system tree node", "node", "node"] + ["PROCESS"] * 4 + [
+        "ACCELERATOR"] + ["CPU_THREAD"] * 5 + ["GPU"]
+    parent = tr.containers.parent
+    assert cont[parent[13]] == "MPI Rank 0" and cont[parent[14]] == "GPU 0"  # threads, stream
+    # links: rank r -> r+1, Isend at t0+105, Irecv completes at t0+150+(r+1)
+    ln = tr.links
+    threads = {r: 9 + r for r in range(4)}
+    got = sorted((int(s), int(e), round(a / NS) + T0, round(b / NS) + T0,
+                  int(tr.names.display(z)), int(tr.names.display(g)))
+                 for s, e, a, b, z, g in zip(ln.start_container, ln.end_container, ln.start,
+                                             ln.end, ln.extra["Size"], ln.extra["Tag"]))
+    want = sorted((threads[r], threads[(r + 1) % 4], 1000 * (k + 1) + 105,
+                   1000 * (k + 1) + 150 + (r + 1) % 4, 1000 * (k + 1) + r, k)
+                  for r in range(4) for k in range(3))
+    assert got == want
+    # states: per rank 3 x (compute, MPI_Isend, MPI_Irecv), the collective; worker, kernel
+    st = tr.states
+    values = Counter(zip(names(tr, "states", "container"), names(tr, "states", "value")))
+    assert values[("Master thread", "compute")] == 12 and values[("Master thread", "ALLREDUCE")] == 4
+    assert values[("Worker thread", "worker")] == 1 and values[("stream 0", "saxpy")] == 1
+    par = dict(zip(names(tr, "states", "value"), names(tr, "states", "paradigm")))
+    assert par == {"compute": "USER", "MPI_Isend": "MPI", "MPI_Irecv": "MPI", "worker": "USER",
+                   "saxpy": "CUDA", "ALLREDUCE": "MPI"}
+    saxpy = names(tr, "states", "value").index("saxpy")
+    assert (round(st.start[saxpy] / NS) + T0, round(st.end[saxpy] / NS) + T0) == (2000, 2500)
+    # the collective: a state [9000, 9100 + r] and an event at its end with root and sizes
+    ev = tr.events
+    assert sorted(round(t / NS) + T0 for t in ev.time) == [9100, 9101, 9102, 9103]
+    assert set(names(tr, "events", "value")) == {"ALLREDUCE"}
+    assert set(names(tr, "events", "root")) == {"0"} and set(names(tr, "events", "sent")) == {"8"}
+    # metrics on rank 0: temperature 40.5, 41.5, 42.5; cycles 0, 1000, 2000 and its rate
+    var = tr.variables
+    by = {}
+    for ty, s, e, v in zip(names(tr, "variables", "type"), var.start, var.end, var.value):
+        by.setdefault(ty, []).append((round(s / NS) + T0, round(e / NS) + T0, v))
+    end = 9103
+    assert by["temperature"] == [(1000, 2000, 40.5), (2000, 3000, 41.5), (3000, end, 42.5)]
+    assert by["cycles"] == [(1000, 2000, 0), (2000, 3000, 1000), (3000, end, 2000)]
+    assert [(s, e) for s, e, _ in by["cycles rate"]] == [(1000, 2000), (2000, 3000), (3000, end)]
+    assert [v for _, _, v in by["cycles rate"]] == pytest.approx([1e9, 1e9, 0])  # per second
+    assert tr.end_time == pytest.approx((end - T0) * NS)
+
+
+def same_tables(a, b):
+    """Both Traces hold the same entities (times to a few ulps, variables to float32)."""
+    def rows(tr, table):
+        t = getattr(tr, table)
+        cname = names(tr, table, "container") if table != "links" else None
+        if table == "states":
+            key = list(zip(cname, names(tr, table, "value"), t.imbrication.tolist()))
+            return key, np.c_[t.start, t.end]
+        if table == "links":
+            key = list(zip(names(tr, table, "start_container"), names(tr, table, "end_container"),
+                           names(tr, table, "Size")))
+            return key, np.c_[t.start, t.end]
+        if table == "variables":
+            key = list(zip(cname, names(tr, table, "type")))
+            return key, np.c_[t.start, t.end, t.value.astype(np.float32)]
+        return list(zip(cname, names(tr, table, "value"))), np.c_[t.time]
+    for table in ("states", "links", "variables", "events"):
+        (ka, va), (kb, vb) = rows(a, table), rows(b, table)
+        oa = sorted(range(len(ka)), key=lambda i: (ka[i], tuple(va[i])))
+        ob = sorted(range(len(kb)), key=lambda i: (kb[i], tuple(vb[i])))
+        assert [ka[i] for i in oa] == [kb[i] for i in ob], table
+        np.testing.assert_allclose(va[oa], vb[ob], rtol=1e-6 if table == "variables" else 1e-14,
+                                   atol=1e-15, err_msg=table)
+    assert names(a, "containers", "name") == names(b, "containers", "name")
+
+
+def test_convert_round_trip(ring, tmp_path, data):
+    for source in [ring, data / "otf2/ping-pong-otf2-papi"]:
+        out = tmp_path / (Path(source).name + ".trace")
+        r = subprocess.run([sys.executable, "-m", "triva3d.cli", "convert", str(source), "-o",
+                            str(out), "--no-cache"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        same_tables(load(source, cache=False), load(out, cache=False))
+
+
+def test_wrong_counts_missing_and_truncated_files(tmp_path):
+    base = tmp_path / "a"
+    otf2gen.mpi_ring(base)
+    more = tmp_path / "b"
+    otf2gen.mpi_ring(more, extra_event_on=1)
+    def swap_definitions(events, definitions, name):
+        out = tmp_path / name
+        shutil.copytree(events, out)
+        shutil.copy(definitions / "traces.def", out / "traces.def")
+        return out
+    # b's events with a's definitions: location 1 has two events more than defined
+    mixed = swap_definitions(more, base, "mixed")
+    with pytest.raises(TraceError, match=r"1\.evt: location 1 \('Master thread'\): 34 events "
+                                         r"in the file, its definition says 32"):
+        read_otf2(mixed)
+    lenient = read_otf2(mixed, lenient=True)  # reads them all and says so
+    assert lenient.report and len(lenient.states) == len(load(base, cache=False).states) + 1
+    # a's events with b's definitions: location 1 has fewer events than defined
+    fewer = swap_definitions(base, more, "fewer")
+    with pytest.raises(TraceError, match=r"location 1 .* events in the file, its definition "
+                                         r"says"):
+        read_otf2(fewer)
+    # a missing event file
+    gone = tmp_path / "gone"
+    shutil.copytree(base, gone)
+    (gone / "traces/2.evt").unlink()
+    with pytest.raises(TraceError, match=r"2\.evt.*location 2 .*missing"):
+        read_otf2(gone)
+    partial = read_otf2(gone, lenient=True)
+    assert "Master thread" in names(partial, "containers", "name")
+    assert len(partial.states) == len(load(base, cache=False).states) - 10  # rank 2: 9 + 1
+    # a truncated one
+    cut = tmp_path / "cut"
+    shutil.copytree(base, cut)
+    evt = cut / "traces/1.evt"
+    evt.write_bytes(evt.read_bytes()[: evt.stat().st_size // 2])
+    with pytest.raises(TraceError, match=r"1\.evt.*location 1"):
+        read_otf2(cut)
+    assert len(read_otf2(cut, lenient=True).states) < len(load(base, cache=False).states)
+
+
+def test_corrupted_anchor(tmp_path, ring):
+    bad = tmp_path / "bad"
+    shutil.copytree(ring, bad)
+    anchor = bad / "traces.otf2"
+    raw = bytearray(anchor.read_bytes())
+    raw[16:] = b"\xff" * (len(raw) - 16)
+    anchor.write_bytes(bytes(raw))
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "stats", str(bad)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "traces.otf2" in r.stderr and "Traceback" not in r.stderr
+    assert r.stderr.count("\n") == 1
+
+
+def test_stats_and_render_of_an_archive(ring, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "stats", str(ring), "--no-cache"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "MPI message: link, 12" in r.stdout and "Region: state" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "render", str(ring), "--base",
+                        "treemap", "--size", "320x200", "-o",
+                        str(tmp_path / "r.png"), "--no-cache"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "12 links" in r.stderr
