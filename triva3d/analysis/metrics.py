@@ -2,17 +2,15 @@
 import numpy as np
 
 
-
-
-def link_bytes(trace):
-    """Size of every link from its user-defined `Size` field (Poti's name, any case),
-    NaN where a link has none."""
+def link_bytes(trace, rows=None):
+    """Size of every link (or of the links `rows`) from its user-defined `Size` field
+    (Poti's name, any case), NaN where a link has none."""
     links = trace.links
     field = next((k for k in links.extra if k.lower() == "size"), None)
-    out = np.full(len(links), np.nan)
+    n = len(links) if rows is None else len(rows)
     if field is None:
-        return out
-    codes = links.extra[field]
+        return np.full(n, np.nan)
+    codes = links.extra[field] if rows is None else links.extra[field][rows]
     uniq, inv = np.unique(codes, return_inverse=True)
     vals = np.full(len(uniq), np.nan)
     for i, code in enumerate(uniq):

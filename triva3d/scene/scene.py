@@ -293,7 +293,7 @@ def details(trace, layout, kind, row):
                    imbrication=int(st.imbrication[row]))
     elif kind == "link":
         ln = trace.links
-        size = link_bytes(trace)[row]
+        size = link_bytes(trace, [row])[0]  # one row: picking stays cheap
         out.update(type=name(trace.types.name[ln.type[row]]),
                    value=name(trace.values.name[ln.value[row]]),
                    sender=cname(ln.start_container[row]), receiver=cname(ln.end_container[row]),
