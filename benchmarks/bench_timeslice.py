@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from synth import make_trace  # noqa: E402
 
-from triva3d.analysis.aggregate import aggregate, level_rows  # noqa: E402
+from triva3d.analysis.aggregate import aggregate  # noqa: E402
 from triva3d.analysis.timeslice import Slicer  # noqa: E402
 from triva3d.panels.treemap import TimeSliceTreemap  # noqa: E402
 from triva3d.paje.defs import standard_header  # noqa: E402
@@ -75,11 +75,11 @@ def main():
     t = time.perf_counter()
     slicer = Slicer(tr)
     prep = time.perf_counter() - t
-    hosts = level_rows(tr, "Host")
+    hosts = tr.level("Host")
     mid = tr.end_time / 2
 
     def new_slice():
-        sl = slicer.slice(mid - 0.1 * mid, mid + 0.1 * mid)
+        sl = slicer.slice((mid - 0.1 * mid, mid + 0.1 * mid))
         _, carriers = sl.metric("state:Running")
         return aggregate(tr, sl.states, carriers, "sum")[hosts]
     new_slice()

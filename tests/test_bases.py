@@ -14,7 +14,7 @@ from triva3d.bases.appgraph import comm_graph
 from triva3d.bases.layout import UNIT, make_layout, on_graph, on_hierarchy, on_treemap
 from triva3d.bases.topology import Topology, read_topology
 from triva3d.bases.treemap import read_hierarchy, treemap
-from triva3d.errors import TraceError
+from triva3d.errors import OptionsError, TraceError
 
 # Hosts of small_platform.xml with processes on them, as SimGrid MSG traces have them.
 PROCS = """\
@@ -45,8 +45,8 @@ def names(trace, rows):
 
 
 def row(trace, name):
-    return next(c for c in range(len(trace.containers))
-                if trace.names.display(trace.containers.name[c]) == name)
+    (c,) = trace.find("containers", name)
+    return int(c)
 
 
 def test_g5k_trace_on_g5k_platform(data):
@@ -118,7 +118,7 @@ def test_rules_in_order(small, tmp_path):
     with pytest.raises(TraceError) as e:
         on_graph(tr, topo, mapping=str(bad))
     assert e.value.line == 2 and "Atlantis" in e.value.message
-    with pytest.raises(TraceError):
+    with pytest.raises(OptionsError, match="bad regular expression"):
         on_graph(tr, topo, pattern="(unclosed")
 
 

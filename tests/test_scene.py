@@ -6,12 +6,9 @@ import numpy as np
 import pytest
 
 from conftest import HEADER, SIZED_LINK
-from triva3d import load
-from triva3d.bases.layout import make_layout
-from triva3d.export import render_image
-from triva3d.scene import colors, entities
+from triva3d import View, ViewState, colors, load
+from triva3d.scene import entities
 from triva3d.scene.annotations import ticks
-from triva3d.scene.scene import Scene
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "examples/small.trace"
@@ -65,16 +62,20 @@ HAND_TOPO = """graph hand {
 
 @pytest.fixture
 def hand(tmp_path):
+    """The hand-made trace and its base (ViewState fields)."""
     (tmp_path / "hand.trace").write_text(HAND)
     (tmp_path / "hand.dot").write_text(HAND_TOPO)
-    tr = load(tmp_path / "hand.trace", cache=False)
-    return tr, make_layout(tr, str(tmp_path / "hand.dot"))
+    return load(tmp_path / "hand.trace", cache=False), {"topology": str(tmp_path / "hand.dot")}
 
 
 @pytest.fixture(scope="module")
 def small():
-    tr = load(SMALL, cache=False)
-    return tr, make_layout(tr, str(GRID), mapping=str(SMALL_MAP))
+    return load(SMALL, cache=False), {"topology": str(GRID), "mapping": str(SMALL_MAP)}
+
+
+def show(trace, base, size=(800, 600), **fields):
+    """A View of `trace` on `base` (ViewState fields), with more fields set."""
+    return View(trace, ViewState(**base, **fields), size=size)
 
 
 def row_of(trace, table, **where):
@@ -89,13 +90,13 @@ def row_of(trace, table, **where):
 
 
 def container(trace, name):
-    return next(c for c in range(len(trace.containers))
-                if trace.names.display(trace.containers.name[c]) == name)
+    (c,) = trace.find("containers", name)
+    return int(c)
 
 
 def value_code(trace, name):
-    return next(v for v in range(len(trace.values))
-                if trace.names.display(trace.values.name[v]) == name)
+    (v,) = trace.find("values", name)
+    return int(v)
 
 
 def pixel(img, x, y):
@@ -103,13 +104,9 @@ def pixel(img, x, y):
     return img[img.shape[0] - 1 - int(round(y)), int(round(x))].astype(int)
 
 
-def render(scene, view, size=(800, 600)):
-    return render_image(scene, size, view)
-
-
 # -- pictures ----------------------------------------------------------------------
 def test_render_is_not_blank(small):
-    img, _ = render(Scene(*small), "iso")
+    img = show(*small).render()
     bg = np.round(np.array(colors.BACKGROUND) * 255)
     drawn = (np.abs(img.astype(int) - bg).sum(axis=2) > 30).mean()
     assert drawn > 0.08
@@ -120,35 +117,37 @@ def test_render_is_not_blank(small):
         assert (np.abs(flat - rgb[v]).max(axis=1) <= 40).any()
 
 
-def top_states(trace, scene):
+def top_states(trace, g):
     """Per column (container, state type): the row whose box top is highest (the
     last to end in the window, nested ones in front), worked out from the Trace."""
-    st, f, rows = trace.states, scene.frame, scene.state_rows
+    st, f, rows = trace.states, g.frame, g.state_rows
     top = np.minimum(st.end[rows], f.t1)
-    order = np.lexsort((st.imbrication[rows], top, scene.cols.of_row))
-    last = np.r_[scene.cols.of_row[order][1:] != scene.cols.of_row[order][:-1], True]
+    col = g.cols.of_state[rows]
+    order = np.lexsort((st.imbrication[rows], top, col))
+    last = np.r_[col[order][1:] != col[order][:-1], True]
     return rows[order[last]]
 
 
-def check_top_view(trace, layout, size, min_checked):
+def check_top_view(trace, base, size, min_checked):
     """From above, each column's centre shows the state that ends last in it (or,
     within the depth a picture resolves, 1e-4 of the height, one ending with it),
     and that is a state of a container on the same base node."""
-    scene = Scene(trace, layout, labels=False)
-    img, proj = render(scene, "top", size)
-    cols, st, f = scene.cols, trace.states, scene.frame
+    v = show(trace, base, size, labels=False, view="top")
+    img, proj, g, layout = v.render(), v.projection, v.scene.geometry, v.layout
+    cols, st, f = g.cols, trace.states, g.frame
     x, y, _, _ = cols.footprint(layout)
     p = proj.to_display(np.c_[x, y, np.full(len(x), f.height)])
     rgb = colors.value_rgb(trace)
-    rows = scene.state_rows
+    rows = g.state_rows
+    of_row = cols.of_state[rows]
     top = np.minimum(st.end[rows], f.t1)
     checked = 0
     for i in range(len(cols)):
         if p[i, 0] > 0.85 * size[0]:  # under the legend
             continue
         got = pixel(img, p[i, 0], p[i, 1])
-        mine = rows[cols.of_row == i]
-        last = mine[top[cols.of_row == i] >= top[cols.of_row == i].max() - 1e-4 * (f.t1 - f.t0)]
+        mine = rows[of_row == i]
+        last = mine[top[of_row == i] >= top[of_row == i].max() - 1e-4 * (f.t1 - f.t0)]
         assert (np.abs(rgb[st.value[last]] - got).max(axis=1) <= 3).any(), (i, got)
         node = layout.node[cols.container[i]]
         on_node = np.isin(st.container, np.flatnonzero(layout.node == node))
@@ -163,14 +162,16 @@ def test_top_view_shows_each_hosts_states(small):
 
 def test_top_view_on_a_real_starpu_trace_over_a_treemap(data):
     tr = load(data / "paje/native_sample.trace", lenient=True)
-    check_top_view(tr, make_layout(tr, base="treemap"), (2000, 2000), 8)
+    check_top_view(tr, {"base": "treemap"}, (2000, 2000), 8)
 
 
 def test_links_are_drawn_between_hosts(small):
-    tr, lay = small
-    with_links, proj = render(Scene(tr, lay, labels=False, link_opacity=1.0), "top", (1000, 1000))
-    without, _ = render(Scene(tr, lay, labels=False, link_opacity=0.0), "top", (1000, 1000))
-    sc = Scene(tr, lay, labels=False)
+    tr, base = small
+    v = show(tr, base, (1000, 1000), labels=False, link_opacity=1.0, view="top")
+    with_links, proj = v.render(), v.projection
+    v.state.link_opacity = 0.0
+    without = v.render()
+    sc, lay = v.scene.geometry, v.layout
     ln = tr.links
     other_host = lay.node[ln.start_container[sc.link_rows]] != lay.node[ln.end_container[sc.link_rows]]
     mid = proj.to_display((sc.link_p0 + sc.link_p1)[other_host] / 2)
@@ -185,15 +186,14 @@ def test_links_are_drawn_between_hosts(small):
 
 
 def test_window_changes_the_picture(small):
-    tr, lay = small
-    a, _ = render(Scene(tr, lay), "iso")
-    b, _ = render(Scene(tr, lay, window=(0.1, 0.15)), "iso")
+    a = show(*small).render()
+    b = show(*small, window=(0.1, 0.15)).render()
     assert (np.abs(a.astype(int) - b.astype(int)).sum(axis=2) > 30).mean() > 0.02
 
 
 def test_window_clips_states_and_links(small):
-    tr, lay = small
-    sc = Scene(tr, lay, window=(0.1, 0.15))
+    tr, _ = small
+    sc = show(*small, window=(0.1, 0.15)).scene.geometry
     st = tr.states
     inside = np.flatnonzero((st.end >= 0.1) & (st.start <= 0.15))
     assert np.array_equal(sc.state_rows, inside)
@@ -204,17 +204,18 @@ def test_window_clips_states_and_links(small):
 
 
 def test_scale_sets_the_height(small):
-    tr, lay = small
-    xmin, ymin, xmax, ymax = lay.bounds
+    v = show(*small)
+    xmin, ymin, xmax, ymax = v.layout.bounds
     for s in (0.5, 2.0):
-        assert Scene(tr, lay, scale=s).frame.height == pytest.approx(
-            s * max(xmax - xmin, ymax - ymin))
+        v.state.scale = s
+        v.update()
+        assert v.scene.geometry.frame.height == pytest.approx(s * max(xmax - xmin, ymax - ymin))
 
 
 # -- geometry of the hand-made trace -----------------------------------------------
 def test_nested_states_are_thinner_and_in_front(hand):
-    tr, lay = hand
-    sc = Scene(tr, lay)
+    tr, _ = hand
+    sc = show(*hand).scene.geometry
     b = {tr.names.display(tr.values.name[tr.states.value[r]]): sc.bars[i]
          for i, r in enumerate(sc.state_rows)}
     assert b["C"][1] - b["C"][0] < b["B"][1] - b["B"][0]        # thinner
@@ -226,7 +227,7 @@ def test_nested_states_are_thinner_and_in_front(hand):
 
 def test_base_edges_follow_bandwidth_and_latency(hand):
     from triva3d.scene import base
-    _, lay = hand
+    lay = show(*hand).layout
     strips = base.edges(lay, 100.0)
     pts = np.array([strips.GetPoint(i) for i in range(strips.GetNumberOfPoints())])
     width = np.linalg.norm(pts[0::4] - pts[1::4], axis=1)
@@ -241,11 +242,13 @@ def test_base_edges_follow_bandwidth_and_latency(hand):
 # -- picking ---------------------------------------------------------------------------
 @pytest.mark.parametrize("detail", ["exact", "lod"])
 def test_picking_the_hand_trace(hand, detail):
-    tr, lay = hand
-    sc = Scene(tr, lay, detail=detail, labels=False)
-    assert sc.mode == detail
-    _, proj = render(sc, "side")
-    z = sc.frame.zscale
+    tr, _ = hand
+    v = show(*hand, detail=detail, labels=False, view="side")
+    sc, lay, proj = v.scene, v.layout, v.projection
+    assert sc.geometry.mode == detail
+    v.render()
+    g = sc.geometry
+    z = g.frame.zscale
     p1, p2 = container(tr, "P1"), container(tr, "P2")
 
     def at(c, t):
@@ -264,13 +267,13 @@ def test_picking_the_hand_trace(hand, detail):
     got = sc.pick(proj, *at(p1, 3.5))
     assert (got["start"], got["end"], got["duration"], got["imbrication"]) == (3, 4, 1, 1)
     # the message, halfway between the hosts
-    mid = proj.to_display([(sc.link_p0[0] + sc.link_p1[0]) / 2])[0]
+    mid = proj.to_display([(g.link_p0[0] + g.link_p1[0]) / 2])[0]
     got = sc.pick(proj, mid[0], mid[1])
     assert got["kind"] == "link" and got["row"] == 0
     assert (got["sender"], got["receiver"], got["start"], got["end"], got["size"]) == \
         ("P1", "P2", 1.0, 3.0, 4096.0)
     # the event on P2's front at 4 s (in front of D)
-    e = proj.to_display(sc.event_p)[0]
+    e = proj.to_display(g.event_p)[0]
     got = sc.pick(proj, e[0], e[1])
     assert (got["kind"], got["value"], got["time"]) == ("event", "e", 4.0)
     assert c_row != got["row"]
@@ -280,9 +283,9 @@ def test_picking_the_hand_trace(hand, detail):
 
 
 def test_picking_ground_and_top(hand):
-    tr, lay = hand
-    sc = Scene(tr, lay, labels=False)
-    _, proj = render(sc, "top", (1600, 1600))
+    tr, _ = hand
+    v = show(*hand, (1600, 1600), labels=False, view="top")
+    sc, lay, proj = v.scene, v.layout, v.projection
     s = lay.node_names.index("s")
     x, y = lay.node_rects[s, :2]
     # off the message's line, which passes over the switch
@@ -290,7 +293,7 @@ def test_picking_ground_and_top(hand):
     assert got["kind"] == "node" and got["name"] == "s" and got["node_kind"] == "switch"
     # from above, P2's column shows its last state, D
     p2 = container(tr, "P2")
-    got = sc.pick(proj, *proj.to_display([[lay.x[p2], lay.y[p2], sc.frame.height]])[0, :2])
+    got = sc.pick(proj, *proj.to_display([[lay.x[p2], lay.y[p2], sc.geometry.frame.height]])[0, :2])
     assert got["kind"] == "state" and got["value"] == "D"
     # between the host and the switch lies the edge
     h1 = lay.node_names.index("h1")
@@ -303,24 +306,25 @@ def test_picking_ground_and_top(hand):
 def test_picking_small_in_both_modes(small):
     """From above, every column's top shows (and picks) the state that ends last,
     in exact and in level-of-detail mode."""
-    tr, lay = small
+    tr, _ = small
     for detail in ("exact", "lod"):
-        sc = Scene(tr, lay, detail=detail, labels=False)
-        _, proj = render(sc, "top", (1000, 1000))
-        x, y, hw, _ = sc.cols.footprint(lay)
-        pts = proj.to_display(np.c_[x, y, np.full(len(x), sc.frame.height)])
-        want = top_states(tr, sc)
+        v = show(*small, (1000, 1000), detail=detail, labels=False, view="top")
+        v.render()
+        sc, lay, proj, g = v.scene, v.layout, v.projection, v.scene.geometry
+        x, y, hw, _ = g.cols.footprint(lay)
+        pts = proj.to_display(np.c_[x, y, np.full(len(x), g.frame.height)])
+        want = top_states(tr, g)
         got = [sc.pick(proj, px, py)["row"] for px, py, _ in pts]
         if detail == "exact":
             assert got == list(want)
         else:  # the state covering most of the last bin (the deeper on a tie)
-            st, f, rows = tr.states, sc.frame, sc.state_rows
-            lo = f.t1 - (f.t1 - f.t0) / sc.n_bins
+            st, f, rows = tr.states, g.frame, g.state_rows
+            lo = f.t1 - (f.t1 - f.t0) / g.texel_bins
             cover = np.minimum(st.end[rows], f.t1) - np.maximum(st.start[rows], lo)
-            for i, g in enumerate(got):
-                mine = (sc.cols.of_row == i) & (cover > 0)
+            for i, best_row in enumerate(got):
+                mine = (g.cols.of_state[rows] == i) & (cover > 0)
                 best = rows[mine][np.lexsort((st.imbrication[rows[mine]], cover[mine]))[-1]]
-                assert g == best
+                assert best_row == best
 
 
 def test_lod_texels_follow_the_longest_state():
@@ -345,8 +349,9 @@ def test_ticks_are_round():
 
 
 def test_variables_step_across_the_footprint(hand):
-    tr, lay = hand
-    sc = Scene(tr, lay)
+    tr, _ = hand
+    v = show(*hand)
+    sc, lay = v.scene.geometry, v.layout
     h1 = container(tr, "h1")
     left = lay.x[h1] - entities.BAR / 2 * lay.w[h1]
     width = entities.BAR * lay.w[h1]
@@ -373,6 +378,10 @@ def test_render_command(tmp_path, data):
 
 @pytest.mark.parametrize("args, message", [
     (["--view", "up"], "view must be iso, top, side or AZ,EL"),
+    (["--view", "10,95"], "elevation must be within -90..90"),
+    (["--hide", "Nothing"], "nothing named 'Nothing' to hide"),
+    (["--state", "missing.json"], "cannot read the view"),
+    (["-o", "x.gif"], "must end in .png, .jpg or .jpeg"),
     (["--size", "big"], "expected WxH"),
     (["--window", "3:1"], "ends before it starts"),
     (["--link-opacity", "2"], "opacity in 0..1"),
@@ -387,25 +396,24 @@ def test_render_rejects_bad_options(tmp_path, args, message):
 
 
 def test_moving_forms_and_back(small):
-    tr, lay = small
-    sc = Scene(tr, lay, labels=False)
-    still, _ = render(sc, "side")
+    v = show(*small, labels=False, view="side")
+    sc = v.scene
+    still = v.render()
     sc.set_moving(True)
-    assert not sc.bar_actor.GetVisibility()
-    lines = sc._moving[sc.bar_actor]
+    (bars,), (lines,) = sc._slots["states"], sc._slots["moving_states"]
+    assert not bars.GetVisibility()
     assert lines.GetVisibility() and lines.GetMapper().GetInput().GetNumberOfLines() == len(
-        sc.state_rows)
-    moving, _ = render(sc, "side")
+        sc.geometry.state_rows)
+    moving = v.render()
     assert (np.abs(moving.astype(int) - still.astype(int)).sum(axis=2) > 30).mean() > 0.01
     sc.set_moving(False)
-    again, _ = render(sc, "side")
-    assert np.array_equal(again, still)
+    assert np.array_equal(v.render(), still)
 
 
 def test_high_quality_draws_the_same_scene(small):
-    tr, lay = small
-    fast, _ = render_image(Scene(tr, lay, labels=False), (320, 200), "iso", "fast")
-    high, _ = render_image(Scene(tr, lay, labels=False), (320, 200), "iso", "high")
+    tr, base = small
+    fast = View(tr, ViewState(**base, labels=False), (320, 200), "fast").render()
+    high = View(tr, ViewState(**base, labels=False), (320, 200), "high").render()
     bg = np.round(np.array(colors.BACKGROUND) * 255)
 
     def drawn(img):

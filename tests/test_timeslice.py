@@ -13,10 +13,10 @@ import pytest
 
 from conftest import HEADER, SIZED_LINK
 from triva3d import load
-from triva3d.analysis.aggregate import aggregate, level_rows
+from triva3d.analysis.aggregate import aggregate
 from triva3d.analysis.metrics import container_metric
 from triva3d.analysis.timeslice import Slicer
-from triva3d.errors import TraceError
+from triva3d.errors import Triva3dError
 from triva3d.panels.treemap import TimeSliceTreemap
 
 SLICE = (10.0, 19.0)
@@ -109,13 +109,11 @@ def thesis(tmp_path_factory):
 
 
 def rows(trace, names):
-    by_name = {trace.names.display(trace.containers.name[c]): c
-               for c in range(len(trace.containers))}
-    return np.array([by_name[n] for n in names])
+    return np.concatenate([trace.find("containers", n) for n in names])
 
 
 def test_states_links_variables_events_in_the_slice(thesis):
-    sl = Slicer(thesis).slice(*SLICE)
+    sl = Slicer(thesis).slice(SLICE)
     procs = rows(thesis, "ABCDE")
     for metric, want in (("state:Blocked", BLOCKED), ("state:Executing", EXECUTING),
                          ("links:bytes", ORIGIN_BYTES), ("links:rate", ORIGIN_RATE),
@@ -146,7 +144,7 @@ def test_whole_trace_slice_is_the_container_metric(thesis):
 
 
 def test_aggregation_to_clusters_and_grid(thesis):
-    sl = Slicer(thesis).slice(*SLICE)
+    sl = Slicer(thesis).slice(SLICE)
     names = ["C1", "C2", "G"]
     members = {"C1": "AB", "C2": "CDE", "G": "ABCDE"}
     for metric, per in (("state:Blocked", BLOCKED), ("state:Executing", EXECUTING),
@@ -167,11 +165,15 @@ def test_aggregation_to_clusters_and_grid(thesis):
 
 def test_levels(thesis):
     names = thesis.names.display
-    pick = lambda lv: sorted(names(thesis.containers.name[c]) for c in level_rows(thesis, lv))
-    assert pick("Cluster") == ["C1", "C2"] and pick(2) == ["C1", "C2"]
+    pick = lambda lv: sorted(names(thesis.containers.name[c]) for c in thesis.level(lv))
+    assert pick("Cluster") == ["C1", "C2"] and pick(2) == ["C1", "C2"] == pick("2")
     assert pick(None) == list("ABCDE") and pick("Process") == list("ABCDE")
-    with pytest.raises(TraceError, match="no container type named 'Rack'"):
-        level_rows(thesis, "Rack")
+    assert pick(0) == ["0"] and pick(9) == []
+    with pytest.raises(Triva3dError, match="no container type named 'Rack'"):
+        thesis.level("Rack")
+    # a state type is no level
+    with pytest.raises(Triva3dError, match="no container type named 'State'"):
+        thesis.level("State")
 
 
 def test_treemap_areas_follow_the_values(thesis):

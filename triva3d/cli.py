@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from .errors import TraceError
+from .errors import Triva3dError
 
 
 def _load(args):
@@ -20,9 +20,8 @@ def _load(args):
 
 
 def _report(trace):
-    for what, count, line in trace.report:
-        where = f" (first at line {line})" if line is not None else ""
-        print(f"triva3d: recovered: {what}: {count}{where}", file=sys.stderr)
+    for line in trace.report_lines():
+        print(f"triva3d: {line}", file=sys.stderr)
 
 
 def cmd_dump(args):
@@ -73,35 +72,20 @@ def cmd_topology_info(args):
 def cmd_place(args):
     import csv
     from .bases.layout import make_layout
-    from .bases.matcher import RULES
     trace, _ = _load(args)
-    lay = make_layout(trace, args.topology, args.base, args.layout, args.mapping, args.pattern,
-                      args.level, args.window, args.metric)
+    lay = make_layout(trace, topology=args.topology, base=args.base, program=args.layout,
+                      mapping=args.mapping, pattern=args.pattern, level=args.level,
+                      window=args.window, metric=args.metric or "containers")
     out = open(args.csv, "w", newline="") if args.csv else sys.stdout
     try:
         w = csv.writer(out, lineterminator="\n")
         w.writerow(["container", "type", "node", "rule", "x", "y", "w", "h"])
-        cont = trace.containers
-        for c in range(1, len(cont)):
-            node = lay.node_names[lay.node[c]] if lay.node[c] >= 0 else ""
-            w.writerow([trace.names.display(cont.name[c]),
-                        trace.names.display(trace.types.name[cont.type[c]]), node,
-                        RULES[lay.rule[c]], f"{lay.x[c]:.6g}", f"{lay.y[c]:.6g}",
-                        f"{lay.w[c]:.6g}", f"{lay.h[c]:.6g}"])
+        for row in lay.rows(trace):
+            w.writerow(list(row[:4]) + [f"{v:.6g}" for v in row[4:]])
     finally:
         if args.csv:
             out.close()
-    r = lay.report
-    lines = [f"{r['containers']} containers placed on {len(lay.node_names)} {lay.base} nodes"]
-    if "by rule" in r:
-        lines.append("by rule: " + ", ".join(f"{k} {v}" for k, v in r["by rule"].items() if v))
-        if r["by rule"]["unplaced"]:
-            lines.append(f"unplaced: {r['by rule']['unplaced']} (shown beside the base), e.g. "
-                         + ", ".join(r["unplaced examples"]))
-        if r["unused mapping rows"]:
-            lines.append(f"mapping rows naming no container: {r['unused mapping rows']}, e.g. "
-                         + ", ".join(r["unused mapping examples"]))
-    print("\n".join(lines), file=sys.stdout if args.csv else sys.stderr)
+    print("\n".join(lay.summary()), file=sys.stdout if args.csv else sys.stderr)
 
 
 def _size(text):
@@ -112,14 +96,6 @@ def _size(text):
     if not (16 <= w <= 16384 and 16 <= h <= 16384):
         raise argparse.ArgumentTypeError(f"size {text!r} outside 16..16384 pixels")
     return w, h
-
-
-def _view(text):
-    from .scene.view import parse_view
-    try:
-        return parse_view(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _opacity(text):
@@ -142,45 +118,54 @@ def _positive(text):
     return v
 
 
+def _state(args):
+    """The ViewState the options describe: a saved view, if given, with the options
+    given on top of it."""
+    from .viewstate import ViewState
+    state = ViewState.load(args.state) if args.state else ViewState()
+    for name, value in (("topology", args.topology), ("base", args.base),
+                        ("program", args.layout), ("mapping", args.mapping),
+                        ("pattern", args.pattern), ("level", args.level),
+                        ("metric", args.metric), ("window", args.window),
+                        ("scale", args.scale), ("detail", args.detail),
+                        ("link_opacity", args.link_opacity), ("view", args.view),
+                        ("time_unit", args.time_unit)):
+        if value is not None:
+            setattr(state, name, value)
+    if args.no_labels:
+        state.labels = False
+    if args.hide:
+        state.hidden = state.hidden + tuple(n.strip() for n in args.hide.split(",") if n.strip())
+    return state
+
+
 def cmd_render(args):
-    from .bases.layout import make_layout
-    from .export import render_image, write_png
-    from .scene.scene import Scene
+    from .output import image_format
+    from .view import View
     t0 = time.perf_counter()
+    image_format(args.output)
+    state = _state(args)
     trace, _ = _load(args)
     _report(trace)
-    lay = make_layout(trace, args.topology, args.base, args.layout, args.mapping, args.pattern,
-                      args.level, args.window, args.metric)
-    scene = Scene(trace, lay, args.window, args.scale, args.detail, args.link_opacity,
-                  labels=not args.no_labels)
-    image, _ = render_image(scene, args.size, args.view, args.quality)
-    write_png(image, args.output)
-    f = scene.frame
-    unplaced = lay.report.get("by rule", {}).get("unplaced", 0)
-    print(f"{args.output}: {args.size[0]}x{args.size[1]}, window {f.t0:.9g}..{f.t1:.9g} s, "
-          f"{len(scene.state_rows)} states ({scene.mode}), {len(scene.link_rows)} links, "
-          f"{len(scene.event_rows)} events on {len(lay.node_names)} {lay.base} nodes"
-          + (f", {unplaced} containers unplaced" if unplaced else "")
-          + f" in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+    view = View(trace, state, size=args.size, quality=args.quality)
+    view.save(args.output)
+    if args.save_state:
+        state.save(args.save_state)
+    print(f"{args.output}: {view.summary()} in {time.perf_counter() - t0:.2f} s",
+          file=sys.stderr)
 
 
 def cmd_treemap(args):
     import numpy as np
-    from .panels.treemap import TimeSliceTreemap
-    if not args.output.lower().endswith((".png", ".svg", ".csv")):
-        raise TraceError(args.output, None, "the output must end in .png, .svg or .csv")
+    from .panels.treemap import TimeSliceTreemap, check_output
+    check_output(args.output)
     trace, _ = _load(args)
     _report(trace)
     values = [v.strip() for v in args.values.split(",")] if args.values else None
-    tm = TimeSliceTreemap(trace, args.slice, args.level, args.agg, args.metric, values,
-                          width=args.size[0], height=args.size[1])
-    highlight = None
-    if args.highlight:
-        names = [tm.name_of(i) for i in range(len(tm.containers))]
-        if args.highlight not in names:
-            raise TraceError(trace.source, None, f"--highlight: no node {args.highlight!r} "
-                             "in the treemap")
-        highlight = names.index(args.highlight)
+    tm = TimeSliceTreemap(trace, window=args.slice, level=args.level, how=args.agg,
+                          metric=args.metric, values=values, width=args.size[0],
+                          height=args.size[1])
+    highlight = tm.find(args.highlight) if args.highlight else None
     tm.write(args.output, args.size, highlight)
     print(f"{args.output}: slice {tm.t0:.9g}..{tm.t1:.9g} s, {len(np.unique(tm.cell_node))} "
           f"nodes x {len(tm.value_names)} {args.metric} values ({args.agg}), "
@@ -241,13 +226,15 @@ def parser():
     pl.add_argument("--csv", metavar="OUT", help="write the mapping to OUT instead of stdout")
 
     r = trace_command("render", cmd_render, "draw the trace in 3D over its base (time "
-                      "going up) to a PNG image, without a display")
-    add_base_options(r, window_help="time window drawn (default: the whole trace); with "
-                                    "--base appgraph, also the links that make the graph")
-    r.add_argument("--scale", type=_positive, default=1.0, metavar="S",
+                      "going up) to an image, without a display")
+    add_base_options(r, window_help="time window drawn (default: the whole trace)")
+    r.add_argument("--state", metavar="VIEW.json",
+                   help="start from a saved view (see --save-state); options given here "
+                        "override its fields")
+    r.add_argument("--scale", type=_positive, metavar="S",
                    help="height of the time window relative to the base's larger side "
                         "(default 1)")
-    r.add_argument("--view", type=_view, default="iso", metavar="VIEW",
+    r.add_argument("--view", metavar="VIEW",
                    help="iso (default), top, side, or AZ,EL in degrees (azimuth 0 looks "
                         "from the front, elevation 90 from above)")
     r.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH",
@@ -255,13 +242,19 @@ def parser():
     r.add_argument("--quality", choices=("fast", "high"), default="fast",
                    help="fast (default): no multisampling, one headlight; high: 8x "
                         "multisampling and a light kit (several times slower without GPU)")
-    r.add_argument("--detail", choices=("auto", "exact", "lod"), default="auto",
-                   help="states as exact boxes, as level-of-detail columns, or auto (exact "
-                        "up to 100000 states in the window)")
-    r.add_argument("--link-opacity", type=_opacity, default=0.7, metavar="A",
+    r.add_argument("--detail", choices=("auto", "exact", "lod"),
+                   help="states as exact boxes, as level-of-detail columns, or auto "
+                        "(default: exact up to 100000 states in the window)")
+    r.add_argument("--link-opacity", type=_opacity, metavar="A",
                    help="opacity of message lines, 0..1 (default 0.7)")
+    r.add_argument("--hide", metavar="A,B",
+                   help="state, link or event values, or entity types, not to draw")
+    r.add_argument("--time-unit", choices=("s", "ms", "us", "ns", "cycles"),
+                   help="the unit of the trace's times, shown on the axis (default s)")
     r.add_argument("--no-labels", action="store_true", help="draw no node or container names")
-    r.add_argument("-o", "--output", required=True, metavar="OUT.png")
+    r.add_argument("--save-state", metavar="OUT.json",
+                   help="also save the view (base, window, filters, camera...) as JSON")
+    r.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.jpg")
 
     cv = trace_command("convert", cmd_convert, "write a trace (OTF2 archive or Pajé) as a "
                        "Pajé trace that PajeNG reads")
@@ -289,11 +282,11 @@ def parser():
 
 def add_base_options(c, window_help="appgraph: only links overlapping this time window"):
     """Options that choose the base and the matcher's rules (shared by commands)."""
-    from .bases.graphlayout import PROGRAMS
+    from .viewstate import BASES, PROGRAMS
     c.add_argument("--topology", metavar="FILE",
                    help="topology: .dot/.gv, SimGrid .xml, a SimGrid platform trace, or a "
                         "JSON resource hierarchy (drawn as a treemap)")
-    c.add_argument("--base", choices=("topology", "appgraph", "treemap"),
+    c.add_argument("--base", choices=BASES,
                    help="what to stand on (default: topology with --topology, else treemap)")
     c.add_argument("--layout", choices=PROGRAMS, metavar="PROG",
                    help="Graphviz program: " + ", ".join(PROGRAMS) +
@@ -303,16 +296,16 @@ def add_base_options(c, window_help="appgraph: only links overlapping this time 
                    help="regex on container names whose group 'node' (or group 1) names the node")
     c.add_argument("--level", help="appgraph: container type name or depth of its nodes")
     c.add_argument("--window", type=_window, metavar="T0:T1", help=window_help)
-    c.add_argument("--metric", default="containers",
-                   help="treemap leaf size: containers, state:VALUE, links:count, links:bytes, "
-                        "variable:TYPE")
+    c.add_argument("--metric",
+                   help="treemap leaf size: containers (default), state:VALUE, links:count, "
+                        "links:bytes, variable:TYPE, ratio:A/B")
 
 
 def main(argv=None):
     args = parser().parse_args(argv)
     try:
         args.func(args)
-    except TraceError as e:
+    except Triva3dError as e:
         print(f"triva3d: error: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -85,6 +85,20 @@ class Table:
         return sum(c.nbytes for c in self.columns.values()) + sum(c.nbytes for c in self.extra.values())
 
 
+def depth_of(parent):
+    """Depth of every node of a tree given by `parent` (-1 for a root): the one
+    depth function of the package (pointer jumping, one pass per level)."""
+    parent = np.asarray(parent, np.int64)
+    depth = np.zeros(len(parent), np.int32)
+    up = parent.copy()
+    while True:
+        has = up >= 0
+        if not has.any():
+            return depth
+        depth += has
+        up[has] = parent[up[has]]
+
+
 #: Column layout of every table: name -> (column -> dtype). Kept in one place so
 #: the simulator, the cache and the tests agree.
 SCHEMA = {
@@ -129,6 +143,8 @@ class Trace:
         self.type_colors = type_colors
         self.value_colors = value_colors
         self._children = None
+        self._by_name = {}
+        self._depth = None
 
     # -- hierarchy ---------------------------------------------------------
     @property
@@ -147,7 +163,61 @@ class Trace:
         offsets, order = self.children_index
         return order[offsets[c]:offsets[c + 1]]
 
+    @property
+    def depth(self):
+        """Depth of every container (the root is 0)."""
+        if self._depth is None:
+            self._depth = depth_of(self.containers.parent)
+        return self._depth
+
+    def level(self, level=None):
+        """Rows of the containers at `level`: a container type name, a depth (an int
+        or a string of digits; 0 is the root), or None for the leaves. The one
+        parser of hierarchy levels; raises OptionsError for a level that names
+        nothing."""
+        from .errors import OptionsError
+        cont = self.containers
+        if level is None:
+            leaf = np.ones(len(cont), bool)
+            leaf[cont.parent[cont.parent >= 0]] = False
+            leaf[0] = len(cont) == 1
+            return np.flatnonzero(leaf)
+        if isinstance(level, (int, np.integer)) or str(level).strip().isdigit():
+            return np.flatnonzero(self.depth == int(level))
+        types = [t for t in self.find("types", level) if self.types.kind[t] == Kind.CONTAINER]
+        if not types:
+            raise OptionsError(f"{self.source}: no container type named {level!r}")
+        return np.flatnonzero(np.isin(cont.type, types))
+
     # -- names ---------------------------------------------------------------
+    def find(self, table, name):
+        """Rows of `table` ("containers", "types" or "values") whose display name
+        is `name` (quotes as written not needed), in row order: the one name
+        look-up of the package."""
+        index = self._by_name.get(table)
+        if index is None:
+            codes = getattr(self, table).name
+            uniq, inv = np.unique(codes, return_inverse=True)
+            order = np.argsort(inv, kind="stable")
+            bounds = np.searchsorted(inv[order], np.arange(len(uniq) + 1))
+            index = {}
+            for i, code in enumerate(uniq):
+                index.setdefault(self.names.display(code), []).append(
+                    order[bounds[i]:bounds[i + 1]])
+            index = {k: np.sort(np.concatenate(v)) for k, v in index.items()}
+            self._by_name[table] = index
+        return index.get(name, np.zeros(0, np.int64))
+
+    def display_name(self, table, row):
+        """The display name of row `row` of `table` ("containers", "types", "values")."""
+        return self.names.display(getattr(self, table).name[row])
+
+    def report_lines(self):
+        """One line per recovery of a lenient load (what, how many, first line)."""
+        return [f"recovered: {what}: {count}"
+                + (f" (first at line {line})" if line is not None else "")
+                for what, count, line in self.report]
+
     def type_name(self, t):
         return self.names[self.types.name[t]]
 

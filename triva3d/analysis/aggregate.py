@@ -10,7 +10,7 @@ parent's and one backward pass suffices.
 import numpy as np
 from numba import njit
 
-from ..errors import TraceError
+from ..errors import OptionsError
 
 FUNCTIONS = ("sum", "max", "min", "mean")
 
@@ -32,7 +32,7 @@ def _up(parent, acc, count, how):
 def aggregate(trace, values, carriers, how="sum"):
     """Per container: `how` of `values` ((n,) or (n, k)) over the carriers of its subtree."""
     if how not in FUNCTIONS:
-        raise ValueError(f"aggregation must be one of {FUNCTIONS}, not {how!r}")
+        raise OptionsError(f"aggregation must be one of {', '.join(FUNCTIONS)}, not {how!r}")
     v = np.asarray(values, np.float64)
     flat = v.ndim == 1
     v = v.reshape(len(v), -1)
@@ -46,23 +46,3 @@ def aggregate(trace, values, carriers, how="sum"):
     acc[count == 0] = np.nan
     return acc[:, 0] if flat else acc
 
-
-def level_rows(trace, level=None):
-    """Containers at `level`: a container type name, a depth (0 is the root), or
-    None for the leaves (containers without children)."""
-    from ..bases.treemap import depth_of
-    cont = trace.containers
-    if level is None:
-        leaf = np.ones(len(cont), bool)
-        leaf[cont.parent[cont.parent >= 0]] = False
-        leaf[0] = len(cont) == 1
-        return np.flatnonzero(leaf)
-    try:
-        depth = int(level)
-    except ValueError:
-        types = [t for t in range(len(trace.types))
-                 if trace.names.display(trace.types.name[t]) == level]
-        if not types:
-            raise TraceError(trace.source, None, f"no container type named {level!r}") from None
-        return np.flatnonzero(np.isin(cont.type, types))
-    return np.flatnonzero(depth_of(cont.parent) == depth)

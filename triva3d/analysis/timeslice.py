@@ -11,7 +11,7 @@ an interval [t0, t1], everything clipped to it.
   (bytes over the slice's duration) and seconds (overlap);
 - events: counts per value in [t0, t1].
 
-`Slicer(trace)` prepares the columns once; `slicer.slice(t0, t1)` is then one pass
+`Slicer(trace)` prepares the columns once; `slicer.slice((t0, t1))` is then one pass
 over each table (numba), fast enough for a slider.
 
 Metric names (`Slice.metric`): `containers`; `state:VALUE`, `state%:VALUE`;
@@ -23,7 +23,7 @@ in count, bytes, rate, time; `events:VALUE`; and `ratio:A/B` for two of those, e
 import numpy as np
 from numba import njit
 
-from ..errors import TraceError
+from ..errors import OptionsError, TraceError
 from ..trace import Kind
 from .metrics import link_bytes
 
@@ -99,12 +99,13 @@ class Slicer:
         self.has_sizes = bool(len(size)) and not np.isnan(size).all()
         self._size = np.nan_to_num(size)
 
-    def slice(self, t0=None, t1=None):
+    def slice(self, window=None):
+        """The Slice of `window` (t0, t1); None: the whole trace."""
         tr = self.trace
-        t0 = tr.start_time if t0 is None else float(t0)
-        t1 = tr.end_time if t1 is None else float(t1)
+        t0, t1 = window if window is not None else (tr.start_time, tr.end_time)
+        t0, t1 = float(t0), float(t1)
         if t1 < t0:
-            raise TraceError(tr.source, None, f"slice {t0:g}:{t1:g} ends before it starts")
+            raise OptionsError(f"time window {t0:g}:{t1:g} ends before it starts")
         n, nt = len(tr.containers), len(tr.types)
         st, var, ln, ev = tr.states, tr.variables, tr.links, tr.events
         states = np.zeros((n, len(self.state_values)))
@@ -135,8 +136,7 @@ class Slice:
 
     def _named(self, what, name):
         tr = self.trace
-        table = tr.types if what == "type" else tr.values
-        hits = [i for i in range(len(table)) if tr.names.display(table.name[i]) == name]
+        hits = tr.find("types" if what == "type" else "values", name).tolist()
         if not hits:
             raise TraceError(tr.source, None, f"no {what} named {name!r} in the trace")
         return hits

@@ -31,15 +31,9 @@ def level_mask(trace, level=None):
                              "communication graph from")
         types = cont.type[ends]
         return cont.type == np.bincount(types).argmax()
-    if str(level).isdigit():
-        depth = np.zeros(len(cont), dtype=np.int64)
-        for c in range(1, len(cont)):
-            depth[c] = depth[cont.parent[c]] + 1
-        return depth == int(level)
-    hits = [t for t in range(len(trace.types)) if trace.names.display(trace.types.name[t]) == level]
-    if not hits:
-        raise TraceError(trace.source, None, f"no container type named {level!r}")
-    return np.isin(cont.type, hits)
+    at = np.zeros(len(cont), bool)
+    at[trace.level(level)] = True
+    return at
 
 
 def comm_graph(trace, level=None, window=None):

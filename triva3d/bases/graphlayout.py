@@ -15,8 +15,7 @@ import numpy as np
 
 from .. import cache
 from ..errors import TraceError
-
-PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
+from ..viewstate import PROGRAMS
 #: Above this many nodes the default is sfdp: neato and circo become very slow.
 NEATO_MAX = 500
 FORMAT = 2
@@ -116,7 +115,7 @@ def _run(text, program, source, timeout):
                            input=text.encode(), capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise TraceError(source, None, f"{program} layout took more than {timeout} s; "
-                         "try --layout sfdp") from None
+                         "try the sfdp layout program") from None
     if r.returncode != 0:
         err = [ln for ln in r.stderr.decode(errors="replace").splitlines()
                if ln.strip() and not ln.startswith(("Fontconfig", "Warning", "Error: remove_overlap"))]

@@ -10,13 +10,16 @@ import numpy as np
 
 from . import matcher
 from .graphlayout import layout as graph_layout
-from .treemap import depth_of, read_hierarchy, treemap
+from ..errors import OptionsError
+from ..trace import depth_of
+from ..viewstate import BASES
+from .treemap import read_hierarchy, treemap
 
 #: Side of a node that holds one container (Graphviz points: a quarter inch).
 UNIT = 18.0
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Layout:
     """Where every container stands, and the base geometry under it."""
     base: str                 # "topology", "appgraph" or "treemap"
@@ -30,10 +33,10 @@ class Layout:
     node_kinds: list
     node_rects: np.ndarray    # (n, 4) base nodes (graph nodes or treemap cells)
     node_depth: np.ndarray    # hierarchy depth of each base node (0 for graph nodes)
-    edges: np.ndarray         # (m, 2) node indices
-    edge_bandwidth: np.ndarray
-    edge_latency: np.ndarray
-    edge_attrs: list
+    edges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int32))
+    edge_bandwidth: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    edge_latency: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    edge_attrs: list = field(default_factory=list)
     unplaced_area: tuple = None
     report: dict = field(default_factory=dict)
 
@@ -48,14 +51,45 @@ class Layout:
         return (float((r[:, 0] - r[:, 2] / 2).min()), float((r[:, 1] - r[:, 3] / 2).min()),
                 float((r[:, 0] + r[:, 2] / 2).max()), float((r[:, 1] + r[:, 3] / 2).max()))
 
+    @property
+    def unplaced(self):
+        """How many containers matched no node (drawn in the unplaced area)."""
+        return self.report.get("by rule", {}).get("unplaced", 0)
+
+    def rows(self, trace):
+        """One row per container but the root: (container, type, node, rule, x, y,
+        w, h), names for people ("" for no node)."""
+        for c in range(1, len(self.x)):
+            node = self.node_names[self.node[c]] if self.node[c] >= 0 else ""
+            yield (trace.display_name("containers", c),
+                   trace.display_name("types", trace.containers.type[c]), node,
+                   matcher.RULES[self.rule[c]], float(self.x[c]), float(self.y[c]),
+                   float(self.w[c]), float(self.h[c]))
+
+    def summary(self):
+        """Lines saying how many containers were placed, by which rule, and what was
+        left out."""
+        r = self.report
+        lines = [f"{r['containers']} containers placed on {len(self.node_names)} "
+                 f"{self.base} nodes"]
+        if "by rule" in r:
+            lines.append("by rule: " + ", ".join(f"{k} {v}" for k, v in r["by rule"].items()
+                                                 if v))
+            if self.unplaced:
+                lines.append(f"unplaced: {self.unplaced} (shown beside the base), e.g. "
+                             + ", ".join(r["unplaced examples"]))
+            if r["unused mapping rows"]:
+                lines.append(f"mapping rows naming no container: {r['unused mapping rows']}, "
+                             "e.g. " + ", ".join(r["unused mapping examples"]))
+        return lines
+
 
 def _report(trace, rule, unused, examples=5):
     counts = {name: int((rule[1:] == i).sum()) for i, name in enumerate(matcher.RULES)}
     lost = np.flatnonzero(rule == matcher.R_UNPLACED)
     lost = lost[lost > 0]
     return {"containers": len(rule) - 1, "by rule": counts,
-            "unplaced examples": [trace.names.display(trace.containers.name[c])
-                                  for c in lost[:examples]],
+            "unplaced examples": [trace.display_name("containers", c) for c in lost[:examples]],
             "unused mapping rows": len(unused), "unused mapping examples": unused[:examples]}
 
 
@@ -71,11 +105,14 @@ def on_graph(trace, topo, base="topology", program=None, mapping=None, pattern=N
     sizes = UNIT * np.sqrt(np.maximum(count, 1))
     centers = graph_layout(topo, program, sizes, use_cache=use_cache)
     x, y, w, h, rule, area = matcher.arrange(trace, node, rule, centers, sizes)
-    return Layout(base, x, y, w, h, node, rule, list(topo.names), list(topo.kinds),
-                  np.c_[centers, sizes, sizes], np.zeros(len(topo), dtype=np.int32),
-                  np.c_[topo.src, topo.dst].astype(np.int32).reshape(-1, 2),
-                  topo.bandwidth, topo.latency, topo.edge_attrs, area,
-                  _report(trace, rule, unused))
+    return Layout(base=base, x=x, y=y, w=w, h=h, node=node, rule=rule,
+                  node_names=list(topo.names), node_kinds=list(topo.kinds),
+                  node_rects=np.c_[centers, sizes, sizes],
+                  node_depth=np.zeros(len(topo), dtype=np.int32),
+                  edges=np.c_[topo.src, topo.dst].astype(np.int32).reshape(-1, 2),
+                  edge_bandwidth=topo.bandwidth, edge_latency=topo.latency,
+                  edge_attrs=topo.edge_attrs, unplaced_area=area,
+                  report=_report(trace, rule, unused))
 
 
 def _rects(parent, sizes, width, height, pad):
@@ -89,15 +126,20 @@ def on_treemap(trace, metric="containers", width=1000.0, height=1000.0, pad=None
     from ..analysis.metrics import container_metric
     cont = trace.containers
     pad = 0.004 * min(width, height) if pad is None else pad
-    rects = _rects(cont.parent, container_metric(trace, metric), width, height, pad)
+    sizes = container_metric(trace, metric)
+    bad = np.flatnonzero(np.isinf(sizes) | (sizes < 0))
+    if len(bad):
+        raise OptionsError(f"treemap size {metric!r} is infinite or negative for "
+                           f"{len(bad)} containers, e.g. {trace.display_name('containers', bad[0])}")
+    rects = _rects(cont.parent, np.nan_to_num(sizes), width, height, pad)
     names = [trace.names.display(c) for c in cont.name]
     kinds = [trace.type_name(t) for t in cont.type]
     n = len(cont)
-    rule = np.full(n, matcher.R_NAME, dtype=np.int8)
-    return Layout("treemap", rects[:, 0].copy(), rects[:, 1].copy(), rects[:, 2].copy(),
-                  rects[:, 3].copy(), np.arange(n, dtype=np.int32), rule, names, kinds, rects,
-                  depth_of(cont.parent), np.zeros((0, 2), np.int32), np.zeros(0), np.zeros(0),
-                  [], None, {"containers": n - 1, "metric": metric})
+    return Layout(base="treemap", x=rects[:, 0].copy(), y=rects[:, 1].copy(),
+                  w=rects[:, 2].copy(), h=rects[:, 3].copy(), node=np.arange(n, dtype=np.int32),
+                  rule=np.full(n, matcher.R_NAME, dtype=np.int8), node_names=names,
+                  node_kinds=kinds, node_rects=rects, node_depth=trace.depth,
+                  report={"containers": n - 1, "metric": metric})
 
 
 def on_hierarchy(trace, path, mapping=None, pattern=None, width=1000.0, height=1000.0,
@@ -115,21 +157,26 @@ def on_hierarchy(trace, path, mapping=None, pattern=None, width=1000.0, height=1
     node, rule, unused = matcher.match(trace, index, rows, pattern)
     side = np.minimum(rects[:, 2], rects[:, 3])
     x, y, w, h, rule, area = matcher.arrange(trace, node, rule, rects[:, :2], side)
-    return Layout("treemap", x, y, w, h, node, rule, names, types, rects, depth_of(parent),
-                  np.zeros((0, 2), np.int32), np.zeros(0), np.zeros(0), [], area,
-                  _report(trace, rule, unused))
+    return Layout(base="treemap", x=x, y=y, w=w, h=h, node=node, rule=rule, node_names=names,
+                  node_kinds=types, node_rects=rects, node_depth=depth_of(parent),
+                  unplaced_area=area, report=_report(trace, rule, unused))
 
 
-def make_layout(trace, topology=None, base=None, program=None, mapping=None, pattern=None,
+def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, pattern=None,
                 level=None, window=None, metric="containers", use_cache=True):
-    """The Layout for the command line's base options: a topology file (a graph, or a
-    JSON resource hierarchy), or `base` "appgraph" or "treemap"."""
-    from ..errors import TraceError
+    """The Layout of `trace` on its base: `topology` (a graph file, or a JSON
+    resource hierarchy drawn as a treemap), or `base` "appgraph" (the communication
+    graph of the containers at `level`, from the links overlapping `window`) or
+    "treemap" (the container hierarchy, leaves sized by `metric`). `program` is the
+    Graphviz program, `mapping` a container,node CSV, `pattern` a regex on
+    container names (see the matcher)."""
     base = base or ("topology" if topology else "treemap")
+    if base not in BASES:
+        raise OptionsError(f"unknown base {base!r} (expected {', '.join(BASES)})")
     if base == "topology":
         if not topology:
-            raise TraceError(trace.source, None, "--base topology needs --topology FILE")
-        if topology.lower().endswith(".json"):
+            raise OptionsError("a topology base needs a topology file")
+        if str(topology).lower().endswith(".json"):
             return on_hierarchy(trace, topology, mapping, pattern)
         from .topology import read_topology
         return on_graph(trace, read_topology(topology), "topology", program, mapping, pattern,
@@ -138,7 +185,4 @@ def make_layout(trace, topology=None, base=None, program=None, mapping=None, pat
         from .appgraph import comm_graph
         return on_graph(trace, comm_graph(trace, level, window), "appgraph", program, mapping,
                         pattern, use_cache)
-    if base == "treemap":
-        return on_treemap(trace, metric)
-    raise TraceError(trace.source, None, f"unknown base {base!r} (expected topology, "
-                     "appgraph or treemap)")
+    return on_treemap(trace, metric)

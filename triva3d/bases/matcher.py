@@ -13,7 +13,7 @@ import re
 import numpy as np
 from numba import njit
 
-from ..errors import TraceError
+from ..errors import OptionsError, TraceError
 
 RULES = ("unplaced", "mapping", "pattern", "name", "ancestor", "descendants")
 R_UNPLACED, R_MAPPING, R_PATTERN, R_NAME, R_ANCESTOR, R_DESCENDANTS = range(6)
@@ -49,9 +49,9 @@ def compile_pattern(pattern):
     try:
         rx = re.compile(pattern)
     except re.error as e:
-        raise TraceError("--pattern", None, f"bad regular expression {pattern!r}: {e}") from None
+        raise OptionsError(f"bad regular expression {pattern!r}: {e}") from None
     if rx.groups == 0:
-        raise TraceError("--pattern", None, f"{pattern!r} has no group to name the node")
+        raise OptionsError(f"pattern {pattern!r} has no group to name the node")
     return rx
 
 

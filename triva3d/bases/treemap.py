@@ -146,19 +146,6 @@ def _children_by_value(parent, value):
     return offsets, order
 
 
-@njit(cache=True)
-def _depth(parent):
-    depth = np.zeros(len(parent), dtype=np.int32)
-    for i in range(1, len(parent)):
-        depth[i] = depth[parent[i]] + 1
-    return depth
-
-
-def depth_of(parent):
-    """Depth of every node of a topologically ordered hierarchy (root 0)."""
-    return _depth(np.asarray(parent, dtype=np.int64))
-
-
 def read_hierarchy(path):
     """A resource hierarchy file (JSON objects with name, type, children and an
     optional size: 1 for a leaf, 0 for an inner node unless given) as

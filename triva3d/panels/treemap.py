@@ -15,10 +15,11 @@ import html
 
 import numpy as np
 
-from ..analysis.aggregate import FUNCTIONS, aggregate, level_rows
+from ..analysis.aggregate import FUNCTIONS, aggregate
 from ..analysis.timeslice import Slicer
-from ..bases.treemap import depth_of, treemap
-from ..errors import TraceError
+from ..bases.treemap import treemap
+from ..trace import depth_of
+from ..errors import OptionsError, TraceError
 from ..trace import Kind
 
 METRICS = ("state", "variable", "link", "event")
@@ -43,20 +44,21 @@ def _grouped(matrix, names, wanted, trace):
 
 
 class TimeSliceTreemap:
-    """The treemap of `trace` over `slice` (t0, t1) at `level` (type name or depth;
+    """The treemap of `trace` over `window` (t0, t1) at `level` (type name or depth;
     None: the leaves), aggregated with `how`, of `metric` cells (`values`: names to
     keep), laid out in a `width` x `height` box."""
 
-    def __init__(self, trace, slice=None, level=None, how="sum", metric="state", values=None,
+    def __init__(self, trace, window=None, level=None, how="sum", metric="state", values=None,
                  width=1000.0, height=1000.0, pad=None, slicer=None):
-        from ..scene import colors
+        from .. import colors
         if metric not in METRICS:
-            raise TraceError(trace.source, None, f"metric must be one of {METRICS}")
+            raise OptionsError(f"treemap metric must be one of {', '.join(METRICS)}, "
+                               f"not {metric!r}")
         if how not in FUNCTIONS:
-            raise TraceError(trace.source, None, f"aggregation must be one of {FUNCTIONS}")
+            raise OptionsError(f"aggregation must be one of {', '.join(FUNCTIONS)}, not {how!r}")
         self.trace, self.how, self.metric = trace, how, metric
         slicer = slicer or Slicer(trace)
-        sl = slicer.slice(*(slice or (None, None)))
+        sl = slicer.slice(window)
         self.t0, self.t1 = sl.t0, sl.t1
         name = trace.names.display
         types = trace.types
@@ -88,7 +90,7 @@ class TimeSliceTreemap:
         cont_types = types.parent[carriers_of] if metric != "link" else carriers_of
         carriers = np.isin(trace.containers.type, cont_types)
         self.numbers = aggregate(trace, self.matrix, carriers, how)
-        rows = level_rows(trace, level)
+        rows = trace.level(level)
         if not len(rows):
             raise TraceError(trace.source, None, f"no container at level {level!r}")
         self._layout(rows, width, height, pad)
@@ -128,7 +130,14 @@ class TimeSliceTreemap:
 
     # -- reading -----------------------------------------------------------------
     def name_of(self, node):
-        return self.trace.names.display(self.trace.containers.name[self.containers[node]])
+        return self.trace.display_name("containers", self.containers[node])
+
+    def find(self, name):
+        """The tree node of the container named `name` (OptionsError if none)."""
+        hits = np.flatnonzero(np.isin(self.containers, self.trace.find("containers", name)))
+        if not len(hits):
+            raise OptionsError(f"no node {name!r} in the treemap")
+        return int(hits[0])
 
     def node_numbers(self, node):
         """{value name: aggregated number} of tree node `node`."""
@@ -221,28 +230,29 @@ class TimeSliceTreemap:
         with _open(path) as f:
             f.write("\n".join(lines) + "\n")
 
-    def polydata(self):
+    def shapes(self):
         """Cells and node rectangles as VTK data: (quads, borders)."""
-        from ..scene import geometry
+        from ..scene import polydata
         maxd = max(1, int(self.node_depth.max()))
         shade = (40 + 100 * self.node_depth / maxd).astype(np.uint8)
         r = np.vstack([self.node_rects, self.cell_rects])
         rgb = np.vstack([np.repeat(shade[:, None], 3, axis=1),
                          self.value_rgb[self.cell_col].reshape(-1, 3)])
         z = np.r_[self.node_depth * 1e-3, np.full(len(self.cell_rects), (maxd + 1) * 1e-3)]
-        quads = geometry.quads(r[:, 0], r[:, 0] + r[:, 2], r[:, 1], r[:, 1] + r[:, 3], z, rgb)
+        quads = polydata.quads(r[:, 0], r[:, 0] + r[:, 2], r[:, 1], r[:, 1] + r[:, 3], z, rgb)
         return quads, _outline(self.node_rects, (maxd + 2) * 1e-3)
 
     def render(self, size=(1000, 1000), highlight=None):
         """An (h, w, 3) uint8 image of the treemap (VTK offscreen)."""
-        from ..scene import geometry, view
+        from .. import view
+        from ..scene import polydata
         from ..scene.base import label_actor
         rw, ren = view.offscreen_window(*size)
-        quads, borders = self.polydata()
-        ren.AddActor(geometry.actor(quads))
-        ren.AddActor(geometry.actor(borders, color=(0, 0, 0)))
+        quads, borders = self.shapes()
+        ren.AddActor(polydata.actor(quads))
+        ren.AddActor(polydata.actor(borders, color=(0, 0, 0)))
         if highlight is not None:
-            ren.AddActor(geometry.actor(_outline(self.node_rects[self.ancestors(highlight)], 0.5),
+            ren.AddActor(polydata.actor(_outline(self.node_rects[self.ancestors(highlight)], 0.5),
                                         color=HIGHLIGHT, line_width=3))
         w, h = self.width, self.height
         px = min(size[0] / w, size[1] / h)  # pixels per layout unit
@@ -261,24 +271,33 @@ class TimeSliceTreemap:
         return view.snapshot(rw)
 
     def write(self, path, size=(1000, 1000), highlight=None):
-        """PNG, SVG or CSV by the file's extension."""
+        """CSV, SVG, or an image (PNG, JPEG) by the file's extension."""
         low = str(path).lower()
         if low.endswith(".csv"):
             self.write_csv(path)
         elif low.endswith(".svg"):
             self.write_svg(path, highlight)
-        elif low.endswith(".png"):
-            from ..export import write_png
-            write_png(self.render(size, highlight), path)
         else:
-            raise TraceError(str(path), None, "the output must end in .png, .svg or .csv")
+            from ..output import write_image
+            write_image(self.render(size, highlight), path)
+
+
+def check_output(path):
+    """OptionsError unless `path` ends in an extension `write` knows (before any work)."""
+    if not str(path).lower().endswith((".csv", ".svg")):
+        from ..output import image_format
+        try:
+            image_format(path)
+        except OptionsError:
+            raise OptionsError(f"{path}: the treemap must end in .png, .jpg, .svg or .csv") \
+                from None
 
 
 def _outline(rects, z):
     """Borders of (x, y, w, h) rectangles (lower-left corner) at height z."""
-    from ..scene import geometry
+    from ..scene import polydata
     x, y, w, h = rects.T
-    return geometry.outlines(x, x + w, y, y + h, z)
+    return polydata.outlines(x, x + w, y, y + h, z)
 
 
 def _open(path, newline=None):

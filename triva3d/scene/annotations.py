@@ -8,7 +8,7 @@ from vtkmodules.vtkFiltersSources import vtkCubeSource
 from vtkmodules.vtkRenderingAnnotation import vtkLegendBoxActor
 from vtkmodules.vtkRenderingCore import vtkBillboardTextActor3D
 
-from . import geometry
+from . import polydata
 
 AXIS_RGB = (0.85, 0.85, 0.85)
 MAX_LEGEND = 14
@@ -32,8 +32,9 @@ def label(t, decimals):
     return f"{t:.{decimals}f}" if decimals <= 9 else f"{t:.4g}"
 
 
-def time_axis(frame, bounds):
-    """Actors of the axis: the ruler with its ticks, and one text per tick."""
+def time_axis(frame, bounds, unit="s"):
+    """Actors of the axis: the ruler with its ticks, one text per tick, and a title
+    naming the time unit."""
     xmin, ymin, xmax, ymax = bounds
     m = 0.04 * max(xmax - xmin, ymax - ymin, 1.0)
     x, y = xmin - m, ymin - m
@@ -42,12 +43,12 @@ def time_axis(frame, bounds):
     p0 = np.vstack([[x, y, 0.0], np.c_[np.full(len(z), x), np.full(len(z), y), z]])
     p1 = np.vstack([[x, y, frame.height], np.c_[np.full(len(z), x - m / 2),
                                                  np.full(len(z), y), z]])
-    ruler = geometry.actor(geometry.segments(p0, p1), color=[c * 255 for c in AXIS_RGB],
+    ruler = polydata.actor(polydata.segments(p0, p1), color=[c * 255 for c in AXIS_RGB],
                            line_width=2)
     texts = []
     for ti, zi in zip(t, z):
         texts.append(_text(label(ti, decimals), (x - m, y, zi), "right"))
-    texts.append(_text("time (s)", (x, y, frame.height + m / 2), "center"))
+    texts.append(_text(f"time ({unit})", (x, y, frame.height + m / 2), "center"))
     return [ruler] + texts
 
 

@@ -14,13 +14,13 @@ from vtkmodules.vtkCommonDataModel import vtkPolyData
 from vtkmodules.vtkRenderingCore import vtkActor2D
 from vtkmodules.vtkRenderingLabel import vtkLabelPlacementMapper, vtkPointSetToLabelHierarchy
 
-from ..bases.layout import UNIT
+from .. import colors
 from ..bases.matcher import R_DESCENDANTS
-from . import colors, geometry
+from . import polydata
+from .entities import EDGE_WIDTH
 
-#: Heights below the base (fractions of the scene height): edges under nodes.
+#: Heights below the base (fractions of its larger side): edges under nodes.
 Z_EDGE, Z_NODE = -2e-3, -1e-3
-EDGE_WIDTH = (0.06 * UNIT, 0.35 * UNIT)  # thinnest and widest strip
 #: Labels offered to the placer (the most important first); it drops overlaps.
 MAX_LABELS = 3000
 
@@ -36,7 +36,7 @@ def _log_norm(v):
     return out
 
 
-def edges(layout, height):
+def edges(layout, extent):
     """Strips of the base's edges (cell i is edge i), or None."""
     if not len(layout.edges):
         return None
@@ -46,10 +46,10 @@ def edges(layout, height):
     width = np.where(np.isnan(bw), EDGE_WIDTH[0], EDGE_WIDTH[0] + np.nan_to_num(bw)
                      * (EDGE_WIDTH[1] - EDGE_WIDTH[0]))
     rgb = colors.ramp(_log_norm(layout.edge_latency))
-    return geometry.ribbons(c[a], c[b], width, Z_EDGE * height, rgb)
+    return polydata.ribbons(c[a], c[b], width, Z_EDGE * extent, rgb)
 
 
-def nodes(layout, height):
+def nodes(layout, extent):
     """Squares (graph) or cells (treemap) of the base nodes (cell i is node i)."""
     r = layout.node_rects
     x0, x1 = r[:, 0] - r[:, 2] / 2, r[:, 0] + r[:, 2] / 2
@@ -58,29 +58,29 @@ def nodes(layout, height):
         d = layout.node_depth.astype(np.float64)
         shade = 60 + 130 * d / max(1.0, d.max())
         rgb = np.repeat(shade[:, None], 3, axis=1).astype(np.uint8)
-        z = (Z_NODE + 1e-4 * d) * height
+        z = (Z_NODE + 1e-4 * d) * extent
     else:
-        rgb, z = colors.kind_rgb(layout.node_kinds), Z_NODE * height
-    return geometry.quads(x0, x1, y0, y1, z, rgb)
+        rgb, z = colors.kind_rgb(layout.node_kinds), Z_NODE * extent
+    return polydata.quads(x0, x1, y0, y1, z, rgb)
 
 
-def borders(layout, height):
+def borders(layout, extent):
     """Outlines of treemap cells (4 segments per cell), or None for graphs."""
     if layout.base != "treemap" or not len(layout.node_rects):
         return None
     r = layout.node_rects
     d = layout.node_depth.astype(np.float64)
-    z = (Z_NODE + 1e-4 * d + 5e-5) * height
-    return geometry.outlines(r[:, 0] - r[:, 2] / 2, r[:, 0] + r[:, 2] / 2, r[:, 1] - r[:, 3] / 2,
+    z = (Z_NODE + 1e-4 * d + 5e-5) * extent
+    return polydata.outlines(r[:, 0] - r[:, 2] / 2, r[:, 0] + r[:, 2] / 2, r[:, 1] - r[:, 3] / 2,
                              r[:, 1] + r[:, 3] / 2, z, np.full((len(r), 3), 25, np.uint8))
 
 
-def unplaced(layout, height):
+def unplaced(layout, extent):
     """The area of containers that matched nothing, or None."""
     if not layout.unplaced_area:
         return None
     x, y, w, h = layout.unplaced_area
-    return geometry.quads([x - w / 2], [x + w / 2], [y - h / 2], [y + h / 2], Z_NODE * height,
+    return polydata.quads([x - w / 2], [x + w / 2], [y - h / 2], [y + h / 2], Z_NODE * extent,
                           np.array([colors.UNPLACED], np.uint8))
 
 

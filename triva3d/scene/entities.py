@@ -22,6 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..bases.layout import UNIT
+
+#: Thinnest and widest base edge strip.
+EDGE_WIDTH = (0.06 * UNIT, 0.35 * UNIT)
 BAR = 0.8
 NEST = 0.25
 MIN_NEST = 0.25
@@ -52,14 +56,6 @@ def _placed(layout, c):
     return layout.w[c] > 0
 
 
-def state_rows(trace, layout, frame):
-    """Rows of the states intersecting the window, on placed containers."""
-    st = trace.states
-    keep = (st.end >= frame.t0) & (st.start <= frame.t1)
-    keep &= _placed(layout, st.container)
-    return np.flatnonzero(keep)
-
-
 def holders(trace, layout):
     """Per container: does any of its children have a footprint?"""
     parent = trace.containers.parent
@@ -70,16 +66,20 @@ def holders(trace, layout):
 
 
 class Columns:
-    """The (container, state type) pairs of some state rows: `of_row` gives each
-    row's column; `container`, `type`, `lane` and `lanes` describe each column,
-    `wall` says it stands on its container's front edge."""
+    """The (container, state type) pairs of the states on placed containers, over
+    the whole trace, so that lanes stay put when the window moves: `of_state`
+    gives each state's column (-1 on unplaced containers); `container`, `type`,
+    `lane` and `lanes` describe each column, `wall` says it stands on its
+    container's front edge."""
 
-    def __init__(self, trace, layout, rows):
+    def __init__(self, trace, layout):
         st = trace.states
+        rows = np.flatnonzero(_placed(layout, st.container))
         nt = len(trace.types)
         key = st.container[rows].astype(np.int64) * nt + st.type[rows]
         uniq, of_row = np.unique(key, return_inverse=True)
-        self.of_row = of_row.astype(np.int32)
+        self.of_state = np.full(len(st), -1, np.int32)
+        self.of_state[rows] = of_row
         self.container = (uniq // nt).astype(np.int32)
         self.type = (uniq % nt).astype(np.int32)
         first = np.searchsorted(self.container, self.container, "left")
@@ -101,9 +101,9 @@ class Columns:
         x = layout.x[c] - w / 2 + (lane + 0.5) * w / lanes
         return x, y, w / lanes / 2, h / 2
 
-    def bounds(self, layout, height):
+    def bounds(self, layout, height, cols=slice(None)):
         """(n, 6) full-height boxes x0, x1, y0, y1, z0, z1 of the columns."""
-        x, y, hw, hh = self.footprint(layout)
+        x, y, hw, hh = self.footprint(layout, cols)
         return np.c_[x - hw, x + hw, y - hh, y + hh, np.zeros(len(x)), np.full(len(x), height)]
 
 
@@ -111,7 +111,7 @@ def bar_bounds(trace, layout, frame, rows, columns):
     """(n, 6) boxes x0, x1, y0, y1, z0, z1 of the states `rows`."""
     st = trace.states
     k = st.imbrication[rows].astype(np.float64)
-    x, y, hw, hh = columns.footprint(layout, columns.of_row)
+    x, y, hw, hh = columns.footprint(layout, columns.of_state[rows])
     f = np.maximum(MIN_NEST, 1.0 - NEST * k)
     shift = FRONT * np.minimum(k, MAX_FRONT) * 2 * hh / BAR
     out = np.empty((len(rows), 6))
@@ -120,13 +120,6 @@ def bar_bounds(trace, layout, frame, rows, columns):
     out[:, 4] = frame.z(st.start[rows])
     out[:, 5] = frame.z(st.end[rows]) + LIFT * frame.height * k
     return out
-
-
-def link_rows(trace, layout, frame):
-    ln = trace.links
-    keep = (ln.end >= frame.t0) & (ln.start <= frame.t1)
-    keep &= _placed(layout, ln.start_container) & _placed(layout, ln.end_container)
-    return np.flatnonzero(keep)
 
 
 def link_ends(trace, layout, frame, rows):
@@ -148,12 +141,6 @@ def front(layout, c, k=0.5):
     return layout.y[c] - k * layout.h[c]
 
 
-def event_rows(trace, layout, frame):
-    ev = trace.events
-    return np.flatnonzero((ev.time >= frame.t0) & (ev.time <= frame.t1)
-                          & _placed(layout, ev.container))
-
-
 def event_points(trace, layout, frame, rows):
     ev = trace.events
     c = ev.container[rows]
@@ -171,11 +158,13 @@ def variable_range(trace):
     return lo, hi
 
 
-def variable_segments(trace, layout, frame, ranges):
-    """Step curves of the variables in the window: (p0, p1, rows) of the vertical
-    pieces (one per row) and the horizontal steps (row of the new value)."""
+def variable_segments(trace, layout, frame, ranges, containers, types):
+    """Step curves of the variables in the window on the `containers` and of the
+    `types` shown (masks): (p0, p1, rows) of the vertical pieces (one per row) and
+    the horizontal steps (row of the new value)."""
     var = trace.variables
-    keep = (var.end >= frame.t0) & (var.start <= frame.t1) & _placed(layout, var.container)
+    keep = ((var.end >= frame.t0) & (var.start <= frame.t1) & containers[var.container]
+            & types[var.type])
     rows = np.flatnonzero(keep)
     rows = rows[np.lexsort((var.start[rows], var.type[rows], var.container[rows]))]
     c, ty = var.container[rows], var.type[rows]

@@ -1,139 +1,193 @@
-"""numpy arrays to vtkPolyData in one go: boxes, quads, segments, points.
+"""The numpy geometry of a Trace over a Layout for one ViewState, without VTK.
 
-Cells come in blocks per entity (6 quads per box, 1 per segment...), so a cell id
-divided by the block size is the entity's index in the arrays given, which the
-scene maps back to Trace rows.
+`Geometry` holds what the scene draws and picks: state bars (exact) or
+level-of-detail columns with their texels, link ends, event points and variable
+steps, each with its Trace rows and colours. `update(state)` recomputes it for a
+new window, scale, filters or colours; the Layout and the lanes of the bars
+(fixed over the whole trace, so they stay put while the window moves) are kept.
+Movies and tests use it without a window; the Scene turns it into actors.
 """
 import numpy as np
-from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
-from vtkmodules.vtkCommonCore import vtkPoints
-from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
-from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 
-#: Corner k of a box is (x[k & 1], y[k >> 1 & 1], z[k >> 2 & 1]); faces wound
-#: counter-clockwise seen from outside (so back faces can be culled).
-BOX_FACES = np.array([[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4],
-                      [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]], np.int64)
+from .. import colors
+from ..bases.layout import UNIT
+from ..errors import OptionsError
+from ..viewstate import ViewState, parse_color
+from . import entities, lod
+from .entities import Frame
 
-
-def _cells(conn, per_cell):
-    conn = np.ascontiguousarray(conn, dtype=np.int64).ravel()
-    offsets = np.arange(0, len(conn) + 1, per_cell, dtype=np.int64)
-    cells = vtkCellArray()
-    cells.SetData(numpy_to_vtkIdTypeArray(offsets, deep=1), numpy_to_vtkIdTypeArray(conn, deep=1))
-    return cells
+#: Above this many states in the window, "auto" detail draws level-of-detail columns.
+EXACT_LIMIT = 100_000
+#: Fields of the ViewState that the geometry depends on.
+FIELDS = ("window", "scale", "detail", "hidden", "containers", "colors")
 
 
-def polydata(points, conn, per_cell, kind="polys", cell_rgb=None, tcoords=None):
-    """PolyData of `points` (n, 3) with uniform cells of `per_cell` point ids."""
-    pd = vtkPolyData()
-    pts = vtkPoints()
-    pts.SetData(numpy_to_vtk(np.ascontiguousarray(points, dtype=np.float32), deep=1))
-    pd.SetPoints(pts)
-    {"polys": pd.SetPolys, "lines": pd.SetLines, "verts": pd.SetVerts}[kind](
-        _cells(conn, per_cell))
-    if cell_rgb is not None:
-        arr = numpy_to_vtk(np.ascontiguousarray(cell_rgb, dtype=np.uint8), deep=1)
-        arr.SetName("rgb")
-        pd.GetCellData().SetScalars(arr)
-    if tcoords is not None:
-        tc = numpy_to_vtk(np.ascontiguousarray(tcoords, dtype=np.float32), deep=1)
-        tc.SetName("tcoords")
-        pd.GetPointData().SetTCoords(tc)
-    return pd
+class Geometry:
+    """What is drawn for (trace, layout) and the geometry fields of a ViewState."""
 
+    def __init__(self, trace, layout, state=None, exact_limit=EXACT_LIMIT):
+        self.trace, self.layout = trace, layout
+        self.exact_limit = exact_limit
+        self.bounds = layout.bounds
+        xmin, ymin, xmax, ymax = self.bounds
+        #: The base's larger side: the unit of heights (scale 1 is this tall).
+        self.extent = max(xmax - xmin, ymax - ymin, UNIT)
+        self.cols = entities.Columns(trace, layout)
+        self.var_range = entities.variable_range(trace)
+        self.n_bins = 512
+        self.update(state or ViewState())
 
-def box_points(x0, x1, y0, y1, z0, z1):
-    """(8n, 3) corners of n axis-aligned boxes."""
-    n = len(x0)
-    p = np.empty((n, 8, 3), np.float32)
-    for k in range(8):
-        p[:, k, 0] = x1 if k & 1 else x0
-        p[:, k, 1] = y1 if k >> 1 & 1 else y0
-        p[:, k, 2] = z1 if k >> 2 & 1 else z0
-    return p.reshape(-1, 3)
+    # -- filters and colours -------------------------------------------------------
+    def _shown(self, state):
+        """Masks of the values, types and containers drawn."""
+        tr = self.trace
+        types = np.ones(len(tr.types), bool)
+        values = np.ones(len(tr.values), bool)
+        for name in state.hidden:
+            t, v = tr.find("types", name), tr.find("values", name)
+            if not (len(t) or len(v)):
+                raise OptionsError(f"{tr.source}: nothing named {name!r} to hide "
+                                   "(neither a value nor a type)")
+            types[t], values[v] = False, False
+        values &= types[tr.values.type]
+        cont = np.ones(len(tr.containers), bool)
+        if state.containers is not None:
+            chosen = np.zeros(len(cont), bool)
+            for name in state.containers:
+                rows = tr.find("containers", name)
+                if not len(rows):
+                    raise OptionsError(f"{tr.source}: no container named {name!r}")
+                chosen[rows] = True
+            cont = chosen.copy()
+            parent = tr.containers.parent
+            up = parent.astype(np.int64)
+            while (has := up >= 0).any():  # a chosen ancestor shows the subtree
+                cont[has] |= chosen[up[has]]
+                up[has] = parent[up[has]]
+        cont &= self.layout.w > 0
+        return values, types, cont
 
+    def _overrides(self, state):
+        """The state's colours by name, as (r, g, b)."""
+        tr = self.trace
+        rgb = {}
+        for name, text in state.colors.items():
+            if not (len(tr.find("values", name)) or len(tr.find("types", name))):
+                raise OptionsError(f"{tr.source}: nothing named {name!r} to colour")
+            rgb[name] = parse_color(text)
+        return rgb
 
-def boxes(x0, x1, y0, y1, z0, z1, rgb=None, tcoords=None):
-    """n closed boxes, 6 quads each (cell 6i..6i+5 is box i)."""
-    n = len(x0)
-    conn = (np.arange(n, dtype=np.int64)[:, None, None] * 8 + BOX_FACES[None]).reshape(-1, 4)
-    return polydata(box_points(x0, x1, y0, y1, z0, z1), conn, 4, "polys",
-                    None if rgb is None else np.repeat(rgb, 6, axis=0), tcoords)
+    # -- the update ------------------------------------------------------------------
+    def update(self, state):
+        """Recompute everything drawn for `state`'s window, scale, detail, filters
+        and colours."""
+        tr = self.trace
+        overrides = self._overrides(state)
+        values, types, cont = self._shown(state)  # both check names before any change
+        self.overrides = overrides
+        self.value_rgb = colors.value_rgb(tr, overrides)
+        self.type_rgb = colors.type_rgb(tr, overrides)
+        t0, t1 = state.window or (tr.start_time, tr.end_time)
+        self.frame = f = Frame(float(t0), float(t1), state.scale * self.extent)
 
+        st = tr.states
+        keep = (st.end >= f.t0) & (st.start <= f.t1) & cont[st.container] & values[st.value]
+        self.state_rows = np.flatnonzero(keep)
+        n = len(self.state_rows)
+        self.mode = ("lod" if state.detail == "lod"
+                     or (state.detail == "auto" and n > self.exact_limit) else "exact")
+        if self.mode == "exact":
+            self.bars = entities.bar_bounds(tr, self.layout, f, self.state_rows, self.cols)
+            self.bar_rgb = self.value_rgb[st.value[self.state_rows]]
+        else:
+            col = self.cols.of_state[self.state_rows]
+            self.drawn_cols, self.col_of_row = np.unique(col, return_inverse=True)
+            self.columns = self.cols.bounds(self.layout, f.height, self.drawn_cols)
+            self._bin(self.n_bins, force=True)
 
-def quads(x0, x1, y0, y1, z, rgb=None):
-    """n horizontal rectangles at heights z (scalar or per rectangle), facing up."""
-    n = len(x0)
-    p = np.empty((n, 4, 3), np.float32)
-    p[:, 0, :2] = np.c_[x0, y0]
-    p[:, 1, :2] = np.c_[x1, y0]
-    p[:, 2, :2] = np.c_[x1, y1]
-    p[:, 3, :2] = np.c_[x0, y1]
-    p[:, :, 2] = np.asarray(z, np.float32).reshape(-1, 1) if np.ndim(z) else z
-    return polydata(p.reshape(-1, 3), np.arange(4 * n).reshape(-1, 4), 4, "polys", rgb)
+        ln = tr.links
+        keep = ((ln.end >= f.t0) & (ln.start <= f.t1) & cont[ln.start_container]
+                & cont[ln.end_container] & values[ln.value])
+        self.link_rows = np.flatnonzero(keep)
+        self.link_p0, self.link_p1 = entities.link_ends(tr, self.layout, f, self.link_rows)
+        self.link_rgb = colors.entity_rgb(tr, "links", self.overrides)[self.link_rows]
 
+        ev = tr.events
+        keep = (ev.time >= f.t0) & (ev.time <= f.t1) & cont[ev.container] & values[ev.value]
+        self.event_rows = np.flatnonzero(keep)
+        self.event_p = entities.event_points(tr, self.layout, f, self.event_rows)
+        self.event_rgb = colors.entity_rgb(tr, "events", self.overrides)[self.event_rows]
 
-def ribbons(p0, p1, width, z, rgb=None):
-    """n flat strips on the plane z from p0 to p1 ((n, 2) each), `width` wide."""
-    d = np.asarray(p1, np.float64) - p0
-    length = np.hypot(d[:, 0], d[:, 1])
-    length[length == 0] = 1.0
-    nrm = np.c_[-d[:, 1], d[:, 0]] / length[:, None] * (np.asarray(width)[..., None] / 2)
-    n = len(d)
-    p = np.empty((n, 4, 3), np.float32)
-    # nrm points left of p0 -> p1: this order is counter-clockwise seen from above
-    p[:, 0, :2], p[:, 1, :2] = p0 + nrm, p0 - nrm
-    p[:, 2, :2], p[:, 3, :2] = p1 - nrm, p1 + nrm
-    p[:, :, 2] = z
-    return polydata(p.reshape(-1, 3), np.arange(4 * n).reshape(-1, 4), 4, "polys", rgb)
+        self.var_p0, self.var_p1, self.var_rows = entities.variable_segments(
+            tr, self.layout, f, self.var_range, cont, types)
+        self.var_rgb = self.type_rgb[tr.variables.type[self.var_rows]]
 
+    # -- level of detail ---------------------------------------------------------------
+    def _bin(self, n_bins, force=False):
+        n_bins = lod.bins_for(len(self.drawn_cols), n_bins)
+        if n_bins == getattr(self, "texel_bins", None) and not force:
+            return False
+        st, rows, f = self.trace.states, self.state_rows, self.frame
+        dt = (f.t1 - f.t0) / n_bins if f.t1 > f.t0 else 1.0
+        self.texels = lod.bin_states(self.col_of_row.astype(np.int32), st.start[rows],
+                                     st.end[rows], st.imbrication[rows], rows.astype(np.int32),
+                                     f.t0, dt, len(self.drawn_cols), n_bins)
+        self.texel_bins = n_bins
+        return True
 
-def segments(p0, p1, rgb=None):
-    """n line segments from p0 to p1 ((n, 3) each)."""
-    n = len(p0)
-    pts = np.empty((n, 2, 3), np.float32)
-    pts[:, 0], pts[:, 1] = p0, p1
-    return polydata(pts.reshape(-1, 3), np.arange(2 * n).reshape(-1, 2), 2, "lines", rgb)
+    def set_bins(self, n_bins):
+        """Rebin the level-of-detail columns to about `n_bins` bins (the screen's
+        pixels over the window); True when the texels changed."""
+        self.n_bins = n_bins
+        return self.mode == "lod" and self._bin(n_bins)
 
+    def lod_mesh(self):
+        """(points, quads, texture coordinates, atlas image) of the columns."""
+        img, width = lod.atlas(lod.texel_colors(self.texels, self.trace.states.value,
+                                                self.value_rgb))
+        c = self.columns
+        pts, quads, tc = lod.columns(c[:, 0], c[:, 1], c[:, 2], c[:, 3], self.frame.height,
+                                     self.texel_bins, width)
+        return pts, quads, tc, img
 
-def points(p, rgb=None):
-    """n vertices at p (n, 3)."""
-    return polydata(p, np.arange(len(p)).reshape(-1, 1), 1, "verts", rgb)
+    def texel_row(self, column, z):
+        """The Trace row shown by drawn column `column` at height z (-1: none)."""
+        b = int(z / self.frame.height * self.texel_bins) if self.frame.height > 0 else 0
+        return int(self.texels[column, min(self.texel_bins - 1, max(0, b))])
 
+    # -- what is on screen ---------------------------------------------------------------
+    def world_bounds(self):
+        """(xmin, xmax, ymin, ymax, zmin, zmax) of the scene, axis included."""
+        xmin, ymin, xmax, ymax = self.bounds
+        m = 0.06 * self.extent
+        return (xmin - m, xmax, ymin - m, ymax, 0.0, self.frame.height + m)
 
-def outlines(x0, x1, y0, y1, z, rgb=None):
-    """The borders of n horizontal rectangles at heights z: 4 segments each."""
-    z = np.broadcast_to(np.asarray(z, np.float64), np.shape(x0))
-    c = [np.c_[x0, y0, z], np.c_[x1, y0, z], np.c_[x1, y1, z], np.c_[x0, y1, z]]
-    p0 = np.stack(c, axis=1).reshape(-1, 3)
-    p1 = np.stack(c[1:] + c[:1], axis=1).reshape(-1, 3)
-    return segments(p0, p1, None if rgb is None else np.repeat(rgb, 4, axis=0))
+    def legend_entries(self):
+        """(name, rgb) of the state values drawn, longest total time first, then the
+        link values and the variable types drawn."""
+        tr, f = self.trace, self.frame
+        st, rows = tr.states, self.state_rows
+        names = tr.names.display
+        out = []
+        if len(rows):
+            time = np.bincount(st.value[rows], weights=np.minimum(st.end[rows], f.t1)
+                               - np.maximum(st.start[rows], f.t0), minlength=len(tr.values))
+            shown = np.flatnonzero(np.bincount(st.value[rows], minlength=len(tr.values)))
+            shown = shown[np.argsort(-time[shown], kind="stable")]
+            out += [(names(tr.values.name[v]), self.value_rgb[v]) for v in shown]
+        values = tr.links.value[self.link_rows]
+        for v in np.unique(values):
+            out.append((names(tr.values.name[v]), self.link_rgb[np.argmax(values == v)]))
+        for ty in np.unique(tr.variables.type[self.var_rows]):
+            out.append((names(tr.types.name[ty]), self.type_rgb[ty]))
+        seen = set()
+        return [e for e in out if not ((e[0], tuple(e[1])) in seen
+                                       or seen.add((e[0], tuple(e[1]))))]
 
-
-def actor(polydata, lit=False, cull=False, line_width=None, point_size=None, opacity=1.0,
-          color=None):
-    """An actor for `polydata`: its cell colours if it has them, else `color` (RGB
-    0..255); unlit unless `lit` (lines and flat things read better unlit)."""
-    mapper = vtkPolyDataMapper()
-    mapper.SetInputData(polydata)
-    if polydata.GetCellData().GetScalars() is not None:
-        mapper.SetScalarModeToUseCellData()
-        mapper.SetColorModeToDirectScalars()
-    else:
-        mapper.ScalarVisibilityOff()
-    a = vtkActor()
-    a.SetMapper(mapper)
-    p = a.GetProperty()
-    if not lit:
-        p.LightingOff()
-    if cull:
-        p.BackfaceCullingOn()
-    if line_width:
-        p.SetLineWidth(line_width)
-    if point_size:
-        p.SetPointSize(point_size)
-    if color is not None:
-        p.SetColor(*(c / 255 for c in color))
-    p.SetOpacity(opacity)
-    return a
+    def summary(self):
+        """One line: the window and what is drawn in it."""
+        f, lay = self.frame, self.layout
+        return (f"window {f.t0:.9g}..{f.t1:.9g} s, {len(self.state_rows)} states "
+                f"({self.mode}), {len(self.link_rows)} links, {len(self.event_rows)} events "
+                f"on {len(lay.node_names)} {lay.base} nodes"
+                + (f", {lay.unplaced} containers unplaced" if lay.unplaced else ""))

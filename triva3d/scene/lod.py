@@ -8,12 +8,9 @@ texture is rebuilt when the number of bins the screen can show changes.
 """
 import numpy as np
 from numba import njit
-from vtkmodules.util.numpy_support import numpy_to_vtk
-from vtkmodules.vtkCommonDataModel import vtkImageData
-from vtkmodules.vtkRenderingCore import vtkTexture
 
-from . import geometry
-from .colors import EMPTY
+from ..colors import EMPTY
+from .boxes import BOX_FACES, box_points
 
 #: Largest texture side used (every OpenGL 3.2 implementation reaches 8192).
 MAX_SIDE = 8192
@@ -61,24 +58,10 @@ def atlas(texel_rgb):
     return img.reshape(blocks * n_bins, width, 3), width
 
 
-def texture(img):
-    """A nearest-sampled vtkTexture of an (h, w, 3) uint8 image (row 0 at the bottom)."""
-    h, w, _ = img.shape
-    data = vtkImageData()
-    data.SetDimensions(w, h, 1)
-    arr = numpy_to_vtk(np.ascontiguousarray(img).reshape(-1, 3), deep=1)
-    data.GetPointData().SetScalars(arr)
-    tex = vtkTexture()
-    tex.SetInputData(data)
-    tex.InterpolateOff()
-    tex.RepeatOff()
-    tex.EdgeClampOn()
-    return tex
-
-
 def columns(x0, x1, y0, y1, height, n_bins, width):
     """Column boxes from 0 to `height` textured from the atlas: sides span their
-    texel column's bins; the top face (its own 4 corners) shows the last bin."""
+    texel column's bins; the top face (its own 4 corners) shows the last bin.
+    Returns (points (12n, 3), quads (6n, 4), texture coordinates (12n, 2))."""
     n = len(x0)
     i = np.arange(n)
     s = (i % width + 0.5) / width
@@ -86,18 +69,17 @@ def columns(x0, x1, y0, y1, height, n_bins, width):
     t_lo = (i // width) * n_bins / rows
     t_hi = ((i // width) + 1) * n_bins / rows
     z0, z1 = np.zeros(n), np.full(n, float(height))
-    pts = np.concatenate([geometry.box_points(x0, x1, y0, y1, z0, z1).reshape(n, 8, 3),
-                          geometry.box_points(x0, x1, y0, y1, z1, z1).reshape(n, 8, 3)[:, 4:]],
-                         axis=1)
+    pts = np.concatenate([box_points(x0, x1, y0, y1, z0, z1).reshape(n, 8, 3),
+                          box_points(x0, x1, y0, y1, z1, z1).reshape(n, 8, 3)[:, 4:]], axis=1)
     tc = np.empty((n, 12, 2), np.float32)
     tc[:, :, 0] = s[:, None]
     tc[:, :4, 1] = t_lo[:, None]
     tc[:, 4:8, 1] = t_hi[:, None]
     tc[:, 8:, 1] = (t_hi - 0.5 / rows)[:, None]
-    faces = geometry.BOX_FACES.copy()
+    faces = BOX_FACES.copy()
     faces[1] = [8, 9, 11, 10]  # the top face on its own corners
     conn = (i[:, None, None] * 12 + faces[None]).reshape(-1, 4)
-    return geometry.polydata(pts.reshape(-1, 3), conn, 4, "polys", tcoords=tc.reshape(-1, 2))
+    return pts.reshape(-1, 3), conn, tc.reshape(-1, 2)
 
 
 def texel_colors(best, value_of_row, value_rgb):

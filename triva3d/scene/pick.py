@@ -4,6 +4,9 @@ few pixels on screen. The nearest hit wins.
 """
 import numpy as np
 
+from ..analysis.metrics import link_bytes
+from .entities import EDGE_WIDTH
+
 #: How close (pixels) a line or point must pass to the pick point.
 TOLERANCE = 4.0
 
@@ -79,6 +82,117 @@ def near_points(proj, x, y, p, tol=TOLERANCE):
     return np.where(ok, q[:, 2], np.inf)
 
 
-def depth_at(proj, origin, direction, t):
-    """Display depth of the point at distance t along the ray."""
-    return float(proj.to_display(origin + t * direction)[0, 2])
+def pick(g, proj, x, y):
+    """What Geometry `g` draws under display point (x, y) for the projection
+    `proj`: a dict with `kind` (state, link, event, variable, container, node,
+    edge), `row` in its Trace table or Layout, and details; None over empty space."""
+    origin, direction = proj.ray(x, y)
+    best = (np.inf, None, None)
+
+    def consider(depths, kind, rows):
+        nonlocal best
+        if len(depths):
+            i = int(np.argmin(depths))
+            if depths[i] < best[0]:
+                best = (float(depths[i]), kind, rows(i))
+
+    def box_depths(b):
+        t = ray_boxes(origin, direction, b[:, [0, 2, 4]], b[:, [1, 3, 5]])
+        hit = np.isfinite(t)
+        d = np.full(len(t), np.inf)
+        if hit.any():
+            d[hit] = proj.to_display(origin + t[hit, None] * direction)[:, 2]
+        return d, t
+
+    if g.mode == "exact" and len(g.state_rows):
+        d, _ = box_depths(g.bars)
+        consider(d, "state", lambda i: int(g.state_rows[i]))
+    elif g.mode == "lod" and len(g.drawn_cols):
+        d, t = box_depths(g.columns)
+        consider(d, "state", lambda i: g.texel_row(i, (origin + t[i] * direction)[2]))
+    consider(near_segments(proj, x, y, g.link_p0, g.link_p1), "link",
+             lambda i: int(g.link_rows[i]))
+    consider(near_points(proj, x, y, g.event_p), "event", lambda i: int(g.event_rows[i]))
+    consider(near_segments(proj, x, y, g.var_p0, g.var_p1), "variable",
+             lambda i: int(g.var_rows[i]))
+    if best[1] is None or best[2] < 0:
+        return _ground(g, origin, direction)
+    return details(g.trace, g.layout, best[1], best[2])
+
+
+def _ground(g, origin, direction):
+    """The container footprint, else the base node, else the edge under the ray
+    where it meets the ground."""
+    if direction[2] == 0:
+        return None
+    p = origin - origin[2] / direction[2] * direction
+    lay = g.layout
+    inside = ((np.abs(lay.x - p[0]) <= lay.w / 2) & (np.abs(lay.y - p[1]) <= lay.h / 2)
+              & (lay.w > 0))
+    inside[0] = False
+    if inside.any():
+        c = np.flatnonzero(inside)
+        return details(g.trace, lay, "container", int(c[np.argmin(lay.w[c] * lay.h[c])]))
+    r = lay.node_rects
+    inside = (np.abs(r[:, 0] - p[0]) <= r[:, 2] / 2) & (np.abs(r[:, 1] - p[1]) <= r[:, 3] / 2)
+    if inside.any():
+        n = np.flatnonzero(inside)
+        return details(g.trace, lay, "node", int(n[np.argmin(r[n, 2] * r[n, 3])]))
+    if len(lay.edges):
+        a, b = r[lay.edges[:, 0], :2], r[lay.edges[:, 1], :2]
+        d = b - a
+        len2 = np.maximum((d ** 2).sum(axis=1), 1e-12)
+        u = np.clip(((p[:2] - a) * d).sum(axis=1) / len2, 0, 1)
+        dist = np.hypot(*(a + u[:, None] * d - p[:2]).T)
+        e = int(np.argmin(dist))
+        if dist[e] <= EDGE_WIDTH[1] / 2:
+            return details(g.trace, lay, "edge", e)
+    return None
+
+
+def details(trace, layout, kind, row):
+    """A dict describing one picked thing, with names for people."""
+    name = trace.names.display
+    cont = trace.containers
+
+    def cname(c):
+        return name(cont.name[c])
+
+    out = {"kind": kind, "row": row}
+    if kind == "state":
+        st = trace.states
+        out.update(container=cname(st.container[row]), type=name(trace.types.name[st.type[row]]),
+                   value=name(trace.values.name[st.value[row]]), start=float(st.start[row]),
+                   end=float(st.end[row]), duration=float(st.end[row] - st.start[row]),
+                   imbrication=int(st.imbrication[row]))
+    elif kind == "link":
+        ln = trace.links
+        size = link_bytes(trace, [row])[0]  # one row: picking stays cheap
+        out.update(type=name(trace.types.name[ln.type[row]]),
+                   value=name(trace.values.name[ln.value[row]]),
+                   sender=cname(ln.start_container[row]), receiver=cname(ln.end_container[row]),
+                   start=float(ln.start[row]), end=float(ln.end[row]),
+                   duration=float(ln.end[row] - ln.start[row]),
+                   size=None if np.isnan(size) else float(size), key=name(ln.key[row]))
+    elif kind == "event":
+        ev = trace.events
+        out.update(container=cname(ev.container[row]), type=name(trace.types.name[ev.type[row]]),
+                   value=name(trace.values.name[ev.value[row]]), time=float(ev.time[row]))
+    elif kind == "variable":
+        var = trace.variables
+        out.update(container=cname(var.container[row]),
+                   type=name(trace.types.name[var.type[row]]), value=float(var.value[row]),
+                   start=float(var.start[row]), end=float(var.end[row]))
+    elif kind == "container":
+        node = layout.node[row]
+        out.update(name=cname(row), type=name(trace.types.name[cont.type[row]]),
+                   start=float(cont.start[row]), end=float(cont.end[row]),
+                   node=layout.node_names[node] if node >= 0 else None)
+    elif kind == "node":
+        out.update(name=layout.node_names[row], node_kind=layout.node_kinds[row])
+    elif kind == "edge":
+        a, b = layout.edges[row]
+        out.update(source=layout.node_names[a], target=layout.node_names[b],
+                   bandwidth=float(layout.edge_bandwidth[row]),
+                   latency=float(layout.edge_latency[row]))
+    return out

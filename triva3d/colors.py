@@ -48,9 +48,16 @@ def _rgb(rgba):
     return tuple(int(round(v * 255)) for v in np.clip(c, 0, 1))
 
 
-def value_rgb(trace):
-    """(n_values, 3) uint8: each entity value's colour (trace's, else its type's, else
-    the palette's for the value name)."""
+def _override(trace, table, out, overrides):
+    """Colours given by name (display name -> (r, g, b)) replace those in `out`."""
+    for name, rgb in (overrides or {}).items():
+        out[trace.find(table, name)] = rgb
+    return out
+
+
+def value_rgb(trace, overrides=None):
+    """(n_values, 3) uint8: each entity value's colour (`overrides` by name, else the
+    trace's, else its type's, else the palette's for the value name)."""
     out = np.empty((len(trace.values), 3), np.uint8)
     for v in range(len(trace.values)):
         c = trace.value_colors[v]
@@ -58,29 +65,31 @@ def value_rgb(trace):
             c = trace.type_colors[trace.values.type[v]]
         out[v] = _rgb(c) if not np.isnan(c[0]) else palette(trace.names.display(
             trace.values.name[v]))
-    return out
+    return _override(trace, "values", out, overrides)
 
 
-def type_rgb(trace):
-    """(n_types, 3) uint8: each type's colour (trace's, else the palette's for its name)."""
+def type_rgb(trace, overrides=None):
+    """(n_types, 3) uint8: each type's colour (`overrides` by name, else the trace's,
+    else the palette's for its name)."""
     out = np.empty((len(trace.types), 3), np.uint8)
     for t in range(len(trace.types)):
         c = trace.type_colors[t]
         out[t] = _rgb(c) if not np.isnan(c[0]) else palette(trace.names.display(
             trace.types.name[t]))
-    return out
+    return _override(trace, "types", out, overrides)
 
 
-def entity_rgb(trace, table):
-    """Per row of `table` (links or events): its value's colour, else its type's,
-    else the palette's for the value (LINK for links, to stand out from states)."""
+def entity_rgb(trace, table, overrides=None):
+    """Per row of `table` (links or events): its value's colour (`overrides` by
+    name, else the trace's), else its type's, else the palette's for the value
+    (LINK for links, to stand out from states)."""
     t = getattr(trace, table)
     uncoloured = (np.isnan(trace.value_colors[:, 0])
                   & np.isnan(trace.type_colors[trace.values.type, 0]))
     by_value = value_rgb(trace)
     if table == "links":
         by_value[uncoloured] = LINK
-    return by_value[t.value]
+    return _override(trace, "values", by_value, overrides)[t.value]
 
 
 def ramp(x):

@@ -1,0 +1,34 @@
+"""Writing what triva3d makes: images and text, with one-line errors."""
+import os
+
+from .errors import OptionsError, TraceError
+
+#: Image formats by extension (imageio's names).
+IMAGE_FORMATS = {".png": ".png", ".jpg": ".jpg", ".jpeg": ".jpg"}
+
+
+def image_format(path):
+    """The image format of `path` from its extension; OptionsError for others."""
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext not in IMAGE_FORMATS:
+        raise OptionsError(f"{path}: an image must end in .png, .jpg or .jpeg")
+    return IMAGE_FORMATS[ext]
+
+
+def write_image(image, path):
+    """Write an (h, w, 3) uint8 image as PNG or JPEG (by extension); its size in bytes."""
+    import imageio.v3 as iio
+    fmt = image_format(path)
+    try:
+        iio.imwrite(path, image, extension=fmt)
+    except OSError as e:
+        raise TraceError(path, None, f"cannot write the image: {e.strerror or e}") from None
+    return os.path.getsize(path)
+
+
+def write_text(path, text):
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise TraceError(path, None, f"cannot write: {e.strerror or e}") from None

@@ -1,0 +1,144 @@
+"""numpy arrays to vtkPolyData in one go: boxes, quads, segments, points.
+
+Cells come in blocks per entity (6 quads per box, 1 per segment...), so a cell id
+divided by the block size is the entity's index in the arrays given, which the
+scene maps back to Trace rows.
+"""
+import numpy as np
+# Register VTK's OpenGL and text implementations before any actor or mapper is made
+# (VTK's object factories hand out do-nothing base classes otherwise).
+import vtkmodules.vtkRenderingFreeType  # noqa: F401
+import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
+from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
+from vtkmodules.vtkCommonCore import vtkPoints
+from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkImageData, vtkPolyData
+from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkTexture
+
+from .boxes import BOX_FACES, box_points
+
+
+def _cells(conn, per_cell):
+    conn = np.ascontiguousarray(conn, dtype=np.int64).ravel()
+    offsets = np.arange(0, len(conn) + 1, per_cell, dtype=np.int64)
+    cells = vtkCellArray()
+    cells.SetData(numpy_to_vtkIdTypeArray(offsets, deep=1), numpy_to_vtkIdTypeArray(conn, deep=1))
+    return cells
+
+
+def polydata(points, conn, per_cell, kind="polys", cell_rgb=None, tcoords=None):
+    """PolyData of `points` (n, 3) with uniform cells of `per_cell` point ids."""
+    pd = vtkPolyData()
+    pts = vtkPoints()
+    pts.SetData(numpy_to_vtk(np.ascontiguousarray(points, dtype=np.float32), deep=1))
+    pd.SetPoints(pts)
+    {"polys": pd.SetPolys, "lines": pd.SetLines, "verts": pd.SetVerts}[kind](
+        _cells(conn, per_cell))
+    if cell_rgb is not None:
+        arr = numpy_to_vtk(np.ascontiguousarray(cell_rgb, dtype=np.uint8), deep=1)
+        arr.SetName("rgb")
+        pd.GetCellData().SetScalars(arr)
+    if tcoords is not None:
+        tc = numpy_to_vtk(np.ascontiguousarray(tcoords, dtype=np.float32), deep=1)
+        tc.SetName("tcoords")
+        pd.GetPointData().SetTCoords(tc)
+    return pd
+
+
+def boxes(x0, x1, y0, y1, z0, z1, rgb=None, tcoords=None):
+    """n closed boxes, 6 quads each (cell 6i..6i+5 is box i)."""
+    n = len(x0)
+    conn = (np.arange(n, dtype=np.int64)[:, None, None] * 8 + BOX_FACES[None]).reshape(-1, 4)
+    return polydata(box_points(x0, x1, y0, y1, z0, z1), conn, 4, "polys",
+                    None if rgb is None else np.repeat(rgb, 6, axis=0), tcoords)
+
+
+def quads(x0, x1, y0, y1, z, rgb=None):
+    """n horizontal rectangles at heights z (scalar or per rectangle), facing up."""
+    n = len(x0)
+    p = np.empty((n, 4, 3), np.float32)
+    p[:, 0, :2] = np.c_[x0, y0]
+    p[:, 1, :2] = np.c_[x1, y0]
+    p[:, 2, :2] = np.c_[x1, y1]
+    p[:, 3, :2] = np.c_[x0, y1]
+    p[:, :, 2] = np.asarray(z, np.float32).reshape(-1, 1) if np.ndim(z) else z
+    return polydata(p.reshape(-1, 3), np.arange(4 * n).reshape(-1, 4), 4, "polys", rgb)
+
+
+def ribbons(p0, p1, width, z, rgb=None):
+    """n flat strips on the plane z from p0 to p1 ((n, 2) each), `width` wide."""
+    d = np.asarray(p1, np.float64) - p0
+    length = np.hypot(d[:, 0], d[:, 1])
+    length[length == 0] = 1.0
+    nrm = np.c_[-d[:, 1], d[:, 0]] / length[:, None] * (np.asarray(width)[..., None] / 2)
+    n = len(d)
+    p = np.empty((n, 4, 3), np.float32)
+    # nrm points left of p0 -> p1: this order is counter-clockwise seen from above
+    p[:, 0, :2], p[:, 1, :2] = p0 + nrm, p0 - nrm
+    p[:, 2, :2], p[:, 3, :2] = p1 - nrm, p1 + nrm
+    p[:, :, 2] = z
+    return polydata(p.reshape(-1, 3), np.arange(4 * n).reshape(-1, 4), 4, "polys", rgb)
+
+
+def segments(p0, p1, rgb=None):
+    """n line segments from p0 to p1 ((n, 3) each)."""
+    n = len(p0)
+    pts = np.empty((n, 2, 3), np.float32)
+    pts[:, 0], pts[:, 1] = p0, p1
+    return polydata(pts.reshape(-1, 3), np.arange(2 * n).reshape(-1, 2), 2, "lines", rgb)
+
+
+def points(p, rgb=None):
+    """n vertices at p (n, 3)."""
+    return polydata(p, np.arange(len(p)).reshape(-1, 1), 1, "verts", rgb)
+
+
+def outlines(x0, x1, y0, y1, z, rgb=None):
+    """The borders of n horizontal rectangles at heights z: 4 segments each."""
+    z = np.broadcast_to(np.asarray(z, np.float64), np.shape(x0))
+    c = [np.c_[x0, y0, z], np.c_[x1, y0, z], np.c_[x1, y1, z], np.c_[x0, y1, z]]
+    p0 = np.stack(c, axis=1).reshape(-1, 3)
+    p1 = np.stack(c[1:] + c[:1], axis=1).reshape(-1, 3)
+    return segments(p0, p1, None if rgb is None else np.repeat(rgb, 4, axis=0))
+
+
+def actor(polydata, lit=False, cull=False, line_width=None, point_size=None, opacity=1.0,
+          color=None):
+    """An actor for `polydata`: its cell colours if it has them, else `color` (RGB
+    0..255); unlit unless `lit` (lines and flat things read better unlit)."""
+    mapper = vtkPolyDataMapper()
+    mapper.SetInputData(polydata)
+    if polydata.GetCellData().GetScalars() is not None:
+        mapper.SetScalarModeToUseCellData()
+        mapper.SetColorModeToDirectScalars()
+    else:
+        mapper.ScalarVisibilityOff()
+    a = vtkActor()
+    a.SetMapper(mapper)
+    p = a.GetProperty()
+    if not lit:
+        p.LightingOff()
+    if cull:
+        p.BackfaceCullingOn()
+    if line_width:
+        p.SetLineWidth(line_width)
+    if point_size:
+        p.SetPointSize(point_size)
+    if color is not None:
+        p.SetColor(*(c / 255 for c in color))
+    p.SetOpacity(opacity)
+    return a
+
+
+def texture(img):
+    """A nearest-sampled vtkTexture of an (h, w, 3) uint8 image (row 0 at the bottom)."""
+    h, w, _ = img.shape
+    data = vtkImageData()
+    data.SetDimensions(w, h, 1)
+    data.GetPointData().SetScalars(numpy_to_vtk(np.ascontiguousarray(img).reshape(-1, 3),
+                                                deep=1))
+    tex = vtkTexture()
+    tex.SetInputData(data)
+    tex.InterpolateOff()
+    tex.RepeatOff()
+    tex.EdgeClampOn()
+    return tex

@@ -1,0 +1,228 @@
+"""View: one render window, one renderer and its camera, showing a Trace as a
+ViewState says, for any number of frames.
+
+The View follows its ViewState: a change of a base field lays the base out again
+and builds a new Scene; any other change updates the Scene in place; the camera
+is the state's `camera`, or its `view` preset fitted to the scene. The offscreen
+View (EGL when there is no display) serves `triva3d render` and movies; the
+desktop window gives a View its own Qt render window, so screenshots from both
+come from the same code.
+
+Fast quality (the default) turns off what software OpenGL pays most for:
+multisampling and the light kit (one headlight instead), and culls the back faces
+of bars. High quality adds 8x multisampling and a light kit (FXAA on top of
+multisampling gives a black image offscreen with VTK 9.7, so it is not used).
+"""
+import math
+import os
+
+import numpy as np
+
+from .errors import OptionsError
+from .viewstate import BASE_FIELDS, CHECKS, Camera, ViewState, parse_view
+
+QUALITIES = ("fast", "high")
+
+
+class View:
+    """`trace` drawn as `state` says (a new ViewState by default) in a `size`
+    window of `quality` "fast" or "high". `render_window` and `renderer` are given
+    by a GUI; else the View opens its own offscreen window."""
+
+    def __init__(self, trace, state=None, size=(1280, 720), quality="fast",
+                 render_window=None, renderer=None, use_cache=True):
+        self.trace = trace
+        self.state = state if state is not None else ViewState()
+        if render_window is None:
+            render_window, renderer = offscreen_window(*size, quality=quality)
+        else:
+            renderer = renderer or render_window.GetRenderers().GetFirstRenderer()
+            apply_quality(render_window, renderer, quality)
+        self.render_window, self.renderer = render_window, renderer
+        self.use_cache = use_cache
+        self.layout = self.scene = None
+        self._grab = None
+        self._dirty = set(CHECKS)
+        self.state.events.connect(self._changed)
+        self.update()
+
+    def _changed(self, name, value):
+        self._dirty.add(name)
+
+    def set_trace(self, trace):
+        """Show another trace (the base is laid out again)."""
+        self.trace = trace
+        self._dirty.add("topology")
+        self.update()
+
+    # -- following the state ---------------------------------------------------------
+    def update(self):
+        """Apply the state's pending changes. A bad setting raises a Triva3dError and
+        leaves what was shown as it was (the change stays pending)."""
+        from .bases.layout import make_layout
+        from .scene.scene import Scene
+        dirty = self._dirty
+        if not dirty:
+            return
+        try:
+            refit = False
+            if self.scene is None or dirty & set(BASE_FIELDS):
+                layout = make_layout(self.trace, **self.state.base_options(),
+                                     use_cache=self.use_cache)
+                scene = Scene(self.trace, layout, self.state)
+                if self.scene is not None:
+                    self.scene.remove_from(self.renderer)
+                self.layout, self.scene = layout, scene
+                scene.add_to(self.renderer)
+                refit = True
+            else:
+                self.scene.update(self.state)
+                refit = "scale" in dirty
+            cam = self.state.camera
+            if cam is not None and (refit or "camera" in dirty):
+                apply_camera(self.renderer, cam)
+            elif cam is None and (refit or dirty & {"view", "camera"}):
+                set_view(self.renderer, self.scene.geometry.world_bounds(),
+                         *parse_view(self.state.view))
+        except Exception:
+            self._dirty = dirty
+            raise
+        self._dirty = set()
+
+    # -- frames --------------------------------------------------------------------------
+    def render(self):
+        """The current frame: an (h, w, 3) uint8 array, row 0 at the top."""
+        self.update()
+        self.scene.fit_detail(self.renderer)
+        self.renderer.ResetCameraClippingRange()
+        self._grab = self._grab or grabber(self.render_window)
+        return snapshot(self.render_window, self._grab)
+
+    def save(self, path):
+        """Write the current frame as PNG or JPEG (by extension); its size in bytes."""
+        from .output import image_format, write_image
+        image_format(path)  # a bad extension fails before the work
+        return write_image(self.render(), path)
+
+    @property
+    def projection(self):
+        """World <-> display mapping of the current camera (see scene.pick)."""
+        from .scene.pick import Projection
+        self.update()
+        return Projection.of(self.renderer)
+
+    def pick(self, x, y):
+        """What is drawn under display point (x, y) (origin bottom left): a dict
+        with `kind`, `row` and details, or None."""
+        return self.scene.pick(self.projection, x, y)
+
+    @property
+    def camera(self):
+        """The renderer's camera now, as a Camera (store it in the state to keep it)."""
+        c = self.renderer.GetActiveCamera()
+        return Camera(position=c.GetPosition(), focal_point=c.GetFocalPoint(),
+                      view_up=c.GetViewUp(), view_angle=c.GetViewAngle(),
+                      parallel_scale=c.GetParallelScale(),
+                      parallel=bool(c.GetParallelProjection()))
+
+    def summary(self):
+        w, h = self.render_window.GetSize()
+        return f"{w}x{h}, {self.scene.geometry.summary()}"
+
+    def close(self):
+        """Release the render window."""
+        self.state.events.disconnect(self._changed)
+        if self.scene is not None:
+            self.scene.remove_from(self.renderer)
+        self.render_window.Finalize()
+
+
+def offscreen_window(width, height, quality="fast"):
+    """An offscreen render window (EGL when there is no display) with one renderer."""
+    import triva3d.scene.polydata  # noqa: F401  (registers VTK's OpenGL classes)
+    from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
+    rw = vtkRenderWindow()
+    rw.SetOffScreenRendering(1)
+    rw.SetSize(int(width), int(height))
+    ren = vtkRenderer()
+    rw.AddRenderer(ren)
+    apply_quality(rw, ren, quality)
+    return rw, ren
+
+
+def apply_quality(rw, ren, quality):
+    from .colors import BACKGROUND
+    if quality not in QUALITIES:
+        raise OptionsError(f"quality must be one of {', '.join(QUALITIES)}, not {quality!r}")
+    ren.SetBackground(*BACKGROUND)
+    high = quality == "high"
+    rw.SetMultiSamples(8 if high else 0)
+    ren.RemoveAllLights()
+    if high:
+        from vtkmodules.vtkRenderingCore import vtkLightKit
+        vtkLightKit().AddLightsToRenderer(ren)
+    else:
+        ren.AutomaticLightCreationOn()  # a headlight
+
+
+def apply_camera(ren, camera):
+    """Put the renderer's camera where the Camera says."""
+    c = ren.GetActiveCamera()
+    c.SetPosition(*camera.position)
+    c.SetFocalPoint(*camera.focal_point)
+    c.SetViewUp(*camera.view_up)
+    c.SetViewAngle(camera.view_angle)
+    c.SetParallelScale(camera.parallel_scale)
+    c.SetParallelProjection(camera.parallel)
+    ren.ResetCameraClippingRange()
+
+
+def set_view(ren, bounds, azimuth, elevation):
+    """Point the camera at the middle of `bounds` (xmin, xmax, ymin, ymax, zmin, zmax)
+    from (azimuth, elevation) and back off until everything fits. Views straight
+    from above or from the side are orthographic (a map, a time chart); the others
+    are in perspective."""
+    az, el = math.radians(azimuth), math.radians(elevation)
+    d = np.array([math.sin(az) * math.cos(el), -math.cos(az) * math.cos(el), math.sin(el)])
+    b = np.asarray(bounds, np.float64)
+    center = (b[0::2] + b[1::2]) / 2
+    cam = ren.GetActiveCamera()
+    cam.SetFocalPoint(*center)
+    cam.SetPosition(*(center + d))
+    up = (0.0, 0.0, 1.0) if abs(elevation) < 89.0 else (-math.sin(az), math.cos(az), 0.0)
+    cam.SetViewUp(*up)
+    parallel = abs(elevation) in (0.0, 90.0)
+    cam.SetParallelProjection(parallel)
+    ren.ResetCamera(*bounds)
+    if parallel:  # fit the box itself, not its bounding sphere
+        up = np.asarray(cam.GetViewUp())
+        right = np.cross(-d, up)
+        corners = np.array([[x, y, z] for x in b[:2] for y in b[2:4] for z in b[4:]]) - center
+        w, h = ren.GetSize()
+        half_w, half_h = np.abs(corners @ right).max(), np.abs(corners @ up).max()
+        cam.SetParallelScale(1.05 * max(half_h, half_w * h / max(w, 1)))
+    ren.ResetCameraClippingRange()
+
+
+def grabber(rw):
+    """A filter that reads the window's back buffer as RGB (one per window, reused)."""
+    from vtkmodules.vtkRenderingCore import vtkWindowToImageFilter
+    grab = vtkWindowToImageFilter()
+    grab.SetInput(rw)
+    grab.SetInputBufferTypeToRGB()
+    grab.ReadFrontBufferOff()
+    return grab
+
+
+def snapshot(rw, grab=None):
+    """Render the window; its pixels as an (h, w, 3) uint8 array, row 0 at the top."""
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    rw.Render()
+    grab = grab or grabber(rw)
+    grab.Modified()
+    grab.Update()
+    img = grab.GetOutput()
+    w, h, _ = img.GetDimensions()
+    return vtk_to_numpy(img.GetPointData().GetScalars()).reshape(h, w, 3)[::-1].copy()

@@ -1,0 +1,364 @@
+"""ViewState: everything a user can change about what is shown, with no Qt and no VTK.
+
+Assigning a field checks the value and, when it changed, calls every callback
+connected to `state.events` with the field's name and new value (napari's
+ViewerModel is the model). A state saves to and loads from JSON exactly, and two
+states can be interpolated (camera paths). The View follows a ViewState; the
+command line builds one from its options; the GUI's controls read and write one.
+"""
+import json
+import math
+from dataclasses import dataclass, field, fields
+
+from .errors import OptionsError, TraceError
+
+BASES = ("topology", "appgraph", "treemap")
+#: Graphviz layout programs.
+PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
+DETAILS = ("auto", "exact", "lod")
+TIME_UNITS = ("s", "ms", "us", "ns", "cycles")
+#: Named views: (azimuth, elevation) in degrees. Azimuth 0 looks from the front
+#: (-y) towards +y; positive azimuths turn to the right (+x); elevation 90 looks down.
+VIEWS = {"iso": (35.0, 30.0), "top": (0.0, 90.0), "side": (0.0, 0.0)}
+#: Fields that choose the base: changing one lays the base out again.
+BASE_FIELDS = ("topology", "base", "program", "mapping", "pattern", "level", "metric")
+FORMAT = 1
+
+
+def parse_view(text):
+    """'iso', 'top', 'side' or 'AZ,EL' (degrees) to (azimuth, elevation)."""
+    if text in VIEWS:
+        return VIEWS[text]
+    try:
+        az, el = (float(v) for v in str(text).split(","))
+    except ValueError:
+        raise OptionsError(f"view must be iso, top, side or AZ,EL in degrees, not {text!r}") \
+            from None
+    if not (math.isfinite(az) and -90 <= el <= 90):
+        raise OptionsError(f"view {text!r}: elevation must be within -90..90 degrees")
+    return az, el
+
+
+@dataclass(frozen=True)
+class Camera:
+    """A camera: where it stands, what it looks at, which way is up, and its lens
+    (a view angle in degrees in perspective, a parallel scale when orthographic)."""
+    position: tuple
+    focal_point: tuple
+    view_up: tuple
+    view_angle: float = 30.0
+    parallel_scale: float = 1.0
+    parallel: bool = False
+
+    def __post_init__(self):
+        for name in ("position", "focal_point", "view_up"):
+            v = getattr(self, name)
+            if (not isinstance(v, (list, tuple)) or len(v) != 3
+                    or not all(_number(x) and math.isfinite(x) for x in v)):
+                raise OptionsError(f"camera {name} must be 3 finite numbers, not {v!r}")
+            object.__setattr__(self, name, tuple(float(x) for x in v))
+        for name in ("view_angle", "parallel_scale"):
+            v = getattr(self, name)
+            if not (_number(v) and 0 < v < math.inf):
+                raise OptionsError(f"camera {name} must be a positive number, not {v!r}")
+            object.__setattr__(self, name, float(v))
+        if not isinstance(self.parallel, bool):
+            raise OptionsError(f"camera parallel must be true or false, not {self.parallel!r}")
+
+    def to_dict(self):
+        return {f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v
+                for f in fields(self)}
+
+
+def _number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _optional_text(name):
+    def check(v):
+        if v is not None and not isinstance(v, str):
+            raise OptionsError(f"{name} must be text or null, not {v!r}")
+        return v or None
+    return check
+
+
+def _choice(name, choices, optional=False):
+    def check(v):
+        if (v is None and optional) or v in choices:
+            return v
+        raise OptionsError(f"{name} must be one of {', '.join(choices)}, not {v!r}")
+    return check
+
+
+def _window(v):
+    if v is None:
+        return None
+    if (not isinstance(v, (list, tuple)) or len(v) != 2
+            or not all(_number(t) and math.isfinite(t) for t in v)):
+        raise OptionsError(f"window must be two times (t0, t1), not {v!r}")
+    t0, t1 = float(v[0]), float(v[1])
+    if t1 < t0:
+        raise OptionsError(f"window {t0:g}:{t1:g} ends before it starts")
+    return (t0, t1)
+
+
+def _scale(v):
+    if not (_number(v) and 0 < v < math.inf):
+        raise OptionsError(f"time scale must be a positive number, not {v!r}")
+    return float(v)
+
+
+def _opacity(v):
+    if not (_number(v) and 0 <= v <= 1):
+        raise OptionsError(f"link opacity must be within 0..1, not {v!r}")
+    return float(v)
+
+
+def _flag(name):
+    def check(v):
+        if not isinstance(v, bool):
+            raise OptionsError(f"{name} must be true or false, not {v!r}")
+        return v
+    return check
+
+
+def _names(name, optional=False):
+    def check(v):
+        if v is None and optional:
+            return None
+        if isinstance(v, str) or not isinstance(v, (list, tuple)) \
+                or not all(isinstance(x, str) for x in v):
+            raise OptionsError(f"{name} must be a list of names, not {v!r}")
+        return tuple(v)
+    return check
+
+
+def parse_color(text):
+    """'#rrggbb' to an (r, g, b) tuple of 0..255."""
+    if isinstance(text, str) and len(text) == 7 and text[0] == "#":
+        try:
+            return tuple(int(text[i:i + 2], 16) for i in (1, 3, 5))
+        except ValueError:
+            pass
+    raise OptionsError(f"colour must be #rrggbb, not {text!r}")
+
+
+def _colors(v):
+    if not isinstance(v, dict) or not all(isinstance(k, str) for k in v):
+        raise OptionsError(f"colours must map names to #rrggbb, not {v!r}")
+    for c in v.values():
+        parse_color(c)
+    return {k: c.lower() for k, c in v.items()}
+
+
+def _view(v):
+    parse_view(v)
+    return v
+
+
+def _camera(v):
+    if v is None or isinstance(v, Camera):
+        return v
+    if isinstance(v, dict):
+        unknown = set(v) - {f.name for f in fields(Camera)}
+        if unknown:
+            raise OptionsError(f"camera has unknown keys: {', '.join(sorted(unknown))}")
+        try:
+            return Camera(**v)
+        except TypeError:
+            raise OptionsError("camera needs position, focal_point and view_up") from None
+    raise OptionsError(f"camera must be an object or null, not {v!r}")
+
+
+def _selection(v):
+    if v is None:
+        return None
+    if (isinstance(v, dict) and set(v) == {"kind", "row"} and isinstance(v["kind"], str)
+            and isinstance(v["row"], int) and not isinstance(v["row"], bool)):
+        return dict(v)
+    raise OptionsError(f"selection must be {{kind, row}} or null, not {v!r}")
+
+
+CHECKS = {
+    "topology": _optional_text("topology"),
+    "base": _choice("base", BASES, optional=True),
+    "program": _choice("layout program", PROGRAMS, optional=True),
+    "mapping": _optional_text("mapping"),
+    "pattern": _optional_text("pattern"),
+    "level": _optional_text("level"),
+    "metric": _optional_text("treemap metric"),
+    "window": _window,
+    "scale": _scale,
+    "detail": _choice("detail", DETAILS),
+    "link_opacity": _opacity,
+    "labels": _flag("labels"),
+    "hidden": _names("hidden"),
+    "containers": _names("containers", optional=True),
+    "colors": _colors,
+    "view": _view,
+    "camera": _camera,
+    "selection": _selection,
+    "time_unit": _choice("time unit", TIME_UNITS),
+}
+
+
+class Events:
+    """A small callback registry: `connect(f)`, then f(name, value) on each change."""
+
+    def __init__(self):
+        self._callbacks = []
+
+    def connect(self, callback):
+        self._callbacks.append(callback)
+        return callback
+
+    def disconnect(self, callback):
+        self._callbacks.remove(callback)
+
+    def emit(self, name, value):
+        for f in list(self._callbacks):
+            f(name, value)
+
+
+@dataclass(eq=False)
+class ViewState:
+    """What is shown. Base: `topology` (file), `base` (topology, appgraph,
+    treemap; None: topology when a file is given, else treemap), `program`
+    (Graphviz), `mapping` (CSV), `pattern` (regex), `level` (appgraph), `metric`
+    (treemap leaf size). Time: `window` (t0, t1) or None for the whole trace,
+    `scale` (height of the window over the base's larger side), `time_unit` (how
+    trace times read). Drawing: `detail`, `link_opacity`, `labels`. Filters:
+    `hidden` (value or type names not drawn), `containers` (names whose subtrees
+    alone are drawn; None: all), `colors` (name -> #rrggbb). Camera: `view` (a
+    preset or 'AZ,EL', fitted to the scene) unless `camera` is set. `selection`:
+    the picked row {kind, row}."""
+    topology: str = None
+    base: str = None
+    program: str = None
+    mapping: str = None
+    pattern: str = None
+    level: str = None
+    metric: str = "containers"
+    window: tuple = None
+    scale: float = 1.0
+    detail: str = "auto"
+    link_opacity: float = 0.7
+    labels: bool = True
+    hidden: tuple = ()
+    containers: tuple = None
+    colors: dict = field(default_factory=dict)
+    view: str = "iso"
+    camera: Camera = None
+    selection: dict = None
+    time_unit: str = "s"
+
+    def __post_init__(self):
+        object.__setattr__(self, "events", Events())
+        for f in fields(self):
+            object.__setattr__(self, f.name, CHECKS[f.name](getattr(self, f.name)))
+
+    def __setattr__(self, name, value):
+        if name not in CHECKS:
+            raise AttributeError(f"ViewState has no field {name!r}")
+        if "events" not in self.__dict__:  # __init__: __post_init__ checks
+            object.__setattr__(self, name, value)
+            return
+        value = CHECKS[name](value)
+        old = getattr(self, name)
+        object.__setattr__(self, name, value)
+        if old != value:
+            self.events.emit(name, value)
+
+    def __eq__(self, other):
+        return isinstance(other, ViewState) and self.to_dict() == other.to_dict()
+
+    def update(self, **changes):
+        """Assign several fields (each emits its own event)."""
+        for name, value in changes.items():
+            setattr(self, name, value)
+
+    def copy(self, **changes):
+        """A new ViewState with these fields changed (no callbacks carried over)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d.update(changes)
+        return ViewState(**d)
+
+    def base_options(self):
+        """The keyword arguments of make_layout for this state's base."""
+        return {"topology": self.topology, "base": self.base, "program": self.program,
+                "mapping": self.mapping, "pattern": self.pattern, "level": self.level,
+                "metric": self.metric or "containers"}
+
+    # -- JSON ------------------------------------------------------------------------
+    def to_dict(self):
+        d = {"format": FORMAT}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            d[f.name] = (v.to_dict() if isinstance(v, Camera) else list(v)
+                         if isinstance(v, tuple) else dict(v) if isinstance(v, dict) else v)
+        return d
+
+    def to_json(self):
+        return json.dumps(self.to_dict(), indent=1)
+
+    @classmethod
+    def from_dict(cls, d, source="view"):
+        if not isinstance(d, dict):
+            raise TraceError(source, None, "a view must be a JSON object")
+        d = dict(d)
+        if d.pop("format", FORMAT) != FORMAT:
+            raise TraceError(source, None, f"unknown view format (this version reads {FORMAT})")
+        unknown = sorted(set(d) - set(CHECKS))
+        if unknown:
+            raise TraceError(source, None, f"unknown key {unknown[0]!r} in the view")
+        try:
+            return cls(**d)
+        except OptionsError as e:
+            raise TraceError(source, None, str(e)) from None
+
+    @classmethod
+    def from_json(cls, text, source="view"):
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise TraceError(source, e.lineno, f"not JSON: {e.msg}") from None
+        return cls.from_dict(d, source)
+
+    def save(self, path):
+        from .output import write_text
+        write_text(path, self.to_json() + "\n")
+
+    @classmethod
+    def load(cls, path):
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise TraceError(path, None, f"cannot read the view: "
+                             f"{getattr(e, 'strerror', None) or e}") from None
+        return cls.from_json(text, str(path))
+
+
+def interpolate(a, b, f):
+    """The state a fraction `f` (0..1) of the way from `a` to `b`: times, opacity
+    and the camera move linearly (the view-up is renormalized), the scale
+    geometrically; the other fields are `a`'s until f reaches 1."""
+    f = min(1.0, max(0.0, float(f)))
+    out = (b if f >= 1 else a).copy()
+    lerp = lambda p, q: p + (q - p) * f  # noqa: E731
+    if a.window and b.window:
+        out.window = (lerp(a.window[0], b.window[0]), lerp(a.window[1], b.window[1]))
+    out.scale = math.exp(lerp(math.log(a.scale), math.log(b.scale)))
+    out.link_opacity = lerp(a.link_opacity, b.link_opacity)
+    if a.camera and b.camera:
+        ca, cb = a.camera, b.camera
+        up = [lerp(p, q) for p, q in zip(ca.view_up, cb.view_up)]
+        norm = math.sqrt(sum(u * u for u in up))
+        out.camera = Camera(
+            position=[lerp(p, q) for p, q in zip(ca.position, cb.position)],
+            focal_point=[lerp(p, q) for p, q in zip(ca.focal_point, cb.focal_point)],
+            view_up=[u / norm for u in up] if norm > 1e-9 else (cb if f >= 0.5 else ca).view_up,
+            view_angle=lerp(ca.view_angle, cb.view_angle),
+            parallel_scale=lerp(ca.parallel_scale, cb.parallel_scale),
+            parallel=(cb if f >= 0.5 else ca).parallel)
+    return out
