@@ -1,7 +1,10 @@
-"""Scene benchmarks (software OpenGL is fine): building the scene for 1e6 states and
-1e5 links, frames after camera moves at 1280x720 in level of detail (1e6 states)
-and with 1e5 exact boxes (and their moving form, thick lines), and a warm
-`triva3d render` of g5k.trace on its platform. Prints its figures.
+"""Scene and View benchmarks (software OpenGL is fine), 1280x720, on synthetic traces
+built in memory: building a View for 1e6 states and 1e5 links; frames after camera
+moves in level of detail (1e6 states) and with 1e5 exact boxes (and their moving
+form, thick lines); the in-place updates a user waits for (moving the window,
+hiding a value, changing the scale), each followed by a frame; fast and high
+quality; and a warm `triva3d render` of g5k.trace on its platform. Prints its
+figures.
 
 Usage: python benchmarks/bench_scene.py [--states 1000000] [--links 100000] [--boxes 100000]
 """
@@ -17,40 +20,48 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from synth import make_trace  # noqa: E402
 
-from triva3d.bases.layout import on_treemap  # noqa: E402
-from triva3d.scene import view  # noqa: E402
-from triva3d.scene.scene import Scene  # noqa: E402
+from triva3d import View, ViewState  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SIZE = (1280, 720)
 
 
-def frames(scene, moves=6):
-    """First frame, then frames after camera moves (azimuth steps, zoom in and out):
-    (first, best, median) seconds."""
-    rw, ren = view.offscreen_window(*SIZE)
-    scene.add_to(ren)
-    view.set_view(ren, scene.world_bounds(), *view.VIEWS["iso"])
-    t = time.perf_counter()
-    scene.fit_detail(ren)
-    rw.Render()
-    first = time.perf_counter() - t
-    cam = ren.GetActiveCamera()
+def frames(view, moves=6):
+    """Frames after camera moves (azimuth steps, zoom in and out): (best, median) s."""
+    cam = view.renderer.GetActiveCamera()
     times = []
     for i in range(moves):
         cam.Azimuth(7)
         cam.Zoom(1.3 if i % 2 == 0 else 1 / 1.3)
-        ren.ResetCameraClippingRange()
         t = time.perf_counter()
-        scene.fit_detail(ren)
-        rw.Render()
+        view.render()
         times.append(time.perf_counter() - t)
-    return first, min(times), float(np.median(times))
+    return min(times), float(np.median(times))
 
 
-def line(what, first, best_, median):
-    print(f"frame, {what:<42} first {first * 1e3:7.0f} ms   after a move: best {best_ * 1e3:6.0f} ms,"
-          f" median {median * 1e3:6.0f} ms")
+def updates(view, change, n=5):
+    """`change(view.state, i)` then a frame, n times: (best, median) seconds."""
+    times = []
+    for i in range(n):
+        t = time.perf_counter()
+        change(view.state, i)
+        view.render()
+        times.append(time.perf_counter() - t)
+    return min(times), float(np.median(times))
+
+
+def line(what, best, median):
+    print(f"{what:<62} best {best * 1e3:6.0f} ms, median {median * 1e3:6.0f} ms")
+
+
+def window_steps(trace, width=0.5):
+    """Windows of `width` of the trace sliding by a tenth of it."""
+    t1 = trace.end_time
+
+    def change(state, i):
+        a = (0.1 + 0.08 * i) * t1
+        state.window = (a, a + width * t1)
+    return change
 
 
 def main():
@@ -62,42 +73,50 @@ def main():
     n, nl, nb = int(a.states), int(a.links), int(a.boxes)
 
     tr = make_trace(n, nl, n_procs=1000)
-    lay = on_treemap(tr)
-    Scene(tr, lay, labels=False)  # compile the numba kernels
+    View(tr, ViewState(base="treemap", labels=False), SIZE).render()  # compile numba kernels
     times = []
     for _ in range(3):
         t = time.perf_counter()
-        sc = Scene(tr, lay)
+        v = View(tr, ViewState(base="treemap"), SIZE)
         times.append(time.perf_counter() - t)
-    print(f"scene build, {n:.0e} states ({sc.mode}, {sc.n_bins} bins) + {nl:.0e} links, "
+    g = v.scene.geometry
+    print(f"View build (layout + scene), {n:.0e} states ({g.mode}) + {nl:.0e} links, "
           f"1000 processes: best {min(times):.2f} s, median {np.median(times):.2f} s")
-    line(f"{n:.0e} states (LOD) + {nl:.0e} links, still", *frames(sc))
-    sc.set_moving(True)
-    line(f"{n:.0e} states (LOD) + {nl:.0e} links, moving", *frames(sc))
-    small = make_trace(n, nl // 10, n_procs=1000)
-    line(f"{n:.0e} states (LOD) + {nl // 10:.0e} links, still",
-         *frames(Scene(small, on_treemap(small))))
+    v.render()
+    line(f"frame after a move, {n:.0e} states (LOD) + {nl:.0e} links, still", *frames(v))
+    v.scene.set_moving(True)
+    line(f"frame after a move, {n:.0e} states (LOD) + {nl:.0e} links, moving", *frames(v))
+    v.scene.set_moving(False)
+
+    few = make_trace(n, nl // 10, n_procs=1000)
+    v = View(few, ViewState(base="treemap"), SIZE)
+    v.render()
+    line(f"frame after a move, {n:.0e} states (LOD) + {nl // 10:.0e} links", *frames(v))
+    line(f"window moved + frame, {n:.0e} states (LOD) + {nl // 10:.0e} links",
+         *updates(v, window_steps(few)))
+    v.state.window = None
+    v.render()
+    line(f"one state value hidden + frame, {n:.0e} states (LOD)",
+         *updates(v, lambda s, i: setattr(s, "hidden", (("Running", "MPI")[i % 2],))))
+    line(f"time scale changed + frame, {n:.0e} states (LOD)",
+         *updates(v, lambda s, i: setattr(s, "scale", 1.5 if i % 2 == 0 else 1.0)))
 
     tr = make_trace(nb, nl // 10, n_procs=1000)
-    lay = on_treemap(tr)
-    sc = Scene(tr, lay)
-    assert sc.mode == "exact"
-    line(f"{nb:.0e} exact boxes + {nl // 10:.0e} links, still", *frames(sc))
-    sc.set_moving(True)
-    line(f"{nb:.0e} exact boxes + {nl // 10:.0e} links, moving", *frames(sc))
+    v = View(tr, ViewState(base="treemap"), SIZE)
+    assert v.scene.geometry.mode == "exact"
+    v.render()
+    line(f"frame after a move, {nb:.0e} exact boxes + {nl // 10:.0e} links, still", *frames(v))
+    v.scene.set_moving(True)
+    line(f"frame after a move, {nb:.0e} exact boxes + {nl // 10:.0e} links, moving",
+         *frames(v))
+    v.scene.set_moving(False)
+    # a window of 90% of the trace keeps ~1e5 exact boxes in view
+    line(f"window moved + frame, {nb:.0e} exact boxes", *updates(v, window_steps(tr, 0.9)))
 
     for q in ("fast", "high"):
-        rw, ren = view.offscreen_window(*SIZE, quality=q)
-        sc = Scene(tr, lay)
-        sc.add_to(ren)
-        view.set_view(ren, sc.world_bounds(), *view.VIEWS["iso"])
-        rw.Render()
-        t = time.perf_counter()
-        for _ in range(3):
-            ren.GetActiveCamera().Azimuth(5)
-            rw.Render()
-        print(f"frame, {nb:.0e} exact boxes, --quality {q:<5}"
-              f"                       {(time.perf_counter() - t) / 3 * 1e3:6.0f} ms")
+        v = View(tr, ViewState(base="treemap"), SIZE, quality=q)
+        v.render()
+        line(f"frame after a move, {nb:.0e} exact boxes, quality {q}", *frames(v, 3))
 
     if (DATA / "paje/g5k.trace").exists():
         cmd = [sys.executable, "-m", "triva3d.cli", "render", str(DATA / "paje/g5k.trace"),

@@ -1,6 +1,8 @@
 """Shared fixtures: the real data beside the clone, a private cache, trace writers."""
 import io
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -41,10 +43,15 @@ TYPES = """\
 """
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path_factory, monkeypatch):
-    """Caches go to a temporary folder, never beside the shared data."""
-    monkeypatch.setenv("TRIVA3D_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+def pytest_configure(config):
+    """Every cache (traces, layouts) of the whole run, module-scoped fixtures and
+    subprocesses included, goes to one temporary folder, removed at the end."""
+    config.triva3d_cache = tempfile.mkdtemp(prefix="triva3d-tests-")
+    os.environ["TRIVA3D_CACHE_DIR"] = config.triva3d_cache
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(config.triva3d_cache, ignore_errors=True)
 
 
 @pytest.fixture
@@ -78,7 +85,3 @@ def dump_lines(trace, user_defined=False):
     out = io.BytesIO()
     dump(trace, out, user_defined=user_defined)
     return out.getvalue().decode().splitlines()
-
-
-def env_without_cache(tmp_path):
-    return dict(os.environ, TRIVA3D_CACHE_DIR=str(tmp_path / "cache"))

@@ -1,6 +1,5 @@
 """Open a trace file of any supported format, through the cache."""
 from . import cache as _cache
-from .paje.reader import read_paje
 
 
 def load(path, lenient=False, cache=True, progress=False):
@@ -24,6 +23,7 @@ def load(path, lenient=False, cache=True, progress=False):
         from .otf2.reader import read_otf2
         trace = read_otf2(anchor, lenient=lenient)
     else:
+        from .paje.reader import read_paje
         trace = read_paje(path, lenient=lenient, progress=progress)
     trace.from_cache = False
     if cache:

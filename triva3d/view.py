@@ -213,6 +213,7 @@ def grabber(rw):
     grab.SetInput(rw)
     grab.SetInputBufferTypeToRGB()
     grab.ReadFrontBufferOff()
+    grab.ShouldRerenderOff()  # snapshot has just rendered
     return grab
 
 

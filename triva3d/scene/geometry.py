@@ -8,6 +8,7 @@ new window, scale, filters or colours; the Layout and the lanes of the bars
 Movies and tests use it without a window; the Scene turns it into actors.
 """
 import numpy as np
+from numba import njit
 
 from .. import colors
 from ..bases.layout import UNIT
@@ -101,7 +102,9 @@ class Geometry:
             self.bar_rgb = self.value_rgb[st.value[self.state_rows]]
         else:
             col = self.cols.of_state[self.state_rows]
-            self.drawn_cols, self.col_of_row = np.unique(col, return_inverse=True)
+            present = np.bincount(col, minlength=len(self.cols)) > 0
+            self.drawn_cols = np.flatnonzero(present)
+            self.col_of_row = (np.cumsum(present, dtype=np.int32) - 1)[col]
             self.columns = self.cols.bounds(self.layout, f.height, self.drawn_cols)
             self._bin(self.n_bins, force=True)
 
@@ -129,8 +132,7 @@ class Geometry:
             return False
         st, rows, f = self.trace.states, self.state_rows, self.frame
         dt = (f.t1 - f.t0) / n_bins if f.t1 > f.t0 else 1.0
-        self.texels = lod.bin_states(self.col_of_row.astype(np.int32), st.start[rows],
-                                     st.end[rows], st.imbrication[rows], rows.astype(np.int32),
+        self.texels = lod.bin_states(self.col_of_row, rows, st.start, st.end, st.imbrication,
                                      f.t0, dt, len(self.drawn_cols), n_bins)
         self.texel_bins = n_bins
         return True
@@ -143,8 +145,8 @@ class Geometry:
 
     def lod_mesh(self):
         """(points, quads, texture coordinates, atlas image) of the columns."""
-        img, width = lod.atlas(lod.texel_colors(self.texels, self.trace.states.value,
-                                                self.value_rgb))
+        index, width = lod.atlas(self.texels)
+        img = lod.texel_colors(index, self.trace.states.value, self.value_rgb)
         c = self.columns
         pts, quads, tc = lod.columns(c[:, 0], c[:, 1], c[:, 2], c[:, 3], self.frame.height,
                                      self.texel_bins, width)
@@ -170,9 +172,9 @@ class Geometry:
         names = tr.names.display
         out = []
         if len(rows):
-            time = np.bincount(st.value[rows], weights=np.minimum(st.end[rows], f.t1)
-                               - np.maximum(st.start[rows], f.t0), minlength=len(tr.values))
-            shown = np.flatnonzero(np.bincount(st.value[rows], minlength=len(tr.values)))
+            time, count = _value_time(rows, st.value, st.start, st.end, f.t0, f.t1,
+                                      len(tr.values))
+            shown = np.flatnonzero(count)
             shown = shown[np.argsort(-time[shown], kind="stable")]
             out += [(names(tr.values.name[v]), self.value_rgb[v]) for v in shown]
         values = tr.links.value[self.link_rows]
@@ -191,3 +193,15 @@ class Geometry:
                 f"({self.mode}), {len(self.link_rows)} links, {len(self.event_rows)} events "
                 f"on {len(lay.node_names)} {lay.base} nodes"
                 + (f", {lay.unplaced} containers unplaced" if lay.unplaced else ""))
+
+
+@njit(cache=True)
+def _value_time(rows, value, start, end, t0, t1, n_values):
+    """Seconds within [t0, t1] and count of the states `rows`, per value."""
+    time = np.zeros(n_values)
+    count = np.zeros(n_values, np.int64)
+    for r in rows:
+        v = value[r]
+        time[v] += min(end[r], t1) - max(start[r], t0)
+        count[v] += 1
+    return time, count

@@ -19,24 +19,25 @@ MAX_TEXELS = 1 << 25
 
 
 @njit(cache=True)
-def bin_states(col, start, end, imb, rows, t0, dt, n_cols, n_bins):
-    """(n_cols, n_bins) Trace row shown in each texel (-1: none)."""
+def bin_states(col, rows, start, end, imb, t0, dt, n_cols, n_bins):
+    """(n_cols, n_bins) Trace row shown in each texel (-1: none), from the states
+    `rows` (of the `start`, `end` and `imb` columns) in columns `col`."""
     best = np.full((n_cols, n_bins), -1, np.int32)
     cover = np.zeros((n_cols, n_bins))
     depth = np.zeros((n_cols, n_bins), np.int16)
     for i in range(len(rows)):
-        c = col[i]
-        s, e = start[i], end[i]
+        c, r = col[i], rows[i]
+        s, e, k = start[r], end[r], imb[r]
         b0 = max(0, min(n_bins - 1, int((s - t0) / dt)))
         b1 = max(0, min(n_bins - 1, int((e - t0) / dt)))
         for b in range(b0, b1 + 1):
             lo = t0 + b * dt
             ov = min(e, lo + dt) - max(s, lo)
             if (best[c, b] < 0 or ov > cover[c, b] * (1 + 1e-9)
-                    or (ov >= cover[c, b] * (1 - 1e-9) and imb[i] > depth[c, b])):
-                best[c, b] = rows[i]
+                    or (ov >= cover[c, b] * (1 - 1e-9) and k > depth[c, b])):
+                best[c, b] = r
                 cover[c, b] = ov
-                depth[c, b] = imb[i]
+                depth[c, b] = k
     return best
 
 
@@ -46,16 +47,15 @@ def bins_for(n_cols, screen_bins):
     return int(max(1, min(screen_bins, MAX_SIDE // blocks, MAX_TEXELS // max(n_cols, 1))))
 
 
-def atlas(texel_rgb):
-    """Pack (n_cols, n_bins, 3) texels into an image at most MAX_SIDE wide: column i
-    at x = i % width, rows block (i // width) * n_bins up."""
-    n_cols, n_bins, _ = texel_rgb.shape
+def atlas(best):
+    """Pack (n_cols, n_bins) texels into an image at most MAX_SIDE wide: column i at
+    x = i % width, rows block (i // width) * n_bins up; -1 pads."""
+    n_cols, n_bins = best.shape
     width = min(n_cols, MAX_SIDE)
     blocks = -(-n_cols // width)
-    img = np.zeros((blocks, n_bins, width, 3), np.uint8)
-    i = np.arange(n_cols)
-    img[i // width, :, i % width] = texel_rgb
-    return img.reshape(blocks * n_bins, width, 3), width
+    padded = np.full((blocks * width, n_bins), -1, np.int32)
+    padded[:n_cols] = best
+    return padded.reshape(blocks, width, n_bins).transpose(0, 2, 1).reshape(-1, width), width
 
 
 def columns(x0, x1, y0, y1, height, n_bins, width):
@@ -83,9 +83,6 @@ def columns(x0, x1, y0, y1, height, n_bins, width):
 
 
 def texel_colors(best, value_of_row, value_rgb):
-    """(n_cols, n_bins, 3) colours of the texels' states (EMPTY where none)."""
-    out = np.empty(best.shape + (3,), np.uint8)
-    has = best >= 0
-    out[has] = value_rgb[value_of_row[best[has]]]
-    out[~has] = EMPTY
-    return out
+    """Colours (shape of `best` + (3,)) of the texels' states (EMPTY where none)."""
+    v = np.where(best >= 0, value_of_row[np.maximum(best, 0)], len(value_rgb))
+    return np.vstack([value_rgb, np.array([EMPTY], np.uint8)])[v]

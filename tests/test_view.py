@@ -1,0 +1,296 @@
+"""The view layer: ViewState (events, JSON, interpolation), the View that follows it
+(real VTK offscreen), the Scene updated in place, and the flat public API."""
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import triva3d
+from triva3d import Camera, OptionsError, TraceError, View, ViewState, colors, interpolate, load
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ROOT / "examples/small.trace"
+BASE = {"topology": str(ROOT / "topologies/two_site_grid.dot"),
+        "mapping": str(ROOT / "examples/small_on_two_site_grid.csv")}
+SIZE = (640, 400)
+
+
+@pytest.fixture(scope="module")
+def small():
+    return load(SMALL, cache=False)
+
+
+def near(img, rgb, tol=3):
+    """How many pixels are within `tol` of `rgb` in every channel."""
+    return int((np.abs(img.astype(int) - np.asarray(rgb, int)).max(axis=2) <= tol).sum())
+
+
+# -- ViewState -------------------------------------------------------------------------
+def test_assignments_emit_events_naming_the_field():
+    s = ViewState()
+    seen = []
+    s.events.connect(lambda name, value: seen.append((name, value)))
+    s.window = [1, 2]
+    s.scale = 2
+    s.scale = 2.0            # unchanged: no event
+    s.update(hidden=["MPI"], detail="lod")
+    assert seen == [("window", (1.0, 2.0)), ("scale", 2.0), ("hidden", ("MPI",)),
+                    ("detail", "lod")]
+    assert s.window == (1.0, 2.0) and isinstance(s.scale, float)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("window", (3, 1), "ends before it starts"),
+    ("window", (0, float("inf")), "two times"),
+    ("scale", 0, "positive number"),
+    ("link_opacity", 1.5, "within 0..1"),
+    ("detail", "fine", "detail must be one of auto, exact, lod"),
+    ("base", "grid", "base must be one of"),
+    ("program", "graphviz", "layout program must be one of"),
+    ("view", "up", "view must be iso, top, side or AZ,EL"),
+    ("hidden", "MPI", "list of names"),
+    ("colors", {"MPI": "red"}, "#rrggbb"),
+    ("camera", {"position": [0, 0]}, "camera needs position"),
+    ("selection", {"kind": "state"}, "selection must be"),
+    ("time_unit", "days", "time unit must be one of"),
+    ("labels", 1, "true or false"),
+])
+def test_bad_values_are_one_line_errors(field, value, message):
+    s = ViewState()
+    before = getattr(s, field)
+    with pytest.raises(OptionsError, match=re.escape(message)) as e:
+        setattr(s, field, value)
+    assert "\n" not in str(e.value) and getattr(s, field) == before
+    with pytest.raises(AttributeError):
+        s.zoom = 2
+
+
+def test_json_round_trip_is_exact(tmp_path):
+    s = ViewState(topology="g.dot", base="topology", program="sfdp", pattern=r"(\w+)-\d",
+                  window=(0.1, 1 / 3), scale=0.7, detail="exact", link_opacity=0.25,
+                  labels=False, hidden=("MPI", "Load"), containers=("a-1",),
+                  colors={"Computing": "#12AB34"}, view="20,45", time_unit="ms",
+                  camera=Camera(position=(1, 2, 3.5), focal_point=(0, 0, 0), view_up=(0, 0, 1),
+                                view_angle=25.0, parallel_scale=3.0, parallel=True),
+                  selection={"kind": "state", "row": 7})
+    again = ViewState.from_json(s.to_json())
+    assert again == s and again.to_dict() == s.to_dict()
+    assert again.window[1] == 1 / 3 and again.colors == {"Computing": "#12ab34"}
+    s.save(tmp_path / "v.json")
+    assert ViewState.load(tmp_path / "v.json") == s
+    assert ViewState.from_json(ViewState().to_json()) == ViewState()
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"zoom": 2}', "unknown key 'zoom' in the view"),
+    ('{"scale": "big"}', "time scale must be a positive number"),
+    ('{"window": [5, 1]}', "ends before it starts"),
+    ('{"format": 9}', "unknown view format"),
+    ('[1, 2]', "a view must be a JSON object"),
+    ('{\n"scale": 1,\n}', "not JSON"),
+])
+def test_bad_view_files_name_the_file(tmp_path, text, message):
+    p = tmp_path / "bad.json"
+    p.write_text(text)
+    with pytest.raises(TraceError, match=re.escape(message)) as e:
+        ViewState.load(p)
+    assert str(e.value).startswith(str(p)) and "\n" not in str(e.value)
+    if message == "not JSON":
+        assert e.value.line == 3
+
+
+def test_interpolation():
+    cam = dict(focal_point=(0, 0, 0), view_up=(0, 0, 1))
+    a = ViewState(window=(0, 10), scale=1, link_opacity=0, hidden=(),
+                  camera=Camera(position=(10, 0, 0), view_angle=20, **cam))
+    b = ViewState(window=(10, 30), scale=4, link_opacity=1, hidden=("MPI",),
+                  camera=Camera(position=(0, 10, 0), view_angle=40, **cam))
+    m = interpolate(a, b, 0.5)
+    assert m.window == (5, 20) and m.scale == pytest.approx(2) and m.link_opacity == 0.5
+    assert m.camera.position == (5, 5, 0) and m.camera.view_angle == 30
+    assert m.hidden == ()                               # discrete fields switch at the end
+    assert interpolate(a, b, 0) == a and interpolate(a, b, 1) == b
+
+
+# -- View ------------------------------------------------------------------------------
+def test_window_change_gives_the_pixels_of_a_fresh_view(small):
+    for detail in ("exact", "lod"):
+        moving = View(small, ViewState(**BASE, detail=detail), SIZE)
+        first = moving.render()
+        moving.state.window = (0.05, 0.12)
+        updated = moving.render()
+        fresh = View(small, ViewState(**BASE, detail=detail, window=(0.05, 0.12)), SIZE)
+        fresh.render()  # the first frame of a window may differ in a pixel or two
+        fresh = fresh.render()
+        assert np.array_equal(updated, fresh), detail
+        assert (np.abs(updated.astype(int) - first.astype(int)).sum(axis=2) > 30).mean() > 0.02
+
+
+def test_updates_keep_the_base_and_its_layout(small, monkeypatch):
+    v = View(small, ViewState(**BASE), SIZE)
+    v.render()
+    base_actors, layout = v.scene._slots["base"], v.layout
+    import triva3d.bases.layout as lay_module
+    monkeypatch.setattr(lay_module, "make_layout", lambda *a, **k: pytest.fail("laid out"))
+    for change in ({"window": (0.1, 0.2)}, {"scale": 2.0}, {"hidden": ("MPI",)},
+                   {"colors": {"I/O": "#ffffff"}}, {"link_opacity": 0.1}, {"labels": False},
+                   {"detail": "lod"}, {"time_unit": "ms"}):
+        v.state.update(**change)
+        v.render()
+        assert v.scene._slots["base"] is base_actors and v.layout is layout
+
+
+def test_a_base_change_lays_out_again_and_replaces_the_scene(small):
+    v = View(small, ViewState(**BASE), SIZE)
+    v.render()
+    old = v.scene
+    v.state.update(topology=None, mapping=None, base="treemap")
+    v.render()
+    assert v.layout.base == "treemap" and v.scene is not old and not old.renderers
+    drawn = v.renderer.GetViewProps()
+    assert drawn.GetNumberOfItems() == len(v.scene.props)
+
+
+def test_hiding_a_value_removes_its_colour(small):
+    v = View(small, ViewState(**BASE, view="top"), SIZE)
+    rgb = colors.value_rgb(small)[int(small.find("values", "Computing")[0])]
+    assert near(v.render(), rgb) > 50
+    v.state.hidden = ("Computing",)
+    img = v.render()
+    assert near(img, rgb) == 0
+    assert "Computing" not in [n for n, _ in v.scene.geometry.legend_entries()]
+    rows = v.scene.geometry.state_rows
+    assert len(rows) == (small.states.value != small.find("values", "Computing")[0]).sum()
+
+
+def test_colour_override(small):
+    v = View(small, ViewState(**BASE, view="top"), SIZE)
+    rgb = colors.value_rgb(small)[int(small.find("values", "Computing")[0])]
+    v.state.colors = {"Computing": "#00ff80"}
+    img = v.render()
+    assert near(img, (0, 255, 128)) > 50 and near(img, rgb) == 0
+
+
+def test_a_bad_setting_keeps_the_picture(small):
+    v = View(small, ViewState(**BASE), SIZE)
+    v.render()
+    before = v.render()
+    v.state.hidden = ("Nothing",)
+    with pytest.raises(OptionsError, match="nothing named 'Nothing' to hide"):
+        v.render()
+    v.state.hidden = ()
+    assert np.array_equal(v.render(), before)
+    v.state.base = "appgraph"
+    v.state.level = "Rack"
+    with pytest.raises(OptionsError, match="no container type named 'Rack'"):
+        v.render()
+    assert v.layout.base == "topology"
+
+
+def test_a_saved_view_gives_the_same_picture(small, tmp_path):
+    v = View(small, ViewState(**BASE, window=(0.02, 0.2), hidden=("MPI",)), SIZE)
+    v.renderer.GetActiveCamera().Azimuth(40)     # as a user's mouse would
+    v.state.camera = v.camera
+    v.render()
+    shot = v.render()
+    v.state.save(tmp_path / "view.json")
+    again = View(small, ViewState.load(tmp_path / "view.json"), SIZE)
+    again.render()
+    again = again.render()
+    assert np.array_equal(shot, again)
+
+
+def rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def test_two_hundred_frames_through_one_window(small):
+    v = View(small, ViewState(**BASE), (320, 200))
+    rw, ren = v.render_window, v.renderer
+    windows = [(0.0, 0.26), (0.05, 0.1), (0.1, 0.2)]
+
+    def frame(i):
+        v.state.window = windows[i % 3]
+        v.state.hidden = ("MPI",) if i % 2 else ()
+        v.renderer.GetActiveCamera().Azimuth(2)
+        return v.render()
+    for i in range(20):
+        frame(i)
+    start, props = rss_mb(), ren.GetViewProps().GetNumberOfItems()
+    for i in range(200):
+        img = frame(i)
+    assert img.shape == (200, 320, 3)
+    assert v.render_window is rw and rw.GetRenderers().GetNumberOfItems() == 1
+    assert ren.GetViewProps().GetNumberOfItems() == props == len(v.scene.props)
+    assert rss_mb() - start < 25, (start, rss_mb())
+
+
+# -- library, not CLI ------------------------------------------------------------------
+def test_layout_rows_and_summary(small):
+    from triva3d import make_layout
+    lay = make_layout(small, base="treemap")
+    rows = list(lay.rows(small))
+    assert len(rows) == len(small.containers) - 1
+    assert rows[0][:4] == ("site-0", "Site", "site-0", "name")
+    # a treemap node per container, the root included
+    n = len(small.containers)
+    assert lay.summary()[0] == f"{n - 1} containers placed on {n} treemap nodes"
+    with pytest.raises(OptionsError, match="needs a topology file"):
+        make_layout(small, base="topology")
+
+
+def test_ratio_metric_through_the_cli(tmp_path):
+    cli = [sys.executable, "-m", "triva3d.cli", "place", str(SMALL), "--base", "treemap"]
+    ok = subprocess.run(cli + ["--metric", "ratio:state:Computing/state:MPI"],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    # Marker events are on the processes only, Computing everywhere: a zero denominator
+    bad = subprocess.run(cli + ["--metric", "ratio:state:Computing/events:m4"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.count("\n") == 1 and "infinite" in bad.stderr
+
+
+def test_import_loads_no_vtk_qt_or_numba():
+    code = ("import sys, triva3d; from triva3d import ViewState, OptionsError; ViewState(); "
+            "print([m for m in ('vtkmodules', 'PySide6', 'numba', 'numpy') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "[]", out.stderr
+    assert set(triva3d.__all__) >= {"load", "make_layout", "Scene", "View", "ViewState",
+                                    "Slicer", "aggregate", "TimeSliceTreemap", "Triva3dError"}
+
+
+def test_geometry_needs_no_vtk(small):
+    st = small.states
+    want = int(((st.end >= 0) & (st.start <= 0.1)).sum())
+    code = ("import sys; from triva3d import load, make_layout, ViewState; "
+            "from triva3d.scene.geometry import Geometry; "
+            f"t = load({str(SMALL)!r}, cache=False); "
+            "g = Geometry(t, make_layout(t, base='treemap'), ViewState(window=(0, 0.1))); "
+            "print(len(g.state_rows), 'vtkmodules' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.split() == [str(want), "False"], out.stderr
+
+
+def readme_examples():
+    text = (ROOT / "README.md").read_text()
+    return re.findall(r"```python\n(.*?)```", text, re.S)
+
+
+@pytest.mark.parametrize("code", readme_examples())
+def test_readme_python_examples_run(code, tmp_path):
+    for d in ("examples", "topologies"):
+        (tmp_path / d).symlink_to(ROOT / d)
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_readme_has_python_examples():
+    assert len(readme_examples()) >= 2
