@@ -18,6 +18,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_scene.py
 	$(BIN)/python benchmarks/bench_timeslice.py
 	$(BIN)/python benchmarks/bench_otf2.py
+	$(BIN)/python benchmarks/bench_startup.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

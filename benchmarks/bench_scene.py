@@ -39,13 +39,14 @@ def frames(view, moves=6):
     return min(times), float(np.median(times))
 
 
-def updates(view, change, n=5):
-    """`change(view.state, i)` then a frame, n times: (best, median) seconds."""
+def updates(view, change, n=5, frame=True):
+    """`change(view.state, i)` then a frame (or the update alone), n times: (best,
+    median) seconds."""
     times = []
     for i in range(n):
         t = time.perf_counter()
         change(view.state, i)
-        view.render()
+        view.render() if frame else view.update()
         times.append(time.perf_counter() - t)
     return min(times), float(np.median(times))
 
@@ -94,10 +95,12 @@ def main():
     line(f"frame after a move, {n:.0e} states (LOD) + {nl // 10:.0e} links", *frames(v))
     line(f"window moved + frame, {n:.0e} states (LOD) + {nl // 10:.0e} links",
          *updates(v, window_steps(few)))
+    line("  the update alone (geometry and actors)", *updates(v, window_steps(few), frame=False))
     v.state.window = None
     v.render()
-    line(f"one state value hidden + frame, {n:.0e} states (LOD)",
-         *updates(v, lambda s, i: setattr(s, "hidden", (("Running", "MPI")[i % 2],))))
+    hide = lambda s, i: setattr(s, "hidden", (("Running", "MPI")[i % 2],))  # noqa: E731
+    line(f"one state value hidden + frame, {n:.0e} states (LOD)", *updates(v, hide))
+    line("  the update alone (geometry and actors)", *updates(v, hide, frame=False))
     line(f"time scale changed + frame, {n:.0e} states (LOD)",
          *updates(v, lambda s, i: setattr(s, "scale", 1.5 if i % 2 == 0 else 1.0)))
 
