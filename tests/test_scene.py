@@ -111,7 +111,7 @@ def test_render_is_not_blank(small):
     drawn = (np.abs(img.astype(int) - bg).sum(axis=2) > 30).mean()
     assert drawn > 0.08
     # every state colour of the trace shows somewhere
-    rgb = colors.value_rgb(small[0])
+    rgb = show(*small).scene.geometry.value_rgb
     flat = img.reshape(-1, 3).astype(int)
     for v in np.unique(small[0].states.value):
         assert (np.abs(flat - rgb[v]).max(axis=1) <= 40).any()
@@ -137,14 +137,15 @@ def check_top_view(trace, base, size, min_checked):
     cols, st, f = g.cols, trace.states, g.frame
     x, y, _, _ = cols.footprint(layout)
     p = proj.to_display(np.c_[x, y, np.full(len(x), f.height)])
-    rgb = colors.value_rgb(trace)
+    rgb = g.value_rgb
     rows = g.state_rows
     of_row = cols.of_state[rows]
     top = np.minimum(st.end[rows], f.t1)
     checked = 0
-    for i in range(len(cols)):
-        if p[i, 0] > 0.85 * size[0]:  # under the legend
-            continue
+    x0, y0, x1, y1 = v.scene.overlay.legend_rect
+    for i in np.unique(of_row):  # the lanes of states (not of usage profiles)
+        if x0 <= p[i, 0] <= x1 and y0 <= p[i, 1] <= y1 or p[i, 1] > size[1] - 30:
+            continue  # under the legend or the title
         got = pixel(img, p[i, 0], p[i, 1])
         mine = rows[of_row == i]
         last = mine[top[of_row == i] >= top[of_row == i].max() - 1e-4 * (f.t1 - f.t0)]
@@ -243,7 +244,8 @@ def test_base_edges_follow_bandwidth_and_latency(hand):
 @pytest.mark.parametrize("detail", ["exact", "lod"])
 def test_picking_the_hand_trace(hand, detail):
     tr, _ = hand
-    v = show(*hand, detail=detail, labels=False, view="side")
+    # h1's Load profile stands in front of P1: hidden first, shown at the end
+    v = show(*hand, detail=detail, labels=False, view="side", hidden=("Load",))
     sc, lay, proj = v.scene, v.layout, v.projection
     assert sc.geometry.mode == detail
     v.render()
@@ -277,9 +279,13 @@ def test_picking_the_hand_trace(hand, detail):
     got = sc.pick(proj, e[0], e[1])
     assert (got["kind"], got["value"], got["time"]) == ("event", "e", 4.0)
     assert c_row != got["row"]
-    # h1's Load steps from 1 to 3 at 2.5 s, in front of P1
-    got = sc.pick(proj, *at(p1, 2.5))
+    # h1's Load steps from 1 to 3 at 2.5 s: then its profile covers the whole lane, in
+    # front of P1 (a third of it before, left of P1's centre)
+    v.state.hidden = ()
+    v.render()
+    got = sc.pick(proj, *at(p1, 2.6))
     assert (got["kind"], got["container"], got["value"], got["start"]) == ("variable", "h1", 3, 2.5)
+    assert sc.pick(proj, *at(p1, 2.2))["value"] == "B"
 
 
 def test_picking_ground_and_top(hand):
@@ -311,7 +317,8 @@ def test_picking_small_in_both_modes(small):
         v = show(*small, (1000, 1000), detail=detail, labels=False, view="top")
         v.render()
         sc, lay, proj, g = v.scene, v.layout, v.projection, v.scene.geometry
-        x, y, hw, _ = g.cols.footprint(lay)
+        lanes = np.unique(g.cols.of_state[g.state_rows])  # not those of usage profiles
+        x, y, hw, _ = g.cols.footprint(lay, lanes)
         pts = proj.to_display(np.c_[x, y, np.full(len(x), g.frame.height)])
         want = top_states(tr, g)
         got = [sc.pick(proj, px, py)["row"] for px, py, _ in pts]
@@ -321,7 +328,7 @@ def test_picking_small_in_both_modes(small):
             st, f, rows = tr.states, g.frame, g.state_rows
             lo = f.t1 - (f.t1 - f.t0) / g.texel_bins
             cover = np.minimum(st.end[rows], f.t1) - np.maximum(st.start[rows], lo)
-            for i, best_row in enumerate(got):
+            for i, best_row in zip(lanes, got):
                 mine = (g.cols.of_state[rows] == i) & (cover > 0)
                 best = rows[mine][np.lexsort((st.imbrication[rows[mine]], cover[mine]))[-1]]
                 assert best_row == best
@@ -349,17 +356,20 @@ def test_ticks_are_round():
     assert t[0] == 1200 and t[-1] == 1205 and d == 0
 
 
-def test_variables_step_across_the_footprint(hand):
+def test_variables_are_profiles_across_their_lane(hand):
     tr, _ = hand
     v = show(*hand)
-    sc, lay = v.scene.geometry, v.layout
+    g, lay = v.scene.geometry, v.layout
     h1 = container(tr, "h1")
+    # h1 holds P1, so its lane is a wall on its front edge, across 80% of its width
     left = lay.x[h1] - entities.BAR / 2 * lay.w[h1]
     width = entities.BAR * lay.w[h1]
-    xs = sorted({round(float(v), 6) for v in np.r_[sc.var_p0[:, 0], sc.var_p1[:, 0]]})
-    # Load 1 then 3 on a 0..3 scale: a third of the width, then all of it
-    assert xs == pytest.approx([left + width / 3, left + width])
-    assert len(sc.var_rows) == 3  # two pieces and the step between them
+    assert g.var_boxes[:, 2].max() < lay.y[h1] - lay.h[h1] / 2 + entities.MAX_WALL + 1e-9
+    # Load 1 on [0, 2.5] then 3 on [2.5, 5], on a 0..3 scale (no capacity: its maximum)
+    z = g.frame.zscale
+    assert np.allclose(g.var_boxes[:, [0, 1, 4, 5]],
+                       [[left, left + width / 3, 0, 2.5 * z], [left, left + width, 2.5 * z, 5 * z]])
+    assert [tr.variables.value[r] for r in g.var_rows] == [1, 3]
 
 
 def test_render_command(tmp_path, data):
@@ -374,7 +384,7 @@ def test_render_command(tmp_path, data):
     import imageio.v3 as iio
     img = iio.imread(out)
     assert img.shape == (360, 640, 3) and len(np.unique(img.reshape(-1, 3), axis=0)) > 20
-    assert "6314 links" in r.stderr
+    assert "0 links (and 6314 platform links, as base edges)" in r.stderr
 
 
 @pytest.mark.parametrize("args, message", [

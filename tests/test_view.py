@@ -1,6 +1,5 @@
 """The view layer: ViewState (events, JSON, interpolation), the View that follows it
 (real VTK offscreen), the Scene updated in place, and the flat public API."""
-import json
 import os
 import re
 import subprocess
@@ -11,7 +10,7 @@ import numpy as np
 import pytest
 
 import triva3d
-from triva3d import Camera, OptionsError, TraceError, View, ViewState, colors, interpolate, load
+from triva3d import Camera, OptionsError, TraceError, View, ViewState, interpolate, load
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "examples/small.trace"
@@ -158,7 +157,7 @@ def test_a_base_change_lays_out_again_and_replaces_the_scene(small):
 
 def test_hiding_a_value_removes_its_colour(small):
     v = View(small, ViewState(**BASE, view="top"), SIZE)
-    rgb = colors.value_rgb(small)[int(small.find("values", "Computing")[0])]
+    rgb = View(small, ViewState(**BASE), SIZE).scene.geometry.value_rgb[int(small.find("values", "Computing")[0])]
     assert near(v.render(), rgb) > 50
     v.state.hidden = ("Computing",)
     img = v.render()
@@ -170,7 +169,7 @@ def test_hiding_a_value_removes_its_colour(small):
 
 def test_colour_override(small):
     v = View(small, ViewState(**BASE, view="top"), SIZE)
-    rgb = colors.value_rgb(small)[int(small.find("values", "Computing")[0])]
+    rgb = View(small, ViewState(**BASE), SIZE).scene.geometry.value_rgb[int(small.find("values", "Computing")[0])]
     v.state.colors = {"Computing": "#00ff80"}
     img = v.render()
     assert near(img, (0, 255, 128)) > 50 and near(img, rgb) == 0

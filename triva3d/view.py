@@ -93,8 +93,8 @@ class View:
     def render(self):
         """The current frame: an (h, w, 3) uint8 array, row 0 at the top."""
         self.update()
-        self.scene.fit_detail(self.renderer)
         self.renderer.ResetCameraClippingRange()
+        self.scene.fit_view(self.renderer)
         self._grab = self._grab or grabber(self.render_window)
         return snapshot(self.render_window, self._grab)
 

@@ -151,6 +151,14 @@ def _colors(v):
     return {k: c.lower() for k, c in v.items()}
 
 
+def _rules(v):
+    if not isinstance(v, dict) or not all(isinstance(k, str) and isinstance(r, str)
+                                          for k, r in v.items()):
+        raise OptionsError(f"variable rules must map type names to capacity, hide, max or "
+                           f"a type name, not {v!r}")
+    return dict(v)
+
+
 def _view(v):
     parse_view(v)
     return v
@@ -195,6 +203,7 @@ CHECKS = {
     "hidden": _names("hidden"),
     "containers": _names("containers", optional=True),
     "colors": _colors,
+    "variables": _rules,
     "view": _view,
     "camera": _camera,
     "selection": _selection,
@@ -229,7 +238,8 @@ class ViewState:
     `scale` (height of the window over the base's larger side), `time_unit` (how
     trace times read). Drawing: `detail`, `link_opacity`, `labels`. Filters:
     `hidden` (value or type names not drawn), `containers` (names whose subtrees
-    alone are drawn; None: all), `colors` (name -> #rrggbb). Camera: `view` (a
+    alone are drawn; None: all), `colors` (name -> #rrggbb), `variables` (variable
+    type -> capacity, hide, max or a capacity type: see analysis.roles). Camera: `view` (a
     preset or 'AZ,EL', fitted to the scene) unless `camera` is set. `selection`:
     the picked row {kind, row}."""
     topology: str = None
@@ -247,6 +257,7 @@ class ViewState:
     hidden: tuple = ()
     containers: tuple = None
     colors: dict = field(default_factory=dict)
+    variables: dict = field(default_factory=dict)
     view: str = "iso"
     camera: Camera = None
     selection: dict = None

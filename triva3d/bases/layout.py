@@ -7,9 +7,11 @@ Rectangles everywhere are (centre x, centre y, width, height) in base units
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
+from ..analysis.roles import drawn_containers
 from . import matcher
-from .graphlayout import layout as graph_layout
+from .compact import compact_layout
 from ..errors import OptionsError
 from ..trace import depth_of
 from ..viewstate import BASES
@@ -17,6 +19,8 @@ from .treemap import read_hierarchy, treemap
 
 #: Side of a node that holds one container (Graphviz points: a quarter inch).
 UNIT = 18.0
+#: Side of a link contracted out of the layout (a dot on its edge), in UNITs.
+CONTRACTED = 0.3
 
 
 @dataclass(kw_only=True)
@@ -103,7 +107,12 @@ def on_graph(trace, topo, base="topology", program=None, mapping=None, pattern=N
     node, rule, unused = matcher.match(trace, topo.index, rows, pattern)
     _, _, count = matcher.cells_per_node(trace, node, len(topo))
     sizes = UNIT * np.sqrt(np.maximum(count, 1))
-    centers = graph_layout(topo, program, sizes, use_cache=use_cache)
+    drawn = np.zeros(len(topo), bool)
+    placed = node >= 0
+    drawn[node[placed & drawn_containers(trace)]] = True
+    centers, contracted = compact_layout(topo, program, sizes, drawn, use_cache=use_cache)
+    sizes[contracted] = np.minimum(sizes[contracted], CONTRACTED * UNIT)
+    sizes = grow(centers, sizes, (count > 0) & ~contracted)
     x, y, w, h, rule, area = matcher.arrange(trace, node, rule, centers, sizes)
     return Layout(base=base, x=x, y=y, w=w, h=h, node=node, rule=rule,
                   node_names=list(topo.names), node_kinds=list(topo.kinds),
@@ -113,6 +122,59 @@ def on_graph(trace, topo, base="topology", program=None, mapping=None, pattern=N
                   edge_bandwidth=topo.bandwidth, edge_latency=topo.latency,
                   edge_attrs=topo.edge_attrs, unplaced_area=area,
                   report=_report(trace, rule, unused))
+
+
+@njit(cache=True)
+def _nearest(p):
+    """Distance from each point to its nearest other point (a grid of cells about
+    as large as the mean spacing; the ring of cells around grows until a point is
+    found and the ring is farther than the best one)."""
+    n = len(p)
+    out = np.full(n, np.inf)
+    if n < 2:
+        return out
+    lo0, lo1 = p[:, 0].min(), p[:, 1].min()
+    span = max(p[:, 0].max() - lo0, p[:, 1].max() - lo1, 1e-9)
+    g = max(1, int(np.sqrt(n)))
+    cell = span / g + 1e-12
+    cx = np.minimum(((p[:, 0] - lo0) / cell).astype(np.int64), g - 1)
+    cy = np.minimum(((p[:, 1] - lo1) / cell).astype(np.int64), g - 1)
+    key = cx * g + cy
+    order = np.argsort(key)
+    start = np.searchsorted(key[order], np.arange(g * g + 1))
+    for i in range(n):
+        best = np.inf
+        r = 0
+        while r <= g and (best == np.inf or (r - 1) * cell < best):
+            for a in range(max(0, cx[i] - r), min(g, cx[i] + r + 1)):
+                for b in range(max(0, cy[i] - r), min(g, cy[i] + r + 1)):
+                    if max(abs(a - cx[i]), abs(b - cy[i])) != r:
+                        continue  # only the ring at distance r
+                    k = a * g + b
+                    for j in order[start[k]:start[k + 1]]:
+                        if j != i:
+                            d = np.hypot(p[i, 0] - p[j, 0], p[i, 1] - p[j, 1])
+                            best = min(best, d)
+            r += 1
+        out[i] = best
+    return out
+
+
+#: Node squares grow to this fraction of their median nearest-neighbour distance,
+#: and none beyond this fraction of its own (so that none overlaps another).
+GROW, NO_OVERLAP = 0.5, 0.8
+
+
+def grow(centers, sizes, holding):
+    """Node sides scaled up together, as far as the layout's spacing allows, so that
+    what stands on them is not lost in a spread-out graph: the median holding node
+    reaches GROW of its nearest-neighbour distance; no node exceeds NO_OVERLAP of
+    its own, nor shrinks."""
+    if len(centers) < 2 or not holding.any():
+        return sizes
+    d = _nearest(np.ascontiguousarray(centers, np.float64))
+    f = max(1.0, float(np.median(GROW * d[holding] / sizes[holding])))
+    return np.maximum(sizes, np.minimum(sizes * f, NO_OVERLAP * d))
 
 
 def _rects(parent, sizes, width, height, pad):

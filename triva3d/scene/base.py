@@ -15,7 +15,6 @@ from vtkmodules.vtkRenderingCore import vtkActor2D
 from vtkmodules.vtkRenderingLabel import vtkLabelPlacementMapper, vtkPointSetToLabelHierarchy
 
 from .. import colors
-from ..bases.matcher import R_DESCENDANTS
 from . import polydata
 from .entities import EDGE_WIDTH
 
@@ -119,20 +118,3 @@ def label_actor(points, texts, priority, size=12, color=(0.92, 0.92, 0.92)):
     actor = vtkActor2D()
     actor.SetMapper(mapper)
     return actor
-
-
-def labels(trace, layout):
-    """Node names (by area) and, below them in priority, names of the containers
-    standing on their own cells."""
-    r = layout.node_rects
-    pts = [np.c_[r[:, :2], np.zeros(len(r))]]
-    texts = list(layout.node_names)
-    prio = [1e12 + r[:, 2] * r[:, 3]]
-    cells = np.flatnonzero((layout.w > 0) & (layout.rule != R_DESCENDANTS))
-    cells = cells[cells > 0]
-    if layout.base != "treemap" and len(cells):
-        pts.append(np.c_[layout.x[cells], layout.y[cells] - layout.h[cells] / 2,
-                         np.zeros(len(cells))])
-        texts += [trace.names.display(trace.containers.name[c]) for c in cells]
-        prio.append(layout.w[cells] * layout.h[cells])
-    return label_actor(np.vstack(pts), texts, np.concatenate(prio))

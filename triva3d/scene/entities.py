@@ -14,9 +14,7 @@ takes the rows that intersect the window and clips them to it.
   front edge of its footprint (WALL of it, at most MAX_WALL), not over them.
 - Links: a line from (sender, start) to (receiver, end), centre to centre.
 - Events: a point at (container, time) on the front edge of its footprint.
-- Variables: a step curve on the front edge of the footprint, across its width:
-  the left edge is 0 (or the type's minimum when negative), the right edge the
-  type's maximum over the whole trace, so a curve reads the same in every window.
+- Variables: usage profiles in lanes of their own (see profiles.py).
 """
 from dataclasses import dataclass
 
@@ -66,20 +64,22 @@ def holders(trace, layout):
 
 
 class Columns:
-    """The (container, state type) pairs of the states on placed containers, over
-    the whole trace, so that lanes stay put when the window moves: `of_state`
-    gives each state's column (-1 on unplaced containers); `container`, `type`,
-    `lane` and `lanes` describe each column, `wall` says it stands on its
-    container's front edge."""
+    """The lanes of the placed containers, over the whole trace so that they stay
+    put when the window moves: one per (container, state type) of its states, and
+    one per (container, lane type) of its usage profiles (`extra`). `of_state`
+    gives each state's column (-1 on unplaced containers), `index` any pair's;
+    `container`, `type`, `lane` and `lanes` describe each column, `wall` says it
+    stands on its container's front edge."""
 
-    def __init__(self, trace, layout):
+    def __init__(self, trace, layout, extra=(np.zeros(0, np.int64), np.zeros(0, np.int64))):
         st = trace.states
         rows = np.flatnonzero(_placed(layout, st.container))
-        nt = len(trace.types)
+        self.nt = nt = len(trace.types)
         key = st.container[rows].astype(np.int64) * nt + st.type[rows]
-        uniq, of_row = np.unique(key, return_inverse=True)
+        uniq = np.unique(np.r_[key, extra[0].astype(np.int64) * nt + extra[1]])
+        self.keys = uniq
         self.of_state = np.full(len(st), -1, np.int32)
-        self.of_state[rows] = of_row
+        self.of_state[rows] = np.searchsorted(uniq, key)
         self.container = (uniq // nt).astype(np.int32)
         self.type = (uniq % nt).astype(np.int32)
         first = np.searchsorted(self.container, self.container, "left")
@@ -89,6 +89,10 @@ class Columns:
 
     def __len__(self):
         return len(self.container)
+
+    def index(self, containers, types):
+        """The columns of (container, type) pairs that have one."""
+        return np.searchsorted(self.keys, np.asarray(containers, np.int64) * self.nt + types)
 
     def footprint(self, layout, cols=slice(None)):
         """Centre x, y and half sizes of the columns' lanes."""
@@ -145,39 +149,3 @@ def event_points(trace, layout, frame, rows):
     ev = trace.events
     c = ev.container[rows]
     return np.c_[layout.x[c], front(layout, c, 0.52), frame.z(ev.time[rows])]
-
-
-def variable_range(trace):
-    """Per variable type: (low, high) of the drawn scale over the whole trace."""
-    var = trace.variables
-    n = len(trace.types)
-    lo, hi = np.zeros(n), np.zeros(n)
-    if len(var):
-        np.minimum.at(lo, var.type, var.value)
-        np.maximum.at(hi, var.type, var.value)
-    return lo, hi
-
-
-def variable_segments(trace, layout, frame, ranges, containers, types):
-    """Step curves of the variables in the window on the `containers` and of the
-    `types` shown (masks): (p0, p1, rows) of the vertical pieces (one per row) and
-    the horizontal steps (row of the new value)."""
-    var = trace.variables
-    keep = ((var.end >= frame.t0) & (var.start <= frame.t1) & containers[var.container]
-            & types[var.type])
-    rows = np.flatnonzero(keep)
-    rows = rows[np.lexsort((var.start[rows], var.type[rows], var.container[rows]))]
-    c, ty = var.container[rows], var.type[rows]
-    lo, hi = ranges[0][ty], ranges[1][ty]
-    span = np.where(hi > lo, hi - lo, 1.0)
-    frac = np.clip((var.value[rows] - lo) / span, 0, 1)
-    x = layout.x[c] - BAR / 2 * layout.w[c] + frac * BAR * layout.w[c]
-    y = front(layout, c, 0.5)
-    z0, z1 = frame.z(var.start[rows]), frame.z(var.end[rows])
-    vert0, vert1 = np.c_[x, y, z0], np.c_[x, y, z1]
-    same = (c[1:] == c[:-1]) & (ty[1:] == ty[:-1])
-    j = np.flatnonzero(same)
-    step0 = np.c_[x[j], y[j], z1[j]]
-    step1 = np.c_[x[j + 1], y[j + 1], z0[j + 1]]
-    return (np.vstack([vert0, step0]), np.vstack([vert1, step1]),
-            np.r_[rows, rows[j + 1]])

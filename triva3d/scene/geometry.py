@@ -11,16 +11,17 @@ import numpy as np
 from numba import njit
 
 from .. import colors
+from ..analysis.roles import platform_link_types, variable_roles
 from ..bases.layout import UNIT
 from ..errors import OptionsError
 from ..viewstate import ViewState, parse_color
-from . import entities, lod
+from . import entities, lod, profiles
 from .entities import Frame
 
 #: Above this many states in the window, "auto" detail draws level-of-detail columns.
 EXACT_LIMIT = 100_000
 #: Fields of the ViewState that the geometry depends on.
-FIELDS = ("window", "scale", "detail", "hidden", "containers", "colors")
+FIELDS = ("window", "scale", "detail", "hidden", "containers", "colors", "variables")
 
 
 class Geometry:
@@ -33,10 +34,23 @@ class Geometry:
         xmin, ymin, xmax, ymax = self.bounds
         #: The base's larger side: the unit of heights (scale 1 is this tall).
         self.extent = max(xmax - xmin, ymax - ymin, UNIT)
-        self.cols = entities.Columns(trace, layout)
-        self.var_range = entities.variable_range(trace)
+        #: Link types that describe the platform: base edges, never drawn as messages.
+        self.platform_links = platform_link_types(trace)
         self.n_bins = 512
+        self._rules = self._palette_of = None
         self.update(state or ViewState())
+
+    def _lanes(self, state):
+        """Variable roles and the lanes of states and profiles (again only when the
+        variable rules change)."""
+        if self._rules == state.variables:
+            return
+        tr = self.trace
+        self.roles = variable_roles(tr, state.variables)
+        self.capacity = profiles.capacity_values(tr, self.roles)
+        self.cols = entities.Columns(tr, self.layout,
+                                     profiles.lane_keys(tr, self.roles, self.layout.w > 0))
+        self._rules = dict(state.variables)
 
     # -- filters and colours -------------------------------------------------------
     def _shown(self, state):
@@ -84,10 +98,12 @@ class Geometry:
         and colours."""
         tr = self.trace
         overrides = self._overrides(state)
-        values, types, cont = self._shown(state)  # both check names before any change
-        self.overrides = overrides
-        self.value_rgb = colors.value_rgb(tr, overrides)
-        self.type_rgb = colors.type_rgb(tr, overrides)
+        values, types, cont = self._shown(state)  # these check names before any change
+        self._lanes(state)
+        if (overrides, state.variables) != self._palette_of:
+            self.value_rgb, self.type_rgb, self.colour_notes = colors.scene_palette(
+                tr, overrides, self.roles)
+            self._palette_of = (overrides, dict(state.variables))
         t0, t1 = state.window or (tr.start_time, tr.end_time)
         self.frame = f = Frame(float(t0), float(t1), state.scale * self.extent)
 
@@ -110,20 +126,38 @@ class Geometry:
 
         ln = tr.links
         keep = ((ln.end >= f.t0) & (ln.start <= f.t1) & cont[ln.start_container]
-                & cont[ln.end_container] & values[ln.value])
+                & cont[ln.end_container] & values[ln.value] & ~self.platform_links[ln.type])
         self.link_rows = np.flatnonzero(keep)
         self.link_p0, self.link_p1 = entities.link_ends(tr, self.layout, f, self.link_rows)
-        self.link_rgb = colors.entity_rgb(tr, "links", self.overrides)[self.link_rows]
+        self.link_rgb = self.value_rgb[ln.value[self.link_rows]]
 
         ev = tr.events
         keep = (ev.time >= f.t0) & (ev.time <= f.t1) & cont[ev.container] & values[ev.value]
         self.event_rows = np.flatnonzero(keep)
         self.event_p = entities.event_points(tr, self.layout, f, self.event_rows)
-        self.event_rgb = colors.entity_rgb(tr, "events", self.overrides)[self.event_rows]
+        self.event_rgb = self.value_rgb[ev.value[self.event_rows]]
 
-        self.var_p0, self.var_p1, self.var_rows = entities.variable_segments(
-            tr, self.layout, f, self.var_range, cont, types)
-        self.var_rgb = self.type_rgb[tr.variables.type[self.var_rows]]
+        self._profiles(cont, types)
+
+    def _profiles(self, cont, types):
+        """Boxes of the usage profiles in the window: `var_boxes` (n, 6), `var_rows`."""
+        f, var = self.frame, self.trace.variables
+        keep = ((var.end >= f.t0) & (var.start <= f.t1) & cont[var.container]
+                & types[var.type] & self.roles.drawn[var.type])
+        rows = np.flatnonzero(keep)
+        col = self.cols.index(var.container[rows], self.roles.lane[var.type[rows]])
+        order = np.lexsort((var.start[rows], var.type[rows], col))
+        rows, col = rows[order], col[order]
+        cap = self.capacity[rows]
+        frac = np.where(cap > 0, var.value[rows] / np.where(cap > 0, cap, 1), 0.0)
+        piece, t, x = profiles.stack(col, var.type[rows], var.start[rows], var.end[rows],
+                                     np.clip(frac, 0, None), f.t0, f.t1)
+        self.var_rows = rows[piece]
+        cx, cy, hw, hh = self.cols.footprint(self.layout, col[piece])
+        left = cx - hw
+        self.var_boxes = np.c_[left + x[:, 0] * 2 * hw, left + x[:, 1] * 2 * hw, cy - hh,
+                               cy + hh, f.z(t[:, 0]), f.z(t[:, 1])]
+        self.var_rgb = self.type_rgb[var.type[self.var_rows]]
 
     # -- level of detail ---------------------------------------------------------------
     def _bin(self, n_bins, force=False):
@@ -189,8 +223,11 @@ class Geometry:
     def summary(self):
         """One line: the window and what is drawn in it."""
         f, lay = self.frame, self.layout
-        return (f"window {f.t0:.9g}..{f.t1:.9g} s, {len(self.state_rows)} states "
-                f"({self.mode}), {len(self.link_rows)} links, {len(self.event_rows)} events "
+        platform = int(self.platform_links[self.trace.links.type].sum())
+        return (f"window {f.t0:.9g}..{f.t1:.9g}, {len(self.state_rows)} states "
+                f"({self.mode}), {len(self.link_rows)} links"
+                + (f" (and {platform} platform links, as base edges)" if platform else "")
+                + f", {len(self.event_rows)} events "
                 f"on {len(lay.node_names)} {lay.base} nodes"
                 + (f", {lay.unplaced} containers unplaced" if lay.unplaced else ""))
 

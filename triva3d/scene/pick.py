@@ -113,8 +113,9 @@ def pick(g, proj, x, y):
     consider(near_segments(proj, x, y, g.link_p0, g.link_p1), "link",
              lambda i: int(g.link_rows[i]))
     consider(near_points(proj, x, y, g.event_p), "event", lambda i: int(g.event_rows[i]))
-    consider(near_segments(proj, x, y, g.var_p0, g.var_p1), "variable",
-             lambda i: int(g.var_rows[i]))
+    if len(g.var_rows):
+        d, _ = box_depths(g.var_boxes)
+        consider(d, "variable", lambda i: int(g.var_rows[i]))
     if best[1] is None or best[2] < 0:
         return _ground(g, origin, direction)
     return details(g.trace, g.layout, best[1], best[2])

@@ -12,7 +12,8 @@ import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
 from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
 from vtkmodules.vtkCommonCore import vtkPoints
 from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkImageData, vtkPolyData
-from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkTexture
+from vtkmodules.vtkRenderingCore import (vtkActor, vtkPolyDataMapper, vtkPolyDataMapper2D,
+                                         vtkTexture)
 
 from .boxes import BOX_FACES, box_points
 
@@ -142,3 +143,15 @@ def texture(img):
     tex.RepeatOff()
     tex.EdgeClampOn()
     return tex
+
+
+def mapper2d(polydata):
+    """A 2D mapper (display pixels) for `polydata`: its cell colours if it has them."""
+    m = vtkPolyDataMapper2D()
+    m.SetInputData(polydata)
+    if polydata.GetCellData().GetScalars() is not None:
+        m.SetScalarModeToUseCellData()
+        m.SetColorModeToDirectScalars()
+    else:
+        m.ScalarVisibilityOff()
+    return m

@@ -8,11 +8,14 @@ sample of the links when there are many. The base (nodes, edges, labels) is buil
 once; a new window, scale, filter or colour rebuilds only the entities' actors,
 the axis and the legend.
 """
+import os
+
 import numpy as np
 
 from ..viewstate import ViewState
-from . import annotations, base, pick, polydata
+from . import base, pick, polydata
 from .geometry import EXACT_LIMIT, FIELDS, Geometry
+from .overlay import Overlay
 
 MOVING_LINKS = 10_000
 #: ViewState fields the scene follows.
@@ -33,7 +36,7 @@ class Scene:
         ground = (base.edges(layout, g.extent), base.nodes(layout, g.extent),
                   base.borders(layout, g.extent), base.unplaced(layout, g.extent))
         self._set("base", [polydata.actor(pd, line_width=1) for pd in ground if pd is not None])
-        self._set("labels", [base.labels(trace, layout)])
+        self.overlay = Overlay(trace, layout, g.bounds, g.extent, self.renderers)
         self._entities(state.link_opacity)
         self._applied = {f: getattr(state, f) for f in FIELDS}  # the geometry's
         self.update(state)
@@ -48,16 +51,12 @@ class Scene:
         if changed & set(FIELDS):
             self.geometry.update(state)
             self._entities(state.link_opacity)
-        if changed & {"window", "scale", "time_unit"} or "axis" not in self._slots:
-            self._set("axis", annotations.time_axis(self.geometry.frame, self.geometry.bounds,
-                                                    state.time_unit))
+        if changed & set(FIELDS) or "time_unit" in changed or not self._applied.get("titled"):
+            self.overlay.set_frame(self.geometry.frame, state.time_unit, self._title(state))
         if "link_opacity" in changed:
             for a in self._slots.get("links", []) + self._slots.get("moving_links", []):
                 a.GetProperty().SetOpacity(state.link_opacity)
-        if "labels" in changed:
-            for a in self._slots["labels"]:
-                a.SetVisibility(state.labels)
-        self._applied = now
+        self._applied = dict(now, titled=True)
         return changed
 
     def _entities(self, link_opacity):
@@ -67,9 +66,9 @@ class Scene:
                                            opacity=link_opacity)] if len(g.link_rows) else [])
         self._set("events", [polydata.actor(polydata.points(g.event_p, g.event_rgb),
                                             point_size=5)] if len(g.event_rows) else [])
-        self._set("variables", [polydata.actor(polydata.segments(g.var_p0, g.var_p1, g.var_rgb))]
-                  if len(g.var_rows) else [])
-        self._set("legend", [annotations.legend(g.legend_entries())])
+        self._set("variables", [polydata.actor(polydata.boxes(*g.var_boxes.T, rgb=g.var_rgb),
+                                               lit=True, cull=True)] if len(g.var_rows) else [])
+        self.overlay.set_legend(g.legend_entries())
         self._set("moving_states", [])
         self._set("moving_links", [])
         if self._moving:
@@ -96,16 +95,29 @@ class Scene:
 
     @property
     def props(self):
-        return [p for props in self._slots.values() for p in props]
+        return [p for props in self._slots.values() for p in props] + self.overlay.props
+
+    def _title(self, state):
+        g = self.geometry
+        base = (os.path.basename(state.topology) if state.topology and state.base != "appgraph"
+                else {"appgraph": "communication graph"}.get(g.layout.base, g.layout.base))
+        return (f"{os.path.basename(self.trace.source)}   {g.frame.t0:.6g} .. {g.frame.t1:.6g} "
+                f"{state.time_unit}   on {base}")
 
     # -- camera-dependent forms ----------------------------------------------------------
-    def fit_detail(self, renderer):
+    def fit_view(self, renderer):
+        """Fit what depends on the camera: the level-of-detail bins and what is
+        written over the scene."""
+        proj = pick.Projection.of(renderer)
+        self._fit_detail(proj)
+        self.overlay.place(proj, self._applied.get("labels", True))
+
+    def _fit_detail(self, proj):
         """Match the level-of-detail bins to the pixels the window's height covers
         on screen (rebinned only when that changes by more than half)."""
         g = self.geometry
         if g.mode != "lod" or not len(g.drawn_cols):
             return
-        proj = pick.Projection.of(renderer)
         xmin, ymin, xmax, ymax = g.bounds
         c = [(xmin + xmax) / 2, (ymin + ymax) / 2]
         d = proj.to_display([c + [0.0], c + [g.frame.height]])

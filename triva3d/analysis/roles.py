@@ -1,0 +1,147 @@
+"""What a trace's links and variables stand for, so that resource traces (SimGrid's,
+Viva's) are drawn as Viva and Triva draw them.
+
+- **Platform links**: a link type all of whose links have zero length and start at
+  one instant (SimGrid writes its topology so, at time 0) describes the platform:
+  its links are edges of the base, never messages.
+- **Capacities**: a variable type that keeps one value on every container over the
+  whole trace (`power`, `bandwidth`, `latency`) is an attribute of the container
+  (shown when it is picked), not a curve.
+- **Usage profiles**: every other variable type is drawn as a filled profile whose
+  width follows its value relative to a capacity: `X_used` relative to `X`, and
+  SimGrid's per-category `p<cat>` relative to `power`, `b<cat>` relative to
+  `bandwidth` (when the container type has them); else relative to the type's
+  maximum over the trace. Profiles relative to the same capacity stack side by side
+  in one lane (the categories of a host's computation or a link's traffic); when a
+  capacity has categories, its `X_used` (their sum) is not drawn.
+
+The rule is overridable per variable type: "capacity" (not drawn), "hide", "max"
+(a profile relative to its own maximum) or the name of the capacity type to be
+relative to.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import OptionsError
+from ..trace import Kind
+
+#: Category prefixes of SimGrid's categorized resource usage, and their capacity.
+CATEGORY_OF = {"p": "power", "b": "bandwidth"}
+RULES = ("capacity", "hide", "max")
+
+
+def platform_link_types(trace):
+    """Mask over types: link types that describe the platform (see the module)."""
+    ln = trace.links
+    out = np.zeros(len(trace.types), bool)
+    kinds = np.flatnonzero(trace.types.kind == Kind.LINK)
+    if not len(ln) or not len(kinds):
+        return out
+    instant = ln.start == ln.end
+    for t in kinds:
+        mine = ln.type == t
+        if mine.any() and instant[mine].all() and np.ptp(ln.start[mine]) == 0:
+            out[t] = True
+    return out
+
+
+@dataclass
+class VariableRoles:
+    """Per type (index into trace.types): `drawn` (a profile is drawn), `capacity`
+    (an attribute), `relative_to` (the capacity type a profile is relative to, -1
+    for its own maximum) and `lane` (the type whose lane the profile stacks in)."""
+    drawn: np.ndarray
+    capacity: np.ndarray
+    relative_to: np.ndarray
+    lane: np.ndarray
+
+
+def _constant(trace):
+    """Mask over types: variable types with one value per container."""
+    var = trace.variables
+    nt = len(trace.types)
+    out = np.zeros(nt, bool)
+    out[np.unique(var.type)] = True
+    if len(var):
+        key = var.container.astype(np.int64) * nt + var.type
+        order = np.lexsort((var.value, key))
+        k, v = key[order], var.value[order]
+        differs = (k[1:] == k[:-1]) & (v[1:] != v[:-1])
+        out[np.unique(var.type[order][1:][differs])] = False
+    return out
+
+
+def variable_roles(trace, rules=None):
+    """The VariableRoles of `trace` (see the module), with `rules` (type name ->
+    "capacity", "hide", "max" or a capacity type name) overriding the defaults."""
+    types = trace.types
+    nt = len(types)
+    name = {t: trace.display_name("types", t) for t in range(nt)}
+    is_var = types.kind == Kind.VARIABLE
+    capacity = _constant(trace) & is_var
+    drawn = is_var & ~capacity
+    relative_to = np.full(nt, -1, np.int64)
+    by_name = {}
+    for t in np.flatnonzero(is_var):
+        by_name.setdefault((int(types.parent[t]), name[t]), int(t))
+
+    def sibling(t, other):
+        return by_name.get((int(types.parent[t]), other), -1)
+
+    has_categories = set()
+    for t in np.flatnonzero(is_var):  # usage by name, even when set only once
+        n = name[t]
+        cap = sibling(t, n[:-5]) if n.endswith("_used") else -1
+        category = cap < 0 and n[:1] in CATEGORY_OF and len(n) > 1
+        if category:
+            cap = sibling(t, CATEGORY_OF[n[0]])
+        if cap >= 0 and cap != t and capacity[cap]:
+            capacity[t], drawn[t], relative_to[t] = False, True, cap
+            if category:
+                has_categories.add(cap)
+    for t in np.flatnonzero(drawn):  # a total beside its categories
+        if name[t].endswith("_used") and relative_to[t] in has_categories:
+            drawn[t] = False
+    for type_name, rule in (rules or {}).items():
+        hits = [t for t in trace.find("types", type_name) if is_var[t]]
+        if not hits:
+            raise OptionsError(f"{trace.source}: no variable type named {type_name!r}")
+        for t in hits:
+            if rule in RULES:
+                capacity[t] = rule == "capacity"
+                drawn[t] = rule == "max"
+                relative_to[t] = -1
+            else:
+                cap = sibling(t, rule)
+                if cap < 0:
+                    raise OptionsError(f"{trace.source}: no variable type {rule!r} beside "
+                                       f"{type_name!r} to be relative to (expected "
+                                       f"{', '.join(RULES)} or a type name)")
+                capacity[t], drawn[t], relative_to[t] = False, True, cap
+    lane = np.where(relative_to >= 0, relative_to, np.arange(nt))
+    return VariableRoles(drawn, capacity, relative_to, lane)
+
+
+def capacities(trace, roles, c):
+    """{type name: value} of the capacity variables of container `c`."""
+    var = trace.variables
+    rows = np.flatnonzero((var.container == c) & roles.capacity[var.type])
+    return {trace.display_name("types", var.type[r]): float(var.value[r]) for r in rows}
+
+
+def drawn_containers(trace, roles=None):
+    """Mask over containers: those with something the scene draws (states, events,
+    messages, usage profiles)."""
+    roles = roles or variable_roles(trace)
+    n = len(trace.containers)
+    out = np.zeros(n, bool)
+    out[trace.states.container] = True
+    out[trace.events.container] = True
+    ln = trace.links
+    msg = ~platform_link_types(trace)[ln.type]
+    out[ln.start_container[msg]] = True
+    out[ln.end_container[msg]] = True
+    var = trace.variables
+    out[var.container[roles.drawn[var.type]]] = True
+    return out

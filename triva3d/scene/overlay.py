@@ -1,0 +1,257 @@
+"""What is written over the 3D scene, placed in screen space at every frame: names
+that never overlap, the time axis, a title line and the legend.
+
+- **Labels**: node names (largest first) and the names of containers on cells of
+  their own, each at most once (a container named as its node is not written
+  again). Each frame projects them and places them greedily by priority; a label
+  whose box would overlap one already placed, or leave the window, is not drawn.
+  `boxes` keeps what was placed (display pixels) for tests and picking.
+- **Axis**: a ruler at the bottom corner of the base that is leftmost on screen, so
+  it never crosses the scene; tick labels left of it, dropped where they would
+  collide; the title above its top. Seen from above the ruler is a point: a note
+  in the bottom-left corner gives the window instead.
+- **Title**: the trace, the window and the base, top left.
+- **Legend**: the keys the picture uses, top right, 14 px text in light grey on a
+  dark box (contrast about 14:1).
+"""
+import numpy as np
+from vtkmodules.vtkRenderingCore import vtkActor2D, vtkTextActor
+
+from ..bases.matcher import R_DESCENDANTS
+from . import polydata
+from .annotations import label as tick_label
+from .annotations import ticks
+
+TEXT_RGB = (0.92, 0.92, 0.92)
+LABEL_PX, LEGEND_PX, AXIS_PX = 13, 14, 13
+BOX_RGB, BOX_OPACITY = (0.05, 0.05, 0.06), 0.85
+MAX_LABELS = 3000
+MAX_LEGEND = 16
+#: A label keeps this many pixels from every other.
+PAD = 3
+
+
+def text_actor(size, justify="left", valign="bottom", bold=False, rgb=TEXT_RGB):
+    a = vtkTextActor()
+    p = a.GetTextProperty()
+    p.SetFontSize(size)
+    p.SetColor(*rgb)
+    p.SetBold(bold)
+    {"left": p.SetJustificationToLeft, "right": p.SetJustificationToRight,
+     "center": p.SetJustificationToCentered}[justify]()
+    {"bottom": p.SetVerticalJustificationToBottom, "top": p.SetVerticalJustificationToTop,
+     "center": p.SetVerticalJustificationToCentered}[valign]()
+    a.GetPositionCoordinate().SetCoordinateSystemToDisplay()
+    return a
+
+
+def text_size(actor):
+    """(width, height) in pixels of a text actor's text."""
+    from vtkmodules.vtkRenderingCore import vtkTextRenderer
+    bbox = [0, 0, 0, 0]
+    vtkTextRenderer.GetInstance().GetBoundingBox(actor.GetTextProperty(), actor.GetInput(),
+                                                 bbox, 72)
+    return bbox[1] - bbox[0] + 1, bbox[3] - bbox[2] + 1
+
+
+def label_candidates(trace, layout):
+    """(points (n, 3), texts, priorities) of the names worth writing, each once."""
+    r = layout.node_rects
+    pts = [np.c_[r[:, :2], np.zeros(len(r))]]
+    texts = list(layout.node_names)
+    prio = [1e12 + r[:, 2] * r[:, 3]]
+    cells = np.flatnonzero((layout.w > 0) & (layout.rule != R_DESCENDANTS))
+    cells = cells[cells > 0]
+    if layout.base != "treemap" and len(cells):
+        names = [trace.display_name("containers", c) for c in cells]
+        node = layout.node[cells]
+        keep = [i for i, (c, n) in enumerate(zip(cells, names))
+                if not (node[i] >= 0 and layout.node_names[node[i]] == n)]
+        cells = cells[keep]
+        pts.append(np.c_[layout.x[cells], layout.y[cells] - layout.h[cells] / 2,
+                         np.zeros(len(cells))])
+        texts += [names[i] for i in keep]
+        prio.append(layout.w[cells] * layout.h[cells])
+    prio = np.concatenate(prio)
+    order = np.argsort(-prio, kind="stable")[:MAX_LABELS]
+    return np.vstack(pts)[order], [texts[i] for i in order], prio[order]
+
+
+class Overlay:
+    """The 2D props over a scene; `place(projection)` lays them out for a frame.
+    Props made later (a label first placed, a longer legend) are added to the
+    `renderers` the scene is in."""
+
+    def __init__(self, trace, layout, bounds, extent, renderers):
+        self.points, self.texts, _ = label_candidates(trace, layout)
+        self.bounds, self.extent = bounds, extent
+        self.renderers = renderers
+        self._labels = {}       # text -> actor, made when first placed
+        self._sizes = {}
+        self.boxes = []         # (x0, y0, x1, y1, text) placed this frame
+        self.props = []
+        self.title = self._new(text_actor(LEGEND_PX, valign="top"))
+        self.note = self._new(text_actor(AXIS_PX))
+        self.axis_title = self._new(text_actor(AXIS_PX, justify="center"))
+        self.ruler = self._new(polydata.actor(
+            polydata.segments(np.zeros((0, 3)), np.zeros((0, 3))),
+            color=[255 * c for c in TEXT_RGB], line_width=2))
+        self.legend_box = self._new(vtkActor2D())
+        self.legend_swatches = self._new(vtkActor2D())
+        self._ticks, self.legend_texts, self.legend = [], [], []
+
+    def _new(self, prop):
+        self.props.append(prop)
+        for ren in self.renderers:
+            ren.AddViewProp(prop)
+        return prop
+
+    def _size(self, actor, text):
+        if text not in self._sizes:
+            self._sizes[text] = text_size(actor)
+        return self._sizes[text]
+
+    # -- content -------------------------------------------------------------------------
+    def set_frame(self, frame, unit, title):
+        """The window drawn (entities.Frame), its unit and the title line."""
+        self.frame, self.unit = frame, unit
+        self.title.SetInput(title)
+        self.axis_title.SetInput(f"time ({unit})")
+        t, decimals = ticks(frame.t0, frame.t1)
+        self.tick_times = t
+        while len(self._ticks) < len(t):
+            self._ticks.append(self._new(text_actor(AXIS_PX, justify="right", valign="center")))
+        for a, ti in zip(self._ticks, t):
+            a.SetInput(tick_label(ti, decimals))
+        for a in self._ticks[len(t):]:
+            a.SetInput("")
+        self.note.SetInput(f"time {frame.t0:.9g} .. {frame.t1:.9g} {unit}")
+
+    def set_legend(self, entries):
+        """(text, rgb or None) lines: None writes a heading or a note."""
+        shown = entries[:MAX_LEGEND]
+        if len(entries) > MAX_LEGEND:
+            shown = shown + [(f"... {len(entries) - MAX_LEGEND} more", None)]
+        self.legend = shown
+        while len(self.legend_texts) < len(shown):
+            self.legend_texts.append(self._new(text_actor(LEGEND_PX, valign="top")))
+        for i, a in enumerate(self.legend_texts):
+            a.SetInput(shown[i][0] if i < len(shown) else "")
+
+    # -- one frame ---------------------------------------------------------------------
+    def place(self, proj, labels_on=True):
+        w, h = proj.size
+        self.title.SetPosition(10, h - 8)
+        self._place_legend(w, h)
+        self._place_axis(proj, w, h)
+        self._place_labels(proj, w, h, labels_on)
+
+    def _place_legend(self, w, h):
+        texts = self.legend_texts[:len(self.legend)]
+        self.legend_rect = None
+        self.legend_box.SetVisibility(bool(texts))
+        self.legend_swatches.SetVisibility(bool(texts))
+        if not texts:
+            return
+        line = LEGEND_PX + 6
+        widths = [self._size(a, a.GetInput())[0] for a in texts]
+        sw = LEGEND_PX
+        box_w = (max(widths) if widths else 0) + sw + 24
+        box_h = line * len(texts) + 10
+        x0, y1 = w - box_w - 10, h - 10
+        self.legend_rect = (x0, y1 - box_h, x0 + box_w, y1)
+        quads, rgb = [], []
+        quads.append((x0, x0 + box_w, y1 - box_h, y1))
+        rgb.append([255 * c for c in BOX_RGB])
+        for i, (a, (_, col)) in enumerate(zip(texts, self.legend)):
+            top = y1 - 5 - i * line
+            has = col is not None
+            a.SetPosition(x0 + 8 + (sw + 8 if has else 0), top)
+            if has:
+                quads.append((x0 + 8, x0 + 8 + sw, top - sw - 1, top - 1))
+                rgb.append(col)
+        q = np.array(quads, np.float64)
+        pd = polydata.quads(q[:1, 0], q[:1, 1], q[:1, 2], q[:1, 3], 0.0)
+        self.legend_box.SetMapper(polydata.mapper2d(pd))
+        self.legend_box.GetProperty().SetColor(*BOX_RGB)
+        self.legend_box.GetProperty().SetOpacity(BOX_OPACITY)
+        pd = polydata.quads(q[1:, 0], q[1:, 1], q[1:, 2], q[1:, 3], 0.0,
+                            np.array(rgb[1:], np.uint8).reshape(-1, 3))
+        self.legend_swatches.SetMapper(polydata.mapper2d(pd))
+
+    def _place_axis(self, proj, w, h):
+        f = self.frame
+        xmin, ymin, xmax, ymax = self.bounds
+        m = 0.04 * self.extent
+        corners = np.array([[xmin - m, ymin - m], [xmax + m, ymin - m],
+                            [xmin - m, ymax + m], [xmax + m, ymax + m]])
+        base = proj.to_display(np.c_[corners, np.zeros(4)])
+        top = proj.to_display(np.c_[corners, np.full(4, f.height)])
+        length = np.hypot(*(top[:, :2] - base[:, :2]).T)
+        vertical = bool(length.max() >= 40)
+        self.note.SetVisibility(not vertical)
+        self.note.SetPosition(10, 10)
+        for a in self._ticks + [self.axis_title, self.ruler]:
+            a.SetVisibility(vertical)
+        if not vertical:
+            return
+        k = int(np.argmin(np.minimum(base[:, 0], top[:, 0]) + 1e-6 * np.arange(4)))
+        x, y = corners[k]
+        z = f.z(self.tick_times)
+        tick = 0.3 * m
+        p0 = np.vstack([[x, y, 0.0], np.c_[np.full(len(z), x), np.full(len(z), y), z]])
+        p1 = np.vstack([[x, y, f.height], np.c_[np.full(len(z), x - tick),
+                                                np.full(len(z), y - tick), z]])
+        self.ruler.GetMapper().SetInputData(polydata.segments(p0, p1))
+        at = proj.to_display(np.c_[np.full(len(z), x), np.full(len(z), y), z])
+        ends = proj.to_display([[x, y, 0.0], [x, y, f.height]])
+        up = ends[1, :2] - ends[0, :2]
+        up = up / max(np.hypot(*up), 1e-9)
+        title = ends[1, :2] + 18 * up
+        self.axis_title.SetPosition(*title)
+        taken = [title[1]]
+        for a, (px, py, depth) in zip(self._ticks, at):
+            ok = (abs(depth) <= 1 and all(abs(py - t) >= AXIS_PX + 2 for t in taken)
+                  and 0 <= py <= h)
+            a.SetVisibility(bool(ok))
+            if ok:
+                a.SetPosition(px - 8, py)
+                taken.append(py)
+
+    def _place_labels(self, proj, w, h, labels_on):
+        self.boxes = []
+        for a in self._labels.values():
+            a.SetVisibility(False)
+        if not labels_on or not len(self.texts):
+            return
+        d = proj.to_display(self.points)
+        cell = 64
+        grid = {}
+        for (px, py, depth), text in zip(d, self.texts):
+            if not (abs(depth) <= 1 and 0 <= px < w and 0 <= py < h):
+                continue
+            a = self._labels.get(text)
+            if a is None:
+                a = self._new(text_actor(LABEL_PX, justify="center", valign="center"))
+                a.SetInput(text)
+                a.SetVisibility(False)
+                self._labels[text] = a
+            if a.GetVisibility():
+                continue  # the same text is written once
+            tw, th = self._size(a, text)
+            box = (px - tw / 2 - PAD, py - th / 2 - PAD, px + tw / 2 + PAD, py + th / 2 + PAD)
+            if box[0] < 0 or box[2] > w or box[1] < 0 or box[3] > h:
+                continue
+            cells = [(i, j) for i in range(int(box[0] // cell), int(box[2] // cell) + 1)
+                     for j in range(int(box[1] // cell), int(box[3] // cell) + 1)]
+            if any(_overlap(box, b) for c in cells for b in grid.get(c, ())):
+                continue
+            for c in cells:
+                grid.setdefault(c, []).append(box)
+            a.SetPosition(px, py)
+            a.SetVisibility(True)
+            self.boxes.append(box + (text,))
+
+
+def _overlap(a, b):
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]

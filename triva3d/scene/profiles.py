@@ -1,0 +1,93 @@
+"""Usage profiles: variables drawn as filled boxes whose width follows their value
+relative to a capacity (see analysis.roles), the members of one lane stacked side
+by side from the lane's left edge, in numpy and numba.
+"""
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _stack(block, member, start, end, frac, t0, t1, out_row, out_t, out_x, fill):
+    """Sweep each block's elementary time intervals, stacking the active members'
+    fractions; rows are sorted by (block, member, start) and one member's pieces do
+    not overlap. With `fill` False only counts the boxes."""
+    n = len(block)
+    k = 0
+    b0 = 0
+    while b0 < n:
+        b1 = b0
+        while b1 < n and block[b1] == block[b0]:
+            b1 += 1
+        times = np.empty(2 * (b1 - b0))
+        for i in range(b0, b1):
+            times[2 * (i - b0)] = min(max(start[i], t0), t1)
+            times[2 * (i - b0) + 1] = min(max(end[i], t0), t1)
+        times = np.unique(times)
+        n_members = 1
+        for i in range(b0 + 1, b1):
+            if member[i] != member[i - 1]:
+                n_members += 1
+        seg = np.empty(n_members + 1, np.int64)  # first row of each member, then b1
+        seg[0], seg[n_members] = b0, b1
+        m = 1
+        for i in range(b0 + 1, b1):
+            if member[i] != member[i - 1]:
+                seg[m] = i
+                m += 1
+        ptr = seg[:n_members].copy()
+        for j in range(len(times) - 1):
+            lo, hi = times[j], times[j + 1]
+            acc = 0.0
+            for m in range(len(ptr)):
+                p, stop = ptr[m], seg[m + 1]
+                while p < stop and end[p] <= lo:
+                    p += 1
+                ptr[m] = p
+                if p < stop and start[p] <= lo and frac[p] > 0 and acc < 1.0:
+                    if fill:
+                        out_row[k] = p
+                        out_t[k, 0], out_t[k, 1] = lo, hi
+                        out_x[k, 0], out_x[k, 1] = acc, min(1.0, acc + frac[p])
+                    acc += frac[p]
+                    k += 1
+        b0 = b1
+    return k
+
+
+def stack(block, member, start, end, frac, t0, t1):
+    """Boxes of the stacked profiles: (index of the piece, (n, 2) times, (n, 2)
+    left and right as fractions of the lane's width)."""
+    args = (block, member, start, end, frac, float(t0), float(t1))
+    n = _stack(*args, np.zeros(0, np.int64), np.zeros((0, 2)), np.zeros((0, 2)), False)
+    row, t, x = np.zeros(n, np.int64), np.zeros((n, 2)), np.zeros((n, 2))
+    _stack(*args, row, t, x, True)
+    return row, t, x
+
+
+def capacity_values(trace, roles):
+    """Per variable row: the capacity its type is relative to on its container (its
+    value there), else the type's maximum over the trace; 0 where neither is known."""
+    var = trace.variables
+    nt = len(trace.types)
+    top = np.zeros(nt)
+    if len(var):
+        np.maximum.at(top, var.type, var.value)
+    out = top[var.type].copy()
+    rel = roles.relative_to[var.type]
+    has = np.flatnonzero(rel >= 0)
+    caps = np.flatnonzero(roles.capacity[var.type])
+    if len(has) and len(caps):
+        key = var.container[caps].astype(np.int64) * nt + var.type[caps]
+        order = np.argsort(key, kind="stable")
+        key, val = key[order], var.value[caps][order]
+        want = var.container[has].astype(np.int64) * nt + rel[has]
+        i = np.minimum(np.searchsorted(key, want), len(key) - 1)
+        out[has] = np.where(key[i] == want, val[i], top[var.type[has]])
+    return out
+
+
+def lane_keys(trace, roles, placed):
+    """(container, lane type) of every drawn profile on a placed container."""
+    var = trace.variables
+    rows = np.flatnonzero(roles.drawn[var.type] & placed[var.container])
+    return var.container[rows], roles.lane[var.type[rows]]
