@@ -106,15 +106,8 @@ def actor(polydata, lit=False, cull=False, line_width=None, point_size=None, opa
           color=None):
     """An actor for `polydata`: its cell colours if it has them, else `color` (RGB
     0..255); unlit unless `lit` (lines and flat things read better unlit)."""
-    mapper = vtkPolyDataMapper()
-    mapper.SetInputData(polydata)
-    if polydata.GetCellData().GetScalars() is not None:
-        mapper.SetScalarModeToUseCellData()
-        mapper.SetColorModeToDirectScalars()
-    else:
-        mapper.ScalarVisibilityOff()
     a = vtkActor()
-    a.SetMapper(mapper)
+    a.SetMapper(_mapper(vtkPolyDataMapper(), polydata))
     p = a.GetProperty()
     if not lit:
         p.LightingOff()
@@ -145,9 +138,8 @@ def texture(img):
     return tex
 
 
-def mapper2d(polydata):
-    """A 2D mapper (display pixels) for `polydata`: its cell colours if it has them."""
-    m = vtkPolyDataMapper2D()
+def _mapper(m, polydata):
+    """`m` mapping `polydata` with its cell colours if it has them."""
     m.SetInputData(polydata)
     if polydata.GetCellData().GetScalars() is not None:
         m.SetScalarModeToUseCellData()
@@ -155,3 +147,8 @@ def mapper2d(polydata):
     else:
         m.ScalarVisibilityOff()
     return m
+
+
+def mapper2d(polydata):
+    """A 2D mapper (display pixels) for `polydata`."""
+    return _mapper(vtkPolyDataMapper2D(), polydata)
