@@ -171,13 +171,14 @@ def test_comm_graph(trace_file):
 16 7 0 L p2 m k4
 """
     tr = load(trace_file(header + body), cache=False)
-    g = comm_graph(tr, level="Host")
+    g, rows = comm_graph(tr, level="Host")
     assert g.names == ["h1", "h2"] and g.n_edges == 1
+    assert [tr.display_name("containers", c) for c in rows] == ["h1", "h2"]
     assert g.edge_attrs[0] == {"count": "3", "bytes": "1015.0"}
     assert g.node_attrs[0]["internal"] == "1"
-    w = comm_graph(tr, level="Host", window=(0.0, 5.0))
+    w, _ = comm_graph(tr, level="Host", window=(0.0, 5.0))
     assert w.edge_attrs[0] == {"count": "2", "bytes": "1010.0"}
-    p = comm_graph(tr)      # default level: the type of the link ends
+    p, _ = comm_graph(tr)      # default level: the type of the link ends
     assert p.names == ["p1", "p2", "p3"] and p.n_edges == 3
     by_pair = {frozenset((p.names[a], p.names[b])): at["count"]
                for a, b, at in zip(p.src, p.dst, p.edge_attrs)}
@@ -287,3 +288,20 @@ def test_place_command(data, trace_file, tmp_path):
                         str(tmp_path / "none.dot")], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.startswith("triva3d: error: ") \
         and r.stderr.count("\n") == 1
+
+
+def test_communication_graph_of_ranks_sharing_a_thread_name(data):
+    """Score-P names every rank's thread "Master thread": the reader tells them apart
+    and the graph places each location on its own node, by row, not by name."""
+    tr = load(data / "otf2/ping-pong-otf2", cache=False)
+    threads = [tr.display_name("containers", c) for c in tr.level("CPU_THREAD")]
+    assert threads == ["MPI Rank 0 / Master thread", "MPI Rank 1 / Master thread"]
+    lay = make_layout(tr, base="appgraph")
+    assert lay.node_names == threads and lay.unplaced == 0
+    assert sorted(lay.node[tr.level("CPU_THREAD")]) == [0, 1]
+
+
+def test_platform_links_make_no_communication_graph(data):
+    tr = load(data / "paje/g5k.trace")
+    with pytest.raises(TraceError, match="no messages to draw a communication graph"):
+        make_layout(tr, base="appgraph")

@@ -82,8 +82,9 @@ def test_generated_ring_exactly(ring):
     typ = names(tr, "containers", "type")
     assert [cont[c] for c in range(1, len(cont))] == [
         "cluster", "node-A", "node-B", "MPI Rank 0", "MPI Rank 1", "MPI Rank 2", "MPI Rank 3",
-        "GPU 0", "Master thread", "Master thread", "Master thread", "Master thread",
-        "Worker thread", "stream 0"]
+        "GPU 0", "MPI Rank 0 / Master thread", "MPI Rank 1 / Master thread",
+        "MPI Rank 2 / Master thread", "MPI Rank 3 / Master thread", "Worker thread",
+        "stream 0"]
     assert typ[1:] == ["system tree node", "node", "node"] + ["PROCESS"] * 4 + [
         "ACCELERATOR"] + ["CPU_THREAD"] * 5 + ["GPU"]
     parent = tr.containers.parent
@@ -102,7 +103,9 @@ def test_generated_ring_exactly(ring):
     # states: per rank 3 x (compute, MPI_Isend, MPI_Irecv), the collective; worker, kernel
     st = tr.states
     values = Counter(zip(names(tr, "states", "container"), names(tr, "states", "value")))
-    assert values[("Master thread", "compute")] == 12 and values[("Master thread", "ALLREDUCE")] == 4
+    for r in range(4):  # 3 compute states and the collective on each rank
+        rank = f"MPI Rank {r} / Master thread"
+        assert values[(rank, "compute")] == 3 and values[(rank, "ALLREDUCE")] == 1
     assert values[("Worker thread", "worker")] == 1 and values[("stream 0", "saxpy")] == 1
     par = dict(zip(names(tr, "states", "value"), names(tr, "states", "paradigm")))
     assert par == {"compute": "USER", "MPI_Isend": "MPI", "MPI_Irecv": "MPI", "worker": "USER",
@@ -191,7 +194,7 @@ def test_wrong_counts_missing_and_truncated_files(tmp_path):
     with pytest.raises(TraceError, match=r"2\.evt.*location 2 .*missing"):
         read_otf2(gone)
     partial = read_otf2(gone, lenient=True)
-    assert "Master thread" in names(partial, "containers", "name")
+    assert "MPI Rank 2 / Master thread" in names(partial, "containers", "name")
     assert len(partial.states) == len(load(base, cache=False).states) - 10  # rank 2: 9 + 1
     # a truncated one
     cut = tmp_path / "cut"

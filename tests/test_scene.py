@@ -388,7 +388,7 @@ def test_render_command(tmp_path, data):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--view", "up"], "view must be iso, top, side or AZ,EL"),
+    (["--view", "up"], "view must be iso, top, side, timeline or AZ,EL"),
     (["--view", "10,95"], "elevation must be within -90..90"),
     (["--hide", "Nothing"], "nothing named 'Nothing' to hide"),
     (["--state", "missing.json"], "cannot read the view"),

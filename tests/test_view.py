@@ -51,7 +51,7 @@ def test_assignments_emit_events_naming_the_field():
     ("detail", "fine", "detail must be one of auto, exact, lod"),
     ("base", "grid", "base must be one of"),
     ("program", "graphviz", "layout program must be one of"),
-    ("view", "up", "view must be iso, top, side or AZ,EL"),
+    ("view", "up", "view must be iso, top, side, timeline or AZ,EL"),
     ("hidden", "MPI", "list of names"),
     ("colors", {"MPI": "red"}, "#rrggbb"),
     ("camera", {"position": [0, 0]}, "camera needs position"),

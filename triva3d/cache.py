@@ -16,7 +16,7 @@ import numpy as np
 
 from .trace import SCHEMA, Names, Table, Trace
 
-FORMAT = 1
+FORMAT = 2  # 2: OTF2 locations sharing a name are named GROUP / NAME
 SUFFIX = ".t3dcache"
 
 

@@ -148,6 +148,10 @@ def cmd_render(args):
     trace, _ = _load(args)
     _report(trace)
     view = View(trace, state, size=args.size, quality=args.quality)
+    for line in view.warnings():
+        print(f"triva3d: warning: {line}", file=sys.stderr)
+    for line in view.notes():
+        print(f"triva3d: note: {line}", file=sys.stderr)
     view.save(args.output)
     if args.save_state:
         state.save(args.save_state)
@@ -235,7 +239,8 @@ def parser():
                    help="height of the time window relative to the base's larger side "
                         "(default 1)")
     r.add_argument("--view", metavar="VIEW",
-                   help="iso (default), top, side, or AZ,EL in degrees (azimuth 0 looks "
+                   help="iso (default), top, side, timeline (time left to right, a Gantt "
+                        "chart on --base timeline), or AZ,EL in degrees (azimuth 0 looks "
                         "from the front, elevation 90 from above)")
     r.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH",
                    help="image size in pixels (default 1280x720)")

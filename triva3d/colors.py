@@ -210,7 +210,7 @@ def scene_palette(trace, overrides=None, roles=None):
     state values (most time first), message values, event values and drawn variable
     types (most pieces first) go through `distinct`, those named in `overrides`
     (name -> (r, g, b)) kept as given. Returns (value_rgb, type_rgb, notes: one
-    line per shifted colour)."""
+    line naming the shifted colours, if any)."""
     from .analysis.roles import platform_link_types, variable_roles
     roles = roles or variable_roles(trace)
     vrgb, trgb = value_rgb(trace, overrides), type_rgb(trace, overrides)
@@ -228,7 +228,16 @@ def scene_palette(trace, overrides=None, roles=None):
     types = np.flatnonzero(count)
     types = types[np.argsort(-count[types], kind="stable")]
     keys = [("values", int(v)) for v in dict.fromkeys(np.concatenate(values).tolist())]
-    keys += [("types", int(t)) for t in types]
+    # one category's usage of power (p<cat>) and of bandwidth (b<cat>) share a key
+    category = {}
+    for t in types:
+        cat = trace.display_name("types", t)[1:] if roles.relative_to[t] >= 0 else None
+        if cat and trace.display_name("types", t)[0] in "pb" and cat in category:
+            category[cat].append(int(t))
+            continue
+        category[cat if cat else f"#{t}"] = [int(t)]
+        keys.append(("types", int(t)))
+    sharing = {t[0]: t for t in category.values()}
     if not keys:
         return vrgb, trgb, []
     table = {"values": vrgb, "types": trgb}
@@ -236,12 +245,13 @@ def scene_palette(trace, overrides=None, roles=None):
     fixed = [i for i, (tab, r) in enumerate(keys) if trace.display_name(tab, r) in given]
     new, moved = distinct([table[tab][r] for tab, r in keys], fixed)
     for (tab, r), rgb in zip(keys, new):
-        table[tab][r] = rgb
+        for row in (sharing.get(r, [r]) if tab == "types" else [r]):
+            table[tab][row] = rgb
     notes = []
     for i, like, d in moved:
-        tab, r = keys[i]
-        what = ("the background" if like < 0
-                else repr(trace.display_name(*keys[like])))
-        notes.append(f"colour of {trace.display_name(tab, r)!r} was like that of {what} "
-                     f"(CIEDE2000 {d:.1f}); drawn lighter or darker")
+        what = "the background" if like < 0 else repr(trace.display_name(*keys[like]))
+        notes.append(f"{trace.display_name(*keys[i])!r} like {what} ({d:.1f})")
+    if notes:
+        notes = [f"{len(notes)} colours too close (CIEDE2000 < {MIN_DELTA_E:g}) drawn "
+                 "lighter or darker: " + ", ".join(notes)]
     return vrgb, trgb, notes

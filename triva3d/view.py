@@ -19,7 +19,7 @@ import os
 import numpy as np
 
 from .errors import OptionsError
-from .viewstate import BASE_FIELDS, CHECKS, Camera, ViewState, parse_view
+from .viewstate import BASE_FIELDS, CHECKS, UPS, Camera, ViewState, parse_view
 
 QUALITIES = ("fast", "high")
 
@@ -83,7 +83,7 @@ class View:
                 apply_camera(self.renderer, cam)
             elif cam is None and (refit or dirty & {"view", "camera"}):
                 set_view(self.renderer, self.scene.geometry.world_bounds(),
-                         *parse_view(self.state.view))
+                         *parse_view(self.state.view), up=UPS.get(self.state.view))
         except Exception:
             self._dirty = dirty
             raise
@@ -124,6 +124,16 @@ class View:
                       view_up=c.GetViewUp(), view_angle=c.GetViewAngle(),
                       parallel_scale=c.GetParallelScale(),
                       parallel=bool(c.GetParallelProjection()))
+
+    def warnings(self):
+        """Lines for a picture that is empty or partial (see Layout and Geometry)."""
+        self.update()
+        return self.layout.warnings() + self.scene.geometry.warnings()
+
+    def notes(self):
+        """Lines on what was changed to make the picture readable (colours)."""
+        self.update()
+        return self.scene.geometry.colour_notes
 
     def summary(self):
         w, h = self.render_window.GetSize()
@@ -179,11 +189,12 @@ def apply_camera(ren, camera):
     ren.ResetCameraClippingRange()
 
 
-def set_view(ren, bounds, azimuth, elevation):
+def set_view(ren, bounds, azimuth, elevation, up=None):
     """Point the camera at the middle of `bounds` (xmin, xmax, ymin, ymax, zmin, zmax)
-    from (azimuth, elevation) and back off until everything fits. Views straight
-    from above or from the side are orthographic (a map, a time chart); the others
-    are in perspective."""
+    from (azimuth, elevation), `up` the screen's up (default: time, or north from
+    above), and back off until everything fits. Views straight from above or from
+    the side are orthographic (a map, a time chart); the others are in
+    perspective."""
     az, el = math.radians(azimuth), math.radians(elevation)
     d = np.array([math.sin(az) * math.cos(el), -math.cos(az) * math.cos(el), math.sin(el)])
     b = np.asarray(bounds, np.float64)
@@ -191,7 +202,8 @@ def set_view(ren, bounds, azimuth, elevation):
     cam = ren.GetActiveCamera()
     cam.SetFocalPoint(*center)
     cam.SetPosition(*(center + d))
-    up = (0.0, 0.0, 1.0) if abs(elevation) < 89.0 else (-math.sin(az), math.cos(az), 0.0)
+    up = up or ((0.0, 0.0, 1.0) if abs(elevation) < 89.0
+                else (-math.sin(az), math.cos(az), 0.0))
     cam.SetViewUp(*up)
     parallel = abs(elevation) in (0.0, 90.0)
     cam.SetParallelProjection(parallel)

@@ -12,28 +12,31 @@ from dataclasses import dataclass, field, fields
 
 from .errors import OptionsError, TraceError
 
-BASES = ("topology", "appgraph", "treemap")
+BASES = ("topology", "appgraph", "treemap", "timeline")
 #: Graphviz layout programs.
 PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
 DETAILS = ("auto", "exact", "lod")
 TIME_UNITS = ("s", "ms", "us", "ns", "cycles")
 #: Named views: (azimuth, elevation) in degrees. Azimuth 0 looks from the front
 #: (-y) towards +y; positive azimuths turn to the right (+x); elevation 90 looks down.
-VIEWS = {"iso": (35.0, 30.0), "top": (0.0, 90.0), "side": (0.0, 0.0)}
+VIEWS = {"iso": (35.0, 30.0), "top": (0.0, 90.0), "side": (0.0, 0.0), "timeline": (0.0, 0.0)}
+#: Views whose up direction is not the time axis: the timeline lays time from left
+#: to right, containers from top to bottom (a Gantt chart).
+UPS = {"timeline": (-1.0, 0.0, 0.0)}
 #: Fields that choose the base: changing one lays the base out again.
 BASE_FIELDS = ("topology", "base", "program", "mapping", "pattern", "level", "metric")
 FORMAT = 1
 
 
 def parse_view(text):
-    """'iso', 'top', 'side' or 'AZ,EL' (degrees) to (azimuth, elevation)."""
+    """'iso', 'top', 'side', 'timeline' or 'AZ,EL' (degrees) to (azimuth, elevation)."""
     if text in VIEWS:
         return VIEWS[text]
     try:
         az, el = (float(v) for v in str(text).split(","))
     except ValueError:
-        raise OptionsError(f"view must be iso, top, side or AZ,EL in degrees, not {text!r}") \
-            from None
+        raise OptionsError(f"view must be iso, top, side, timeline or AZ,EL in degrees, "
+                           f"not {text!r}") from None
     if not (math.isfinite(az) and -90 <= el <= 90):
         raise OptionsError(f"view {text!r}: elevation must be within -90..90 degrees")
     return az, el

@@ -4,6 +4,7 @@ import numpy as np
 from numba import njit
 
 from ..analysis.metrics import link_bytes
+from ..analysis.roles import platform_link_types
 from ..errors import TraceError
 from .topology import Topology
 
@@ -20,14 +21,16 @@ def _ancestor_at(parent, at_level):
     return out
 
 
-def level_mask(trace, level=None):
+def level_mask(trace, level=None, messages=None):
     """Containers at `level`: a container type name, or a depth (0 is the root).
-    The default is the type of most link ends."""
+    The default is the type of most message ends."""
     cont = trace.containers
     if level is None:
-        ends = np.concatenate([trace.links.start_container, trace.links.end_container])
+        ln = trace.links
+        keep = slice(None) if messages is None else messages
+        ends = np.concatenate([ln.start_container[keep], ln.end_container[keep]])
         if not len(ends):
-            raise TraceError(trace.source, None, "the trace has no links to draw a "
+            raise TraceError(trace.source, None, "the trace has no messages to draw a "
                              "communication graph from")
         types = cont.type[ends]
         return cont.type == np.bincount(types).argmax()
@@ -37,17 +40,19 @@ def level_mask(trace, level=None):
 
 
 def comm_graph(trace, level=None, window=None):
-    """A Topology with one node per container at `level` (named as the container)
-    and one edge per pair that exchanged links overlapping `window` = (t0, t1), with
-    attributes `count` and `bytes` (from the links' Size; 0 when they have none);
-    links inside one node are counted in its `internal` attribute."""
+    """A Topology with one node per container at `level` (named as the container,
+    `#row` added where names repeat) and one edge per pair that exchanged messages
+    overlapping `window` = (t0, t1), with attributes `count` and `bytes` (from the
+    links' Size; 0 when they have none); messages inside one node are counted in
+    its `internal` attribute. Platform links (see analysis.roles) are no messages.
+    Returns the topology and the container of each node."""
     cont = trace.containers
-    at = level_mask(trace, level)
-    anc = _ancestor_at(cont.parent, at)
     links = trace.links
-    keep = np.ones(len(links), dtype=bool)
+    keep = ~platform_link_types(trace)[links.type]
+    at = level_mask(trace, level, keep)
+    anc = _ancestor_at(cont.parent, at)
     if window is not None:
-        keep = (links.start <= window[1]) & (links.end >= window[0])
+        keep &= (links.start <= window[1]) & (links.end >= window[0])
     a, b = anc[links.start_container[keep]], anc[links.end_container[keep]]
     size = np.nan_to_num(link_bytes(trace)[keep])
     ok = (a >= 0) & (b >= 0)
@@ -73,4 +78,4 @@ def comm_graph(trace, level=None, window=None):
         topo.add_edge(node_of[p], node_of[q], count=n, bytes=repr(nb))
     for c, n in internal.items():
         topo.node_attrs[node_of[c]]["internal"] = str(n)
-    return topo
+    return topo, rows

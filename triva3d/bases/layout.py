@@ -70,6 +70,16 @@ class Layout:
                    matcher.RULES[self.rule[c]], float(self.x[c]), float(self.y[c]),
                    float(self.w[c]), float(self.h[c]))
 
+    def warnings(self):
+        """Lines for a picture that would mislead: no container matched the base."""
+        by_rule = self.report.get("by rule")
+        if by_rule and by_rule["unplaced"] and not any(
+                by_rule[r] for r in ("mapping", "pattern", "name", "ancestor")):
+            return [f"no container matched a node of the {self.base}: all "
+                    f"{by_rule['unplaced']} stand beside it, unplaced (names differ; a "
+                    "mapping file or a pattern places them)"]
+        return []
+
     def summary(self):
         """Lines saying how many containers were placed, by which rule, and what was
         left out."""
@@ -98,13 +108,15 @@ def _report(trace, rule, unused, examples=5):
 
 
 def on_graph(trace, topo, base="topology", program=None, mapping=None, pattern=None,
-             use_cache=True):
+             use_cache=True, containers=None):
     """Place the trace's containers on the graph `topo`, laid out by Graphviz.
 
-    `mapping` is a path to a `container,node` CSV, `pattern` a regex; a node's square
-    side grows with the square root of the containers it holds (as in Triva)."""
+    `mapping` is a path to a `container,node` CSV, `pattern` a regex; `containers`
+    gives the container of each node (the communication graph's: matched by row,
+    not by name); a node's square side grows with the square root of the
+    containers it holds (as in Triva)."""
     rows = matcher.read_mapping(mapping, topo.index) if mapping else None
-    node, rule, unused = matcher.match(trace, topo.index, rows, pattern)
+    node, rule, unused = matcher.match(trace, topo.index, rows, pattern, containers)
     _, _, count = matcher.cells_per_node(trace, node, len(topo))
     sizes = UNIT * np.sqrt(np.maximum(count, 1))
     drawn = np.zeros(len(topo), bool)
@@ -224,6 +236,56 @@ def on_hierarchy(trace, path, mapping=None, pattern=None, width=1000.0, height=1
                   unplaced_area=area, report=_report(trace, rule, unused))
 
 
+def on_timeline(trace, gap=0.5):
+    """The containers in a row, in hierarchy order (depth first, children in trace
+    order), as Vampir and ViTE list them: every container with something drawn, and
+    every leaf, stands on a slot a UNIT wide; the slots of two parents are `gap`
+    UNIT apart; each container's node spans its subtree's slots, deeper ones on
+    top (nested like a treemap). The side view of it is a Gantt chart."""
+    cont = trace.containers
+    n = len(cont)
+    offsets, order = trace.children_index
+    leaf = np.diff(offsets) == 0
+    slot = (drawn_containers(trace) | leaf)
+    slot[0] = n == 1
+    x = np.zeros(n)
+    w = np.zeros(n)
+    cursor, last_parent = 0.0, None
+    stack = [0]
+    while stack:  # depth first, children in row order
+        c = stack.pop()
+        if slot[c]:
+            p = cont.parent[c]
+            if last_parent is not None and p != last_parent:
+                cursor += gap * UNIT
+            x[c], w[c] = cursor + UNIT / 2, UNIT
+            cursor += UNIT
+            last_parent = p
+        stack.extend(order[offsets[c]:offsets[c + 1]][::-1].tolist())
+    lo = np.where(slot, x - w / 2, np.inf)
+    hi = np.where(slot, x + w / 2, -np.inf)
+    for c in range(n - 1, 0, -1):  # children come after their parents
+        p = cont.parent[c]
+        lo[p], hi[p] = min(lo[p], lo[c]), max(hi[p], hi[c])
+    depth = trace.depth
+    below = np.zeros(n, np.int64)
+    for c in range(n - 1, 0, -1):  # levels of descendants with slots below each node
+        if np.isfinite(lo[c]):
+            below[cont.parent[c]] = max(below[cont.parent[c]], below[c] + 1)
+    spans = np.isfinite(lo)
+    rect_w = np.where(spans, hi - lo, 0.0)
+    rect_h = UNIT * (1 + 0.5 * below)
+    rects = np.c_[np.where(spans, (lo + hi) / 2, 0.0), np.zeros(n), rect_w, rect_h]
+    rects[~spans] = 0.0
+    names = [trace.names.display(c) for c in cont.name]
+    kinds = [trace.type_name(t) for t in cont.type]
+    rule = np.where(slot, matcher.R_NAME, matcher.R_UNPLACED).astype(np.int8)
+    return Layout(base="timeline", x=x, y=np.zeros(n), w=w, h=w.copy(),
+                  node=np.where(spans, np.arange(n), -1).astype(np.int32), rule=rule,
+                  node_names=names, node_kinds=kinds, node_rects=rects, node_depth=depth,
+                  report={"containers": n - 1, "slots": int(slot.sum())})
+
+
 def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, pattern=None,
                 level=None, window=None, metric="containers", use_cache=True):
     """The Layout of `trace` on its base: `topology` (a graph file, or a JSON
@@ -231,7 +293,8 @@ def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, 
     graph of the containers at `level`, from the links overlapping `window`) or
     "treemap" (the container hierarchy, leaves sized by `metric`). `program` is the
     Graphviz program, `mapping` a container,node CSV, `pattern` a regex on
-    container names (see the matcher)."""
+    container names (see the matcher). "timeline" puts the containers in a row
+    (see on_timeline)."""
     base = base or ("topology" if topology else "treemap")
     if base not in BASES:
         raise OptionsError(f"unknown base {base!r} (expected {', '.join(BASES)})")
@@ -243,8 +306,11 @@ def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, 
         from .topology import read_topology
         return on_graph(trace, read_topology(topology), "topology", program, mapping, pattern,
                         use_cache)
+    if base == "timeline":
+        return on_timeline(trace)
     if base == "appgraph":
         from .appgraph import comm_graph
-        return on_graph(trace, comm_graph(trace, level, window), "appgraph", program, mapping,
-                        pattern, use_cache)
+        topo, containers = comm_graph(trace, level, window)
+        return on_graph(trace, topo, "appgraph", program, mapping, pattern, use_cache,
+                        containers)
     return on_treemap(trace, metric)

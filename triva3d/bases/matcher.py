@@ -94,9 +94,16 @@ def _inherit(parent, node, rule):
             rule[c] = 4  # R_ANCESTOR
 
 
-def match(trace, node_index, mapping=None, pattern=None):
-    """Node index (-1: none) and rule (index into RULES) of every container."""
+def match(trace, node_index, mapping=None, pattern=None, containers=None):
+    """Node index (-1: none) and rule (index into RULES) of every container;
+    `containers` (the container of each node) replaces matching by name."""
     node, rule, unused = direct_matches(trace, node_index, mapping, pattern)
+    if containers is not None:
+        by_name = rule == R_NAME
+        node[by_name], rule[by_name] = -1, R_UNPLACED
+        free = rule[containers] == R_UNPLACED
+        node[containers[free]] = np.flatnonzero(free)
+        rule[containers[free]] = R_NAME
     _inherit(trace.containers.parent, node, rule)
     return node, rule, unused
 

@@ -3,8 +3,9 @@
 Mapping (see the README):
 - containers: system tree nodes (types named by their class: machine, node...),
   location groups under their system-tree parent (PROCESS, ACCELERATOR...), and
-  locations as leaves (CPU_THREAD, ACCELERATOR_STREAM, METRIC...); names kept, so
-  the matcher finds hosts by name;
+  locations as leaves (CPU_THREAD, ACCELERATOR_STREAM, METRIC...), named
+  `GROUP / NAME` when several share a name (every rank's "Master thread"); other
+  names kept, so the matcher finds hosts by name;
 - Enter/Leave: nested states of type "Region" valued by region name, with the
   region's `paradigm` and `role` as extra fields;
 - MPI point-to-point (Send, Isend, Recv, Irecv): links "MPI message" from the
@@ -24,6 +25,7 @@ through ctypes and numba callbacks (capi.py), then decoded per location in numba
 """
 import ctypes
 import os
+from collections import Counter
 
 import numpy as np
 from numba import njit
@@ -300,9 +302,13 @@ class _Builder:
             p = row_of_stn.get(parent, 0)
             row_of_group[ref] = len(rows)
             rows.append((p, self.type(Kind.CONTAINER, rows[p][1], gtype), self.names(name)))
+        group_name = {ref: name for ref, name, _, _ in d.groups}
+        seen = Counter(name for _, name, _, _, _ in d.locations)
         for ref, name, ltype, group, _ in d.locations:
             p = row_of_group.get(group, 0)
             self.row_of_loc[ref] = len(rows)
+            if seen[name] > 1 and group in group_name:  # "Master thread" in every rank
+                name = f"{group_name[group]} / {name}"
             rows.append((p, self.type(Kind.CONTAINER, rows[p][1], ltype), self.names(name)))
         self.cont = np.array(rows, np.int64).reshape(-1, 3)
 

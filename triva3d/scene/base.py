@@ -18,6 +18,8 @@ from .. import colors
 from . import polydata
 from .entities import EDGE_WIDTH
 
+#: Bases whose nodes nest (shaded by depth, with borders).
+NESTED = ("treemap", "timeline")
 #: Heights below the base (fractions of its larger side): edges under nodes.
 Z_EDGE, Z_NODE = -2e-3, -1e-3
 #: Labels offered to the placer (the most important first); it drops overlaps.
@@ -53,7 +55,7 @@ def nodes(layout, extent):
     r = layout.node_rects
     x0, x1 = r[:, 0] - r[:, 2] / 2, r[:, 0] + r[:, 2] / 2
     y0, y1 = r[:, 1] - r[:, 3] / 2, r[:, 1] + r[:, 3] / 2
-    if layout.base == "treemap":
+    if layout.base in NESTED:
         d = layout.node_depth.astype(np.float64)
         shade = 60 + 130 * d / max(1.0, d.max())
         rgb = np.repeat(shade[:, None], 3, axis=1).astype(np.uint8)
@@ -65,7 +67,7 @@ def nodes(layout, extent):
 
 def borders(layout, extent):
     """Outlines of treemap cells (4 segments per cell), or None for graphs."""
-    if layout.base != "treemap" or not len(layout.node_rects):
+    if layout.base not in NESTED or not len(layout.node_rects):
         return None
     r = layout.node_rects
     d = layout.node_depth.astype(np.float64)

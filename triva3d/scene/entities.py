@@ -55,11 +55,14 @@ def _placed(layout, c):
 
 
 def holders(trace, layout):
-    """Per container: does any of its children have a footprint?"""
+    """Per container: does its footprint hold a child's (its centre inside)?"""
     parent = trace.containers.parent
     kids = np.flatnonzero((parent >= 0) & (layout.w > 0))
+    p = parent[kids]
+    inside = ((np.abs(layout.x[kids] - layout.x[p]) < layout.w[p] / 2)
+              & (np.abs(layout.y[kids] - layout.y[p]) < layout.h[p] / 2))
     out = np.zeros(len(parent), bool)
-    out[parent[kids]] = True
+    out[p[inside]] = True
     return out
 
 

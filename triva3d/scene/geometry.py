@@ -196,29 +196,48 @@ class Geometry:
         """(xmin, xmax, ymin, ymax, zmin, zmax) of the scene, axis included."""
         xmin, ymin, xmax, ymax = self.bounds
         m = 0.06 * self.extent
-        return (xmin - m, xmax, ymin - m, ymax, 0.0, self.frame.height + m)
+        return (xmin - m, xmax + m, ymin - m, ymax + m, 0.0, self.frame.height + m)
 
     def legend_entries(self):
-        """(name, rgb) of the state values drawn, longest total time first, then the
-        link values and the variable types drawn."""
+        """(text, rgb) of the keys of the picture: the state values drawn, longest
+        total time first; the message and event values; the usage profiles with
+        what their width is relative to; a line (rgb None) on the base's edges."""
         tr, f = self.trace, self.frame
         st, rows = tr.states, self.state_rows
-        names = tr.names.display
+        name = tr.names.display
         out = []
         if len(rows):
             time, count = _value_time(rows, st.value, st.start, st.end, f.t0, f.t1,
                                       len(tr.values))
             shown = np.flatnonzero(count)
             shown = shown[np.argsort(-time[shown], kind="stable")]
-            out += [(names(tr.values.name[v]), self.value_rgb[v]) for v in shown]
-        values = tr.links.value[self.link_rows]
-        for v in np.unique(values):
-            out.append((names(tr.values.name[v]), self.link_rgb[np.argmax(values == v)]))
+            out += [(name(tr.values.name[v]), self.value_rgb[v]) for v in shown]
+        for what, values in (("message", tr.links.value[self.link_rows]),
+                             ("event", tr.events.value[self.event_rows])):
+            out += [(f"{name(tr.values.name[v])} ({what})", self.value_rgb[v])
+                    for v in np.unique(values)]
         for ty in np.unique(tr.variables.type[self.var_rows]):
-            out.append((names(tr.types.name[ty]), self.type_rgb[ty]))
-        seen = set()
-        return [e for e in out if not ((e[0], tuple(e[1])) in seen
-                                       or seen.add((e[0], tuple(e[1]))))]
+            cap = self.roles.relative_to[ty]
+            of = (f"of {name(tr.types.name[cap])}" if cap >= 0
+                  else f"of its maximum, {self.capacity[np.argmax(tr.variables.type == ty)]:.4g}")
+            out.append((f"{name(tr.types.name[ty])} (width {of})", self.type_rgb[ty]))
+        lay = self.layout
+        if len(lay.edges) and (np.isfinite(lay.edge_bandwidth).any()
+                               or np.isfinite(lay.edge_latency).any()):
+            out.append(("edges: width by bandwidth, colour by latency (blue low, red high)",
+                        None))
+        return out
+
+    def warnings(self):
+        """Lines for a picture that is empty or partial."""
+        tr, f = self.trace, self.frame
+        out = []
+        if f.t1 < tr.start_time or f.t0 > tr.end_time:
+            out.append(f"the window {f.t0:.9g}..{f.t1:.9g} is outside the trace "
+                       f"({tr.start_time:.9g}..{tr.end_time:.9g})")
+        elif len(tr.states) and not len(self.state_rows):
+            out.append(f"no state is drawn in the window {f.t0:.9g}..{f.t1:.9g}")
+        return out
 
     def summary(self):
         """One line: the window and what is drawn in it."""

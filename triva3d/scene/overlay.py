@@ -62,7 +62,7 @@ def label_candidates(trace, layout):
     prio = [1e12 + r[:, 2] * r[:, 3]]
     cells = np.flatnonzero((layout.w > 0) & (layout.rule != R_DESCENDANTS))
     cells = cells[cells > 0]
-    if layout.base != "treemap" and len(cells):
+    if layout.base not in ("treemap", "timeline") and len(cells):
         names = [trace.display_name("containers", c) for c in cells]
         node = layout.node[cells]
         keep = [i for i, (c, n) in enumerate(zip(cells, names))
@@ -185,17 +185,22 @@ class Overlay:
         m = 0.04 * self.extent
         corners = np.array([[xmin - m, ymin - m], [xmax + m, ymin - m],
                             [xmin - m, ymax + m], [xmax + m, ymax + m]])
-        base = proj.to_display(np.c_[corners, np.zeros(4)])
-        top = proj.to_display(np.c_[corners, np.full(4, f.height)])
-        length = np.hypot(*(top[:, :2] - base[:, :2]).T)
-        vertical = bool(length.max() >= 40)
-        self.note.SetVisibility(not vertical)
+        base = proj.to_display(np.c_[corners, np.zeros(4)])[:, :2]
+        top = proj.to_display(np.c_[corners, np.full(4, f.height)])[:, :2]
+        along = top - base
+        length = np.hypot(*along.T)
+        shown = bool(length.max() >= 40)
+        self.note.SetVisibility(not shown)
         self.note.SetPosition(10, 10)
         for a in self._ticks + [self.axis_title, self.ruler]:
-            a.SetVisibility(vertical)
-        if not vertical:
+            a.SetVisibility(shown)
+        if not shown:
             return
-        k = int(np.argmin(np.minimum(base[:, 0], top[:, 0]) + 1e-6 * np.arange(4)))
+        # time runs up the screen (the usual views) or across it (the timeline): the
+        # ruler stands at the corner farthest left, or lowest, outside the scene
+        upright = abs(along[0, 1]) >= abs(along[0, 0])
+        side = (base + top)[:, 0 if upright else 1] / 2
+        k = int(np.argmin(side + 1e-6 * np.arange(4)))
         x, y = corners[k]
         z = f.z(self.tick_times)
         tick = 0.3 * m
@@ -204,19 +209,26 @@ class Overlay:
                                                 np.full(len(z), y - tick), z]])
         self.ruler.GetMapper().SetInputData(polydata.segments(p0, p1))
         at = proj.to_display(np.c_[np.full(len(z), x), np.full(len(z), y), z])
-        ends = proj.to_display([[x, y, 0.0], [x, y, f.height]])
-        up = ends[1, :2] - ends[0, :2]
-        up = up / max(np.hypot(*up), 1e-9)
-        title = ends[1, :2] + 18 * up
-        self.axis_title.SetPosition(*title)
-        taken = [title[1]]
+        u = along[k] / max(length[k], 1e-9)
+        end = top[k] + 18 * u
+        self.axis_title.SetPosition(*end)
+        tw, th = self._size(self.axis_title, self.axis_title.GetInput())
+        taken = [(end[0] - tw / 2, end[1] - th / 2, end[0] + tw / 2, end[1] + th / 2)]
         for a, (px, py, depth) in zip(self._ticks, at):
-            ok = (abs(depth) <= 1 and all(abs(py - t) >= AXIS_PX + 2 for t in taken)
-                  and 0 <= py <= h)
-            a.SetVisibility(bool(ok))
+            tw, th = self._size(a, a.GetInput())
+            if upright:  # right-aligned, left of the ruler
+                cx, cy = px - 8 - tw / 2, py
+            else:        # centred, below it
+                cx, cy = px, py - 8 - th / 2
+            box = (cx - tw / 2 - 2, cy - th / 2 - 1, cx + tw / 2 + 2, cy + th / 2 + 1)
+            ok = bool(abs(depth) <= 1 and 0 <= box[0] and box[2] <= w and 0 <= box[1]
+                  and box[3] <= h and not any(_overlap(box, b) for b in taken))
+            a.SetVisibility(ok)
             if ok:
-                a.SetPosition(px - 8, py)
-                taken.append(py)
+                a.SetPosition(cx + tw / 2 if upright else cx, cy)
+                a.GetTextProperty().SetJustificationToRight() if upright else \
+                    a.GetTextProperty().SetJustificationToCentered()
+                taken.append(box)
 
     def _place_labels(self, proj, w, h, labels_on):
         self.boxes = []
