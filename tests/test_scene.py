@@ -142,7 +142,7 @@ def check_top_view(trace, base, size, min_checked):
     of_row = cols.of_state[rows]
     top = np.minimum(st.end[rows], f.t1)
     checked = 0
-    x0, y0, x1, y1 = v.scene.overlay.legend_rect
+    x0, y0, x1, y1 = v.scene.overlay.legend.rect
     for i in np.unique(of_row):  # the lanes of states (not of usage profiles)
         if x0 <= p[i, 0] <= x1 and y0 <= p[i, 1] <= y1 or p[i, 1] > size[1] - 30:
             continue  # under the legend or the title

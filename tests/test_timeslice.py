@@ -209,7 +209,11 @@ def test_treemap_files(thesis, tmp_path):
     tm.write(tmp_path / "t.svg", highlight=1)
     svg = ET.parse(tmp_path / "t.svg").getroot()
     rects = svg.findall("{http://www.w3.org/2000/svg}rect")
-    assert len(rects) == 1 + len(tm.containers) + len(tm.cell_rects)
+    keys = [t for t, rgb in tm.legend_entries() if rgb is not None]
+    assert keys == ["Executing", "Blocked"]  # the legend: a swatch and a text each
+    assert len(rects) == 1 + len(tm.containers) + len(tm.cell_rects) + len(keys)
+    texts = [t.text for t in svg.findall("{http://www.w3.org/2000/svg}text")]
+    assert {"Executing", "Blocked"} <= set(texts)
     tm.write(tmp_path / "t.png", size=(400, 300))
     import imageio.v3 as iio
     img = iio.imread(tmp_path / "t.png")

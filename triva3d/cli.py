@@ -170,6 +170,10 @@ def cmd_treemap(args):
                           metric=args.metric, values=values, width=args.size[0],
                           height=args.size[1])
     highlight = tm.find(args.highlight) if args.highlight else None
+    for line in tm.warnings():
+        print(f"triva3d: warning: {line}", file=sys.stderr)
+    for line in tm.notes:
+        print(f"triva3d: note: {line}", file=sys.stderr)
     tm.write(args.output, args.size, highlight)
     print(f"{args.output}: slice {tm.t0:.9g}..{tm.t1:.9g} s, {len(np.unique(tm.cell_node))} "
           f"nodes x {len(tm.value_names)} {args.metric} values ({args.agg}), "

@@ -104,6 +104,19 @@ def kind_rgb(kinds):
 
 
 # -- telling colours apart ---------------------------------------------------------
+def luminance(rgb):
+    """WCAG relative luminance (0 black .. 1 white) of uint8 sRGB colours (..., 3)."""
+    c = np.asarray(rgb, np.float64) / 255
+    c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return c @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def contrast(rgb1, rgb2):
+    """WCAG contrast ratio of two colours (1 .. 21)."""
+    a, b = luminance(rgb1), luminance(rgb2)
+    return (np.maximum(a, b) + 0.05) / (np.minimum(a, b) + 0.05)
+
+
 def lab(rgb):
     """CIE L*a*b* (D65) of sRGB colours given as uint8 (..., 3)."""
     c = np.asarray(rgb, np.float64) / 255

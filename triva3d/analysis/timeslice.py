@@ -5,7 +5,8 @@ an interval [t0, t1], everything clipped to it.
   value too), or that time over the slice's duration;
 - variables: integral of the piecewise-constant value over the slice, and its
   time-weighted mean over the time the variable covers in the slice;
-- links, as origin and as destination: count (links that overlap the slice), bytes
+- links (messages: SimGrid's platform links are none), as origin and as
+  destination: count (links that overlap the slice), bytes
   (a link's Size spread evenly over its duration, so a link cut by the slice counts
   for the part inside; a zero-length link inside counts whole), bytes per second
   (bytes over the slice's duration) and seconds (overlap);
@@ -26,6 +27,7 @@ from numba import njit
 from ..errors import OptionsError, TraceError
 from ..trace import Kind
 from .metrics import link_bytes
+from .roles import platform_link_types
 
 LINK_MEASURES = ("count", "bytes", "rate", "time")
 
@@ -95,7 +97,10 @@ class Slicer:
         st, ev = trace.states, trace.events
         self._st_col = self.state_col[st.value]
         self._ev_col = self.event_col[ev.value]
-        size = link_bytes(trace)
+        ln = trace.links
+        msg = np.flatnonzero(~platform_link_types(trace)[ln.type])  # messages only
+        self._ln = (ln.start_container[msg], ln.end_container[msg], ln.start[msg], ln.end[msg])
+        size = link_bytes(trace, msg)
         self.has_sizes = bool(len(size)) and not np.isnan(size).all()
         self._size = np.nan_to_num(size)
 
@@ -107,14 +112,14 @@ class Slicer:
         if t1 < t0:
             raise OptionsError(f"time window {t0:g}:{t1:g} ends before it starts")
         n, nt = len(tr.containers), len(tr.types)
-        st, var, ln, ev = tr.states, tr.variables, tr.links, tr.events
+        st, var, ev = tr.states, tr.variables, tr.events
         states = np.zeros((n, len(self.state_values)))
         _states(st.container, self._st_col, st.start, st.end, t0, t1, states)
         integral, covered = np.zeros((n, nt)), np.zeros((n, nt))
         _variables(var.container, var.type, var.start, var.end, var.value, t0, t1, integral,
                    covered)
         out, into = np.zeros((n, 3)), np.zeros((n, 3))
-        _links(ln.start_container, ln.end_container, ln.start, ln.end, self._size, t0, t1,
+        _links(*self._ln, self._size, t0, t1,
                out, into)
         events = np.zeros((n, len(self.event_values)))
         _events(ev.container, self._ev_col, ev.time, t0, t1, events)

@@ -15,6 +15,7 @@ import html
 
 import numpy as np
 
+from .. import colors
 from ..analysis.aggregate import FUNCTIONS, aggregate
 from ..analysis.timeslice import Slicer
 from ..bases.treemap import treemap
@@ -50,7 +51,6 @@ class TimeSliceTreemap:
 
     def __init__(self, trace, window=None, level=None, how="sum", metric="state", values=None,
                  width=1000.0, height=1000.0, pad=None, slicer=None):
-        from .. import colors
         if metric not in METRICS:
             raise OptionsError(f"treemap metric must be one of {', '.join(METRICS)}, "
                                f"not {metric!r}")
@@ -62,18 +62,30 @@ class TimeSliceTreemap:
         self.t0, self.t1 = sl.t0, sl.t1
         name = trace.names.display
         types = trace.types
+        value_rgb, type_rgb, _ = colors.scene_palette(trace)  # the 3D scene's colours
+        self.notes = []
         if metric == "state":
             names = [name(trace.values.name[v]) for v in slicer.state_values]
             matrix, carriers_of = sl.states, trace.values.type[slicer.state_values]
-            rgb = colors.value_rgb(trace)[slicer.state_values]
+            rgb = value_rgb[slicer.state_values]
         elif metric == "event":
             names = [name(trace.values.name[v]) for v in slicer.event_values]
             matrix, carriers_of = sl.events, trace.values.type[slicer.event_values]
-            rgb = colors.value_rgb(trace)[slicer.event_values]
+            rgb = value_rgb[slicer.event_values]
         elif metric == "variable":
             vt = np.flatnonzero(types.kind == Kind.VARIABLE)
             names = [name(types.name[t]) for t in vt]
-            matrix, carriers_of, rgb = sl.integral[:, vt], vt, colors.type_rgb(trace)[vt]
+            if not values:  # areas of different units never add: one type
+                have = list(dict.fromkeys(n for t, n in zip(vt, names)
+                                          if (trace.variables.type == t).any()))
+                if len(have) > 1:
+                    self.notes.append(f"cells of one variable type at a time: {have[0]} "
+                                      f"(the others: {', '.join(have[1:])})")
+                values = have[:1]
+            elif len(set(values)) > 1:
+                raise OptionsError("variable cells of different types do not add up: "
+                                   "name one type")
+            matrix, carriers_of, rgb = sl.integral[:, vt], vt, type_rgb[vt]
         else:
             col = 1 if slicer.has_sizes else 0
             names = ["out", "in"]
@@ -172,6 +184,30 @@ class TimeSliceTreemap:
                 "value": value, "numbers": self.node_numbers(node),
                 "path": [self.name_of(a) for a in reversed(self.ancestors(node))]}
 
+    def warnings(self):
+        """Lines for an empty treemap."""
+        if len(self.cell_rects):
+            return []
+        return [f"the treemap is empty: no {self.metric} in {self.t0:.9g}..{self.t1:.9g}"]
+
+    def legend_entries(self):
+        """(text, rgb) of the cells' values, and a line on what the areas measure."""
+        keys = {"out": "out (sent)", "in": "in (received)"} if self.metric == "link" else {}
+        drawn = np.unique(self.cell_col)
+        return ([(keys.get(self.value_names[k], self.value_names[k]), self.value_rgb[k])
+                 for k in drawn]
+                + [(f"area: {self.how} of {self.unit}, {self.t0:.6g} .. {self.t1:.6g}", None)])
+
+    def label_rgb(self, nodes):
+        """Black or white, whichever reads better over each node's cells (by the
+        area-weighted relative luminance of their colours)."""
+        area = self.cell_rects[:, 2] * self.cell_rects[:, 3]
+        lum = colors.luminance(self.value_rgb[self.cell_col])
+        mean = (np.bincount(self.cell_node, weights=area * lum, minlength=len(self.containers))
+                / np.maximum(np.bincount(self.cell_node, weights=area,
+                                         minlength=len(self.containers)), 1e-300))
+        return np.where(mean[nodes] > 0.18, 0, 255)
+
     # -- writing -----------------------------------------------------------------
     def rows(self):
         """Long-form rows: node, type, parent, depth, metric, value, number."""
@@ -196,9 +232,20 @@ class TimeSliceTreemap:
         """Vector image: cells in their colours, node borders (thicker for upper
         levels), labels where they fit, a tooltip with the numbers on every shape."""
         W, H = self.width, self.height
-        lines = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W:g}" height="{H:g}" '
-                 f'viewBox="0 0 {W:g} {H:g}" font-family="sans-serif" font-size="{font:g}">',
-                 f'<rect width="{W:g}" height="{H:g}" fill="#1e2126"/>']
+        entries = self.legend_entries()
+        key_w = 16 + 0.6 * font * max(len(t) for t, _ in entries) + 24
+        lines = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W + key_w:g}" '
+                 f'height="{H:g}" viewBox="0 0 {W + key_w:g} {H:g}" font-family="sans-serif" '
+                 f'font-size="{font:g}">',
+                 f'<rect width="{W + key_w:g}" height="{H:g}" fill="#1e2126"/>']
+        for k, (text, rgb) in enumerate(entries):
+            y = 10 + k * (font + 6)
+            if rgb is not None:
+                r, g, b = (int(v) for v in rgb)
+                lines.append(f'<rect x="{W + 10:g}" y="{y:g}" width="{font:g}" '
+                             f'height="{font:g}" fill="rgb({r},{g},{b})"/>')
+            lines.append(f'<text x="{W + 16 + font:g}" y="{y + font - 1:g}" fill="#ebebeb">'
+                         f'{html.escape(text)}</text>')
         maxd = max(1, int(self.node_depth.max()))
         hi = set(self.ancestors(highlight)) if highlight is not None else set()
         for i, (x, y, w, h) in enumerate(self.node_rects):
@@ -219,13 +266,13 @@ class TimeSliceTreemap:
             lines.append(f'<rect x="{x:.3f}" y="{H - y - h:.3f}" width="{w:.3f}" '
                          f'height="{h:.3f}" fill="rgb({r},{g},{b})" stroke="#000" '
                          f'stroke-width="0.3"><title>{tip}</title></rect>')
-        for i in np.flatnonzero(np.isin(np.arange(len(self.containers)),
-                                        np.unique(self.cell_node))):
+        nodes = np.unique(self.cell_node)
+        for i, ink in zip(nodes, self.label_rgb(nodes)):
             x, y, w, h = self.node_rects[i]
             text = self.name_of(i)
             if w >= 0.6 * font * len(text) + 4 and h >= font + 4:
                 lines.append(f'<text x="{x + 3:.3f}" y="{H - y - h + font + 1:.3f}" '
-                             f'fill="#fff">{html.escape(text)}</text>')
+                             f'fill="rgb({ink},{ink},{ink})">{html.escape(text)}</text>')
         lines.append("</svg>")
         with _open(path) as f:
             f.write("\n".join(lines) + "\n")
@@ -243,31 +290,51 @@ class TimeSliceTreemap:
         return quads, _outline(self.node_rects, (maxd + 2) * 1e-3)
 
     def render(self, size=(1000, 1000), highlight=None):
-        """An (h, w, 3) uint8 image of the treemap (VTK offscreen)."""
+        """An (h, w, 3) uint8 image of the treemap (VTK offscreen), its legend in a
+        column on the right, names (black or white by the cells under them) where
+        they fit."""
         from .. import view
         from ..scene import polydata
-        from ..scene.base import label_actor
+        from ..scene.overlay import Legend, text_actor, text_size
+        from ..scene.pick import Projection
         rw, ren = view.offscreen_window(*size)
+
+        def add(prop):
+            ren.AddViewProp(prop)
+            return prop
         quads, borders = self.shapes()
-        ren.AddActor(polydata.actor(quads))
-        ren.AddActor(polydata.actor(borders, color=(0, 0, 0)))
+        add(polydata.actor(quads))
+        add(polydata.actor(borders, color=(0, 0, 0)))
         if highlight is not None:
-            ren.AddActor(polydata.actor(_outline(self.node_rects[self.ancestors(highlight)], 0.5),
-                                        color=HIGHLIGHT, line_width=3))
+            add(polydata.actor(_outline(self.node_rects[self.ancestors(highlight)], 0.5),
+                               color=HIGHLIGHT, line_width=3))
+        legend = Legend(add, text_size)
+        legend.set(self.legend_entries())
+        legend.place(*size)
+        key_w = size[0] - legend.rect[0] + 10
+        # the treemap fills the window left of the legend
         w, h = self.width, self.height
-        px = min(size[0] / w, size[1] / h)  # pixels per layout unit
-        nodes = np.unique(self.cell_node)
-        names = [self.name_of(i) for i in nodes]
-        nr = self.node_rects[nodes]
-        fits = ((nr[:, 2] * px >= np.array([0.6 * LABEL_PX * len(t) + 4 for t in names]))
-                & (nr[:, 3] * px >= LABEL_PX + 4))
-        if fits.any():
-            nr = nr[fits]
-            ren.AddViewProp(label_actor(
-                np.c_[nr[:, 0] + nr[:, 2] / 2, nr[:, 1] + nr[:, 3] / 2, np.ones(len(nr))],
-                [t for t, ok in zip(names, fits) if ok], nr[:, 2] * nr[:, 3], size=LABEL_PX))
+        px = min((size[0] - key_w) / w, size[1] / h)
         view.set_view(ren, (0, w, 0, h, 0, 0.01), 0.0, 90.0)
-        ren.GetActiveCamera().SetParallelScale(max(h, w * size[1] / size[0]) / 2 * 1.01)
+        cam = ren.GetActiveCamera()
+        cam.SetParallelScale(size[1] / px / 2)
+        cx = w / 2 + (size[0] / 2 - (size[0] - key_w) / 2) / px
+        cam.SetFocalPoint(cx, h / 2, 0.0)
+        cam.SetPosition(cx, h / 2, 1.0)
+        ren.ResetCameraClippingRange()
+        proj = Projection.of(ren)
+        nodes = np.unique(self.cell_node)
+        nr = self.node_rects[nodes]
+        at = proj.to_display(np.c_[nr[:, 0] + nr[:, 2] / 2, nr[:, 1] + nr[:, 3] / 2,
+                                   np.zeros(len(nr))])
+        for i, ink, (x, y, _) in zip(range(len(nodes)), self.label_rgb(nodes), at):
+            a = text_actor(LABEL_PX, justify="center", valign="center",
+                           rgb=(ink / 255,) * 3)
+            a.SetInput(self.name_of(nodes[i]))
+            tw, th = text_size(a)
+            if nr[i, 2] * px >= tw + 4 and nr[i, 3] * px >= th + 4:
+                a.SetPosition(x, y)
+                add(a)
         return view.snapshot(rw)
 
     def write(self, path, size=(1000, 1000), highlight=None):

@@ -1,5 +1,5 @@
-"""The ground under the bars: base nodes, edges, treemap borders, the unplaced
-area, and labels that make room for each other.
+"""The ground under the bars: base nodes, edges, treemap borders and the unplaced
+area.
 
 Graph nodes are squares coloured by kind and sized by what they hold (the
 Layout's node_rects). An edge is a flat strip whose width follows the log of its
@@ -8,11 +8,6 @@ latency on colors.RAMP (grey when unknown). Treemap cells get lighter with depth
 each level a little higher, with darker borders.
 """
 import numpy as np
-from vtkmodules.util.numpy_support import numpy_to_vtk
-from vtkmodules.vtkCommonCore import vtkIntArray, vtkPoints, vtkStringArray
-from vtkmodules.vtkCommonDataModel import vtkPolyData
-from vtkmodules.vtkRenderingCore import vtkActor2D
-from vtkmodules.vtkRenderingLabel import vtkLabelPlacementMapper, vtkPointSetToLabelHierarchy
 
 from .. import colors
 from . import polydata
@@ -22,8 +17,6 @@ from .entities import EDGE_WIDTH
 NESTED = ("treemap", "timeline")
 #: Heights below the base (fractions of its larger side): edges under nodes.
 Z_EDGE, Z_NODE = -2e-3, -1e-3
-#: Labels offered to the placer (the most important first); it drops overlaps.
-MAX_LABELS = 3000
 
 
 def _log_norm(v):
@@ -83,40 +76,3 @@ def unplaced(layout, extent):
     x, y, w, h = layout.unplaced_area
     return polydata.quads([x - w / 2], [x + w / 2], [y - h / 2], [y + h / 2], Z_NODE * extent,
                           np.array([colors.UNPLACED], np.uint8))
-
-
-def label_actor(points, texts, priority, size=12, color=(0.92, 0.92, 0.92)):
-    """Labels at world points, placed by VTK so that none overlaps another; higher
-    priority wins. At most MAX_LABELS are offered."""
-    order = np.argsort(-np.asarray(priority, np.float64), kind="stable")[:MAX_LABELS]
-    pd = vtkPolyData()
-    pts = vtkPoints()
-    pts.SetData(numpy_to_vtk(np.ascontiguousarray(np.asarray(points)[order], np.float32),
-                             deep=1))
-    pd.SetPoints(pts)
-    names = vtkStringArray()
-    names.SetName("labels")
-    for i in order:
-        names.InsertNextValue(texts[i])
-    prio = vtkIntArray()
-    prio.SetName("priority")
-    prio.SetNumberOfValues(len(order))
-    for j in range(len(order)):
-        prio.SetValue(j, len(order) - j)
-    pd.GetPointData().AddArray(names)
-    pd.GetPointData().AddArray(prio)
-    hier = vtkPointSetToLabelHierarchy()
-    hier.SetInputData(pd)
-    hier.SetLabelArrayName("labels")
-    hier.SetPriorityArrayName("priority")
-    prop = hier.GetTextProperty()
-    prop.SetFontSize(size)
-    prop.SetColor(*color)
-    prop.SetJustificationToCentered()
-    prop.SetVerticalJustificationToCentered()
-    mapper = vtkLabelPlacementMapper()
-    mapper.SetInputConnection(hier.GetOutputPort())
-    mapper.SetPlaceAllLabels(False)
-    actor = vtkActor2D()
-    actor.SetMapper(mapper)
-    return actor

@@ -20,6 +20,10 @@ from .entities import Frame
 
 #: Above this many states in the window, "auto" detail draws level-of-detail columns.
 EXACT_LIMIT = 100_000
+#: Above this many messages in the window, those between the same two containers
+#: (or, while there are too many, their parents) that start in the same of at most
+#: BUNDLE_BINS time bins are drawn as one bundle, BUNDLE_TARGET bundles at most.
+BUNDLE_LIMIT, BUNDLE_BINS, BUNDLE_TARGET = 20_000, 100, 5_000
 #: Fields of the ViewState that the geometry depends on.
 FIELDS = ("window", "scale", "detail", "hidden", "containers", "colors", "variables")
 
@@ -130,6 +134,9 @@ class Geometry:
         self.link_rows = np.flatnonzero(keep)
         self.link_p0, self.link_p1 = entities.link_ends(tr, self.layout, f, self.link_rows)
         self.link_rgb = self.value_rgb[ln.value[self.link_rows]]
+        self.bundle_count = None
+        if len(self.link_rows) > BUNDLE_LIMIT:
+            self._bundle()
 
         ev = tr.events
         keep = (ev.time >= f.t0) & (ev.time <= f.t1) & cont[ev.container] & values[ev.value]
@@ -138,6 +145,42 @@ class Geometry:
         self.event_rgb = self.value_rgb[ev.value[self.event_rows]]
 
         self._profiles(cont, types)
+
+    def _bundle(self):
+        """Messages grouped by (sender, receiver, start bin) into at most
+        BUNDLE_TARGET lines: time bins of the window are halved, then the ends move
+        up to their parents' footprints, until so few remain. Each bundle goes from
+        end to end, from its mean start to its mean end, its opacity growing with its
+        count (`link_alpha`); `link_rows` holds the first message of each,
+        `bundle_count` and `bundle_bytes` the totals."""
+        from ..analysis.metrics import link_bytes
+        tr, f, lay = self.trace, self.frame, self.layout
+        ln, rows = tr.links, self.link_rows
+        parent = tr.containers.parent
+        up = np.where((parent > 0) & (lay.w[np.maximum(parent, 0)] > 0), parent,
+                      np.arange(len(parent)))
+        a, b = ln.start_container[rows].astype(np.int64), ln.end_container[rows].astype(np.int64)
+        span = f.t1 - f.t0 if f.t1 > f.t0 else 1.0
+        rel = (ln.start[rows] - f.t0) / span
+        while True:
+            for bins in (BUNDLE_BINS, 50, 20, 10):
+                t_bin = np.clip((rel * bins).astype(np.int64), 0, bins - 1)
+                key = (a * len(parent) + b) * bins + t_bin
+                _, first, inv, count = np.unique(key, return_index=True, return_inverse=True,
+                                                 return_counts=True)
+                if len(count) <= BUNDLE_TARGET:
+                    break
+            if len(count) <= BUNDLE_TARGET or (up[a] == a).all() and (up[b] == b).all():
+                break
+            a, b = up[a], up[b]
+        mean = lambda v: np.bincount(inv, weights=v) / count  # noqa: E731
+        self.link_p0 = np.c_[lay.x[a[first]], lay.y[a[first]], f.z(mean(ln.start[rows]))]
+        self.link_p1 = np.c_[lay.x[b[first]], lay.y[b[first]], f.z(mean(ln.end[rows]))]
+        self.link_rows = rows[first]
+        self.link_rgb = self.link_rgb[first]
+        self.bundle_count = count
+        self.bundle_bytes = np.bincount(inv, weights=np.nan_to_num(link_bytes(tr, rows)))
+        self.link_alpha = 0.15 + 0.85 * np.sqrt(count / count.max())
 
     def _profiles(self, cont, types):
         """Boxes of the usage profiles in the window: `var_boxes` (n, 6), `var_rows`."""

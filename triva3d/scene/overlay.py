@@ -77,6 +77,55 @@ def label_candidates(trace, layout):
     return np.vstack(pts)[order], [texts[i] for i in order], prio[order]
 
 
+class Legend:
+    """Keys (text, rgb or None for a line of text alone) in a dark box in the top
+    right corner of a window; `new` adds a prop to the renderers."""
+
+    def __init__(self, new, sizes):
+        self._new, self._sizes = new, sizes
+        self.box = new(vtkActor2D())
+        self.swatches = new(vtkActor2D())
+        self.texts, self.entries = [], []
+        self.rect = None
+
+    def set(self, entries):
+        shown = entries[:MAX_LEGEND]
+        if len(entries) > MAX_LEGEND:
+            shown = shown + [(f"... {len(entries) - MAX_LEGEND} more", None)]
+        self.entries = shown
+        while len(self.texts) < len(shown):
+            self.texts.append(self._new(text_actor(LEGEND_PX, valign="top")))
+        for i, a in enumerate(self.texts):
+            a.SetInput(shown[i][0] if i < len(shown) else "")
+
+    def place(self, w, h):
+        texts = self.texts[:len(self.entries)]
+        self.rect = None
+        self.box.SetVisibility(bool(texts))
+        self.swatches.SetVisibility(bool(texts))
+        if not texts:
+            return
+        line, sw = LEGEND_PX + 6, LEGEND_PX
+        box_w = max(self._sizes(a)[0] for a in texts) + sw + 24
+        box_h = line * len(texts) + 10
+        x0, y1 = w - box_w - 10, h - 10
+        self.rect = (x0, y1 - box_h, x0 + box_w, y1)
+        quads, rgb = [], []
+        for i, (a, (_, col)) in enumerate(zip(texts, self.entries)):
+            top = y1 - 5 - i * line
+            a.SetPosition(x0 + 8 + (sw + 8 if col is not None else 0), top)
+            if col is not None:
+                quads.append((x0 + 8, x0 + 8 + sw, top - sw - 1, top - 1))
+                rgb.append(col)
+        self.box.SetMapper(polydata.mapper2d(polydata.quads(
+            [x0], [x0 + box_w], [y1 - box_h], [y1], 0.0)))
+        self.box.GetProperty().SetColor(*BOX_RGB)
+        self.box.GetProperty().SetOpacity(BOX_OPACITY)
+        q = np.array(quads, np.float64).reshape(-1, 4)
+        self.swatches.SetMapper(polydata.mapper2d(polydata.quads(
+            q[:, 0], q[:, 1], q[:, 2], q[:, 3], 0.0, np.array(rgb, np.uint8).reshape(-1, 3))))
+
+
 class Overlay:
     """The 2D props over a scene; `place(projection)` lays them out for a frame.
     Props made later (a label first placed, a longer legend) are added to the
@@ -96,9 +145,8 @@ class Overlay:
         self.ruler = self._new(polydata.actor(
             polydata.segments(np.zeros((0, 3)), np.zeros((0, 3))),
             color=[255 * c for c in TEXT_RGB], line_width=2))
-        self.legend_box = self._new(vtkActor2D())
-        self.legend_swatches = self._new(vtkActor2D())
-        self._ticks, self.legend_texts, self.legend = [], [], []
+        self.legend = Legend(self._new, lambda a: self._size(a, a.GetInput()))
+        self._ticks = []
 
     def _new(self, prop):
         self.props.append(prop)
@@ -128,56 +176,16 @@ class Overlay:
         self.note.SetInput(f"time {frame.t0:.9g} .. {frame.t1:.9g} {unit}")
 
     def set_legend(self, entries):
-        """(text, rgb or None) lines: None writes a heading or a note."""
-        shown = entries[:MAX_LEGEND]
-        if len(entries) > MAX_LEGEND:
-            shown = shown + [(f"... {len(entries) - MAX_LEGEND} more", None)]
-        self.legend = shown
-        while len(self.legend_texts) < len(shown):
-            self.legend_texts.append(self._new(text_actor(LEGEND_PX, valign="top")))
-        for i, a in enumerate(self.legend_texts):
-            a.SetInput(shown[i][0] if i < len(shown) else "")
+        """(text, rgb or None) lines: None writes a line of text alone."""
+        self.legend.set(entries)
 
     # -- one frame ---------------------------------------------------------------------
     def place(self, proj, labels_on=True):
         w, h = proj.size
         self.title.SetPosition(10, h - 8)
-        self._place_legend(w, h)
+        self.legend.place(w, h)
         self._place_axis(proj, w, h)
         self._place_labels(proj, w, h, labels_on)
-
-    def _place_legend(self, w, h):
-        texts = self.legend_texts[:len(self.legend)]
-        self.legend_rect = None
-        self.legend_box.SetVisibility(bool(texts))
-        self.legend_swatches.SetVisibility(bool(texts))
-        if not texts:
-            return
-        line = LEGEND_PX + 6
-        widths = [self._size(a, a.GetInput())[0] for a in texts]
-        sw = LEGEND_PX
-        box_w = (max(widths) if widths else 0) + sw + 24
-        box_h = line * len(texts) + 10
-        x0, y1 = w - box_w - 10, h - 10
-        self.legend_rect = (x0, y1 - box_h, x0 + box_w, y1)
-        quads, rgb = [], []
-        quads.append((x0, x0 + box_w, y1 - box_h, y1))
-        rgb.append([255 * c for c in BOX_RGB])
-        for i, (a, (_, col)) in enumerate(zip(texts, self.legend)):
-            top = y1 - 5 - i * line
-            has = col is not None
-            a.SetPosition(x0 + 8 + (sw + 8 if has else 0), top)
-            if has:
-                quads.append((x0 + 8, x0 + 8 + sw, top - sw - 1, top - 1))
-                rgb.append(col)
-        q = np.array(quads, np.float64)
-        pd = polydata.quads(q[:1, 0], q[:1, 1], q[:1, 2], q[:1, 3], 0.0)
-        self.legend_box.SetMapper(polydata.mapper2d(pd))
-        self.legend_box.GetProperty().SetColor(*BOX_RGB)
-        self.legend_box.GetProperty().SetOpacity(BOX_OPACITY)
-        pd = polydata.quads(q[1:, 0], q[1:, 1], q[1:, 2], q[1:, 3], 0.0,
-                            np.array(rgb[1:], np.uint8).reshape(-1, 3))
-        self.legend_swatches.SetMapper(polydata.mapper2d(pd))
 
     def _place_axis(self, proj, w, h):
         f = self.frame

@@ -110,15 +110,23 @@ def pick(g, proj, x, y):
     elif g.mode == "lod" and len(g.drawn_cols):
         d, t = box_depths(g.columns)
         consider(d, "state", lambda i: g.texel_row(i, (origin + t[i] * direction)[2]))
-    consider(near_segments(proj, x, y, g.link_p0, g.link_p1), "link",
-             lambda i: int(g.link_rows[i]))
+    consider(near_segments(proj, x, y, g.link_p0, g.link_p1),
+             "link" if g.bundle_count is None else "bundle", lambda i: int(i))
     consider(near_points(proj, x, y, g.event_p), "event", lambda i: int(g.event_rows[i]))
     if len(g.var_rows):
         d, _ = box_depths(g.var_boxes)
         consider(d, "variable", lambda i: int(g.var_rows[i]))
     if best[1] is None or best[2] < 0:
         return _ground(g, origin, direction)
-    return details(g.trace, g.layout, best[1], best[2])
+    kind, row = best[1], best[2]
+    if kind == "bundle":
+        out = details(g.trace, g.layout, "link", int(g.link_rows[row]))
+        out.update(kind="bundle", count=int(g.bundle_count[row]),
+                   bytes=float(g.bundle_bytes[row]))
+        return out
+    if kind == "link":
+        row = int(g.link_rows[row])
+    return details(g.trace, g.layout, kind, row)
 
 
 def _ground(g, origin, direction):

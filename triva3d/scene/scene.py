@@ -62,8 +62,7 @@ class Scene:
     def _entities(self, link_opacity):
         g = self.geometry
         self._set("states", [self._states()] if len(g.state_rows) else [])
-        self._set("links", [polydata.actor(polydata.segments(g.link_p0, g.link_p1, g.link_rgb),
-                                           opacity=link_opacity)] if len(g.link_rows) else [])
+        self._set("links", [self._links(link_opacity)] if len(g.link_rows) else [])
         self._set("events", [polydata.actor(polydata.points(g.event_p, g.event_rgb),
                                             point_size=5)] if len(g.event_rows) else [])
         self._set("variables", [polydata.actor(polydata.boxes(*g.var_boxes.T, rgb=g.var_rgb),
@@ -73,6 +72,18 @@ class Scene:
         self._set("moving_links", [])
         if self._moving:
             self.set_moving(True)
+
+    def _links(self, opacity):
+        """Message lines; bundles carry their own opacity (by count) times `opacity`."""
+        g = self.geometry
+        if g.bundle_count is None:
+            return polydata.actor(polydata.segments(g.link_p0, g.link_p1, g.link_rgb),
+                                  opacity=opacity)
+        rgba = np.c_[g.link_rgb, np.round(255 * g.link_alpha)].astype(np.uint8)
+        a = polydata.actor(polydata.segments(g.link_p0, g.link_p1, rgba), opacity=opacity,
+                           line_width=2)
+        a.ForceTranslucentOn()
+        return a
 
     def _states(self):
         g = self.geometry
