@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3.10 || command -v p
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench gallery clean
 
 demo: $(VENV)/.installed
 	$(BIN)/triva3d render examples/small.trace --topology topologies/two_site_grid.dot \
@@ -11,6 +11,9 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q
+
+gallery: $(VENV)/.installed
+	$(BIN)/python examples/gallery.py ../shared/data gallery
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_load.py
@@ -27,4 +30,4 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) *.egg-info demo.png
+	rm -rf $(VENV) *.egg-info demo.png gallery

@@ -244,7 +244,7 @@ def test_base_edges_follow_bandwidth_and_latency(hand):
 @pytest.mark.parametrize("detail", ["exact", "lod"])
 def test_picking_the_hand_trace(hand, detail):
     tr, _ = hand
-    # h1's Load profile stands in front of P1: hidden first, shown at the end
+    # h1's Load profile stands behind P1 (its wall): hidden first, shown at the end
     v = show(*hand, detail=detail, labels=False, view="side", hidden=("Load",))
     sc, lay, proj = v.scene, v.layout, v.projection
     assert sc.geometry.mode == detail
@@ -279,13 +279,19 @@ def test_picking_the_hand_trace(hand, detail):
     got = sc.pick(proj, e[0], e[1])
     assert (got["kind"], got["value"], got["time"]) == ("event", "e", 4.0)
     assert c_row != got["row"]
-    # h1's Load steps from 1 to 3 at 2.5 s: then its profile covers the whole lane, in
-    # front of P1 (a third of it before, left of P1's centre)
+    # h1's Load steps from 1 to 3 at 2.5 s: then its profile covers its whole lane,
+    # wider than P1's bar in front of it (a third of the lane before: not there)
     v.state.hidden = ()
     v.render()
-    got = sc.pick(proj, *at(p1, 2.6))
+    assert sc.pick(proj, *at(p1, 2.6))["value"] == "B"  # P1 stands in front
+    h1 = container(tr, "h1")
+    edge = lay.x[h1] + 0.39 * lay.w[h1]
+
+    def beside(t):
+        return proj.to_display([[edge, lay.y[h1], t * z]])[0, :2]
+    got = sc.pick(proj, *beside(2.6))
     assert (got["kind"], got["container"], got["value"], got["start"]) == ("variable", "h1", 3, 2.5)
-    assert sc.pick(proj, *at(p1, 2.2))["value"] == "B"
+    assert sc.pick(proj, *beside(2.2)) is None  # empty space in the side view
 
 
 def test_picking_ground_and_top(hand):
@@ -361,10 +367,11 @@ def test_variables_are_profiles_across_their_lane(hand):
     v = show(*hand)
     g, lay = v.scene.geometry, v.layout
     h1 = container(tr, "h1")
-    # h1 holds P1, so its lane is a wall on its front edge, across 80% of its width
+    # h1 holds P1, so its lane is a wall on its back edge, across 80% of its width
     left = lay.x[h1] - entities.BAR / 2 * lay.w[h1]
     width = entities.BAR * lay.w[h1]
-    assert g.var_boxes[:, 2].max() < lay.y[h1] - lay.h[h1] / 2 + entities.MAX_WALL + 1e-9
+    assert g.var_boxes[:, 3].max() == pytest.approx(lay.y[h1] + lay.h[h1] / 2)
+    assert g.var_boxes[:, 2].min() > lay.y[h1] + lay.h[h1] / 2 - entities.MAX_WALL - 1e-9
     # Load 1 on [0, 2.5] then 3 on [2.5, 5], on a 0..3 scale (no capacity: its maximum)
     z = g.frame.zscale
     assert np.allclose(g.var_boxes[:, [0, 1, 4, 5]],

@@ -136,6 +136,9 @@ def _state(args):
         state.labels = False
     if args.hide:
         state.hidden = state.hidden + tuple(n.strip() for n in args.hide.split(",") if n.strip())
+    if args.colors:
+        from .colors import read_colors
+        state.colors = {**state.colors, **read_colors(args.colors)}
     return state
 
 
@@ -235,7 +238,8 @@ def parser():
 
     r = trace_command("render", cmd_render, "draw the trace in 3D over its base (time "
                       "going up) to an image, without a display")
-    add_base_options(r, window_help="time window drawn (default: the whole trace)")
+    add_base_options(r, window_help="time window drawn (default: from the first to the "
+                                    "last thing drawn)")
     r.add_argument("--state", metavar="VIEW.json",
                    help="start from a saved view (see --save-state); options given here "
                         "override its fields")
@@ -258,6 +262,9 @@ def parser():
                    help="opacity of message lines, 0..1 (default 0.7)")
     r.add_argument("--hide", metavar="A,B",
                    help="state, link or event values, or entity types, not to draw")
+    r.add_argument("--colors", metavar="FILE",
+                   help="colours by value or type name: 'name,#rrggbb' lines, or a JSON "
+                        "object (.json)")
     r.add_argument("--time-unit", choices=("s", "ms", "us", "ns", "cycles"),
                    help="the unit of the trace's times, shown on the axis (default s)")
     r.add_argument("--no-labels", action="store_true", help="draw no node or container names")

@@ -175,8 +175,8 @@ def ciede2000(lab1, lab2):
 
 
 #: Colours closer than this (CIEDE2000) to another key or to the background are
-#: shifted in lightness.
-MIN_DELTA_E = 10.0
+#: shifted in lightness, until they are TARGET_DELTA_E apart (or as far as can be).
+MIN_DELTA_E, TARGET_DELTA_E = 10.0, 15.0
 #: Lightness steps tried, in order (darker first: most trace colours are bright).
 SHIFTS = (-14, 14, -28, 28, -42, 42, -56, 56, -70)
 
@@ -208,7 +208,7 @@ def distinct(rgb, fixed=()):
                 cd = ciede2000(cand, ref).min()
                 if cd > best_d:
                     best, best_d = cand, cd
-                if cd >= MIN_DELTA_E:
+                if cd >= TARGET_DELTA_E:
                     break
             moved.append((i, owner[int(np.argmin(d))], float(d.min())))
             labs[i] = best
@@ -268,3 +268,40 @@ def scene_palette(trace, overrides=None, roles=None):
         notes = [f"{len(notes)} colours too close (CIEDE2000 < {MIN_DELTA_E:g}) drawn "
                  "lighter or darker: " + ", ".join(notes)]
     return vrgb, trgb, notes
+
+
+def read_colors(path):
+    """A colour file: `name,#rrggbb` lines (`#` at the start of a line is a comment),
+    or a JSON object of name -> "#rrggbb" for a .json file; {name: "#rrggbb"}."""
+    import csv
+    import json
+    from .errors import OptionsError, TraceError
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise TraceError(path, None, f"cannot read: {getattr(e, 'strerror', None) or e}") \
+            from None
+    from .viewstate import parse_color
+    if str(path).lower().endswith(".json"):
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise TraceError(path, e.lineno, f"not JSON: {e.msg}") from None
+        if not isinstance(d, dict):
+            raise TraceError(path, None, "expected an object of name -> #rrggbb")
+        rows = [(None, k, v) for k, v in d.items()]
+    else:
+        rows = [(i, *row) for i, row in enumerate(csv.reader(text.splitlines()), 1)
+                if row and not row[0].lstrip().startswith("#")]
+    out = {}
+    for line, *row in rows:
+        if len(row) != 2:
+            raise TraceError(path, line, f"expected 'name,#rrggbb', got {len(row)} fields")
+        name, colour = str(row[0]).strip(), str(row[1]).strip()
+        try:
+            parse_color(colour)
+        except OptionsError as e:
+            raise TraceError(path, line, f"{name!r}: {e}") from None
+        out[name] = colour.lower()
+    return out

@@ -228,6 +228,15 @@ class Trace:
         return self.names[self.values.name[v]]
 
     @property
+    def name(self):
+        """The trace's file name for titles (an OTF2 anchor with its folder's)."""
+        import os
+        base = os.path.basename(self.source)
+        if base.endswith(".otf2"):
+            return os.path.join(os.path.basename(os.path.dirname(self.source)), base)
+        return base
+
+    @property
     def start_time(self):
         return float(self.containers.start[0])
 

@@ -83,7 +83,8 @@ class View:
                 apply_camera(self.renderer, cam)
             elif cam is None and (refit or dirty & {"view", "camera"}):
                 set_view(self.renderer, self.scene.geometry.world_bounds(),
-                         *parse_view(self.state.view), up=UPS.get(self.state.view))
+                         *parse_view(self.state.view), up=UPS.get(self.state.view),
+                         margins=self.scene.overlay.margins(self.state.view in UPS))
         except Exception:
             self._dirty = dirty
             raise
@@ -123,7 +124,8 @@ class View:
         return Camera(position=c.GetPosition(), focal_point=c.GetFocalPoint(),
                       view_up=c.GetViewUp(), view_angle=c.GetViewAngle(),
                       parallel_scale=c.GetParallelScale(),
-                      parallel=bool(c.GetParallelProjection()))
+                      parallel=bool(c.GetParallelProjection()),
+                      window_center=c.GetWindowCenter())
 
     def warnings(self):
         """Lines for a picture that is empty or partial (see Layout and Geometry)."""
@@ -186,20 +188,24 @@ def apply_camera(ren, camera):
     c.SetViewAngle(camera.view_angle)
     c.SetParallelScale(camera.parallel_scale)
     c.SetParallelProjection(camera.parallel)
+    c.SetWindowCenter(*camera.window_center)
     ren.ResetCameraClippingRange()
 
 
-def set_view(ren, bounds, azimuth, elevation, up=None):
+def set_view(ren, bounds, azimuth, elevation, up=None, margins=(0, 0, 0, 0)):
     """Point the camera at the middle of `bounds` (xmin, xmax, ymin, ymax, zmin, zmax)
     from (azimuth, elevation), `up` the screen's up (default: time, or north from
-    above), and back off until everything fits. Views straight from above or from
-    the side are orthographic (a map, a time chart); the others are in
-    perspective."""
+    above), and frame the box: its projection fills the window less `margins`
+    (left, right, bottom, top, pixels: room for the axis, the legend, the title).
+    Views straight from above or from the side are orthographic (a map, a time
+    chart); the others are in perspective."""
     az, el = math.radians(azimuth), math.radians(elevation)
     d = np.array([math.sin(az) * math.cos(el), -math.cos(az) * math.cos(el), math.sin(el)])
     b = np.asarray(bounds, np.float64)
     center = (b[0::2] + b[1::2]) / 2
     cam = ren.GetActiveCamera()
+    cam.SetWindowCenter(0.0, 0.0)
+    cam.SetViewAngle(30.0)
     cam.SetFocalPoint(*center)
     cam.SetPosition(*(center + d))
     up = up or ((0.0, 0.0, 1.0) if abs(elevation) < 89.0
@@ -215,6 +221,27 @@ def set_view(ren, bounds, azimuth, elevation, up=None):
         w, h = ren.GetSize()
         half_w, half_h = np.abs(corners @ right).max(), np.abs(corners @ up).max()
         cam.SetParallelScale(1.05 * max(half_h, half_w * h / max(w, 1)))
+    ren.ResetCameraClippingRange()
+    _frame(ren, b, margins)
+
+
+def _frame(ren, b, margins):
+    """Zoom and shift the image so that the box `b` fills the window less margins."""
+    from .scene.pick import Projection
+    corners = np.array([[x, y, z] for x in b[:2] for y in b[2:4] for z in b[4:]])
+    cam = ren.GetActiveCamera()
+    w, h = ren.GetSize()
+    left, right, bottom, top = margins
+    aw, ah = max(w - left - right, 16), max(h - bottom - top, 16)
+    for _ in range(3):  # perspective: a zoom is nearly, not exactly, a scale
+        d = Projection.of(ren).to_display(corners)[:, :2]
+        (x0, y0), (x1, y1) = d.min(axis=0), d.max(axis=0)
+        cam.Zoom(0.98 * min(aw / max(x1 - x0, 1e-9), ah / max(y1 - y0, 1e-9)))
+        d = Projection.of(ren).to_display(corners)[:, :2]
+        dx = left + aw / 2 - (d[:, 0].min() + d[:, 0].max()) / 2
+        dy = bottom + ah / 2 - (d[:, 1].min() + d[:, 1].max()) / 2
+        cx, cy = cam.GetWindowCenter()
+        cam.SetWindowCenter(cx - 2 * dx / w, cy - 2 * dy / h)
     ren.ResetCameraClippingRange()
 
 

@@ -44,14 +44,16 @@ def parse_view(text):
 
 @dataclass(frozen=True)
 class Camera:
-    """A camera: where it stands, what it looks at, which way is up, and its lens
-    (a view angle in degrees in perspective, a parallel scale when orthographic)."""
+    """A camera: where it stands, what it looks at, which way is up, its lens (a
+    view angle in degrees in perspective, a parallel scale when orthographic) and
+    where the image's centre is in the window (-1..1 each way; 0, 0 the middle)."""
     position: tuple
     focal_point: tuple
     view_up: tuple
     view_angle: float = 30.0
     parallel_scale: float = 1.0
     parallel: bool = False
+    window_center: tuple = (0.0, 0.0)
 
     def __post_init__(self):
         for name in ("position", "focal_point", "view_up"):
@@ -67,6 +69,11 @@ class Camera:
             object.__setattr__(self, name, float(v))
         if not isinstance(self.parallel, bool):
             raise OptionsError(f"camera parallel must be true or false, not {self.parallel!r}")
+        wc = self.window_center
+        if (not isinstance(wc, (list, tuple)) or len(wc) != 2
+                or not all(_number(x) and math.isfinite(x) for x in wc)):
+            raise OptionsError(f"camera window_center must be 2 finite numbers, not {wc!r}")
+        object.__setattr__(self, "window_center", tuple(float(x) for x in wc))
 
     def to_dict(self):
         return {f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v
@@ -237,7 +244,8 @@ class ViewState:
     """What is shown. Base: `topology` (file), `base` (topology, appgraph,
     treemap; None: topology when a file is given, else treemap), `program`
     (Graphviz), `mapping` (CSV), `pattern` (regex), `level` (appgraph), `metric`
-    (treemap leaf size). Time: `window` (t0, t1) or None for the whole trace,
+    (treemap leaf size). Time: `window` (t0, t1) or None (from the first to the
+    last thing drawn),
     `scale` (height of the window over the base's larger side), `time_unit` (how
     trace times read). Drawing: `detail`, `link_opacity`, `labels`. Filters:
     `hidden` (value or type names not drawn), `containers` (names whose subtrees
@@ -374,5 +382,6 @@ def interpolate(a, b, f):
             view_up=[u / norm for u in up] if norm > 1e-9 else (cb if f >= 0.5 else ca).view_up,
             view_angle=lerp(ca.view_angle, cb.view_angle),
             parallel_scale=lerp(ca.parallel_scale, cb.parallel_scale),
-            parallel=(cb if f >= 0.5 else ca).parallel)
+            parallel=(cb if f >= 0.5 else ca).parallel,
+            window_center=[lerp(p, q) for p, q in zip(ca.window_center, cb.window_center)])
     return out

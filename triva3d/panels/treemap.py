@@ -75,9 +75,12 @@ class TimeSliceTreemap:
         elif metric == "variable":
             vt = np.flatnonzero(types.kind == Kind.VARIABLE)
             names = [name(types.name[t]) for t in vt]
-            if not values:  # areas of different units never add: one type
-                have = list(dict.fromkeys(n for t, n in zip(vt, names)
-                                          if (trace.variables.type == t).any()))
+            if not values:  # areas of different units never add: one type, a usage
+                from ..analysis.roles import variable_roles  # (not a capacity) first
+                drawn = variable_roles(trace).drawn
+                total = sl.integral[:, vt].sum(axis=0)
+                order = sorted(range(len(vt)), key=lambda i: (not drawn[vt[i]], total[i] <= 0))
+                have = list(dict.fromkeys(names[i] for i in order if total[i] > 0))
                 if len(have) > 1:
                     self.notes.append(f"cells of one variable type at a time: {have[0]} "
                                       f"(the others: {', '.join(have[1:])})")
@@ -102,6 +105,7 @@ class TimeSliceTreemap:
         cont_types = types.parent[carriers_of] if metric != "link" else carriers_of
         carriers = np.isin(trace.containers.type, cont_types)
         self.numbers = aggregate(trace, self.matrix, carriers, how)
+        self.level_name = level
         rows = trace.level(level)
         if not len(rows):
             raise TraceError(trace.source, None, f"no container at level {level!r}")
@@ -190,6 +194,11 @@ class TimeSliceTreemap:
             return []
         return [f"the treemap is empty: no {self.metric} in {self.t0:.9g}..{self.t1:.9g}"]
 
+    def title(self):
+        level = "the leaves" if self.level_name is None else self.level_name
+        return (f"{self.trace.name}   {self.t0:.6g} .. {self.t1:.6g}   {self.metric} "
+                f"({self.how}) at {level}")
+
     def legend_entries(self):
         """(text, rgb) of the cells' values, and a line on what the areas measure."""
         keys = {"out": "out (sent)", "in": "in (received)"} if self.metric == "link" else {}
@@ -232,7 +241,7 @@ class TimeSliceTreemap:
         """Vector image: cells in their colours, node borders (thicker for upper
         levels), labels where they fit, a tooltip with the numbers on every shape."""
         W, H = self.width, self.height
-        entries = self.legend_entries()
+        entries = [(self.title(), None), ("", None)] + self.legend_entries()
         key_w = 16 + 0.6 * font * max(len(t) for t, _ in entries) + 24
         lines = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W + key_w:g}" '
                  f'height="{H:g}" viewBox="0 0 {W + key_w:g} {H:g}" font-family="sans-serif" '
@@ -310,17 +319,22 @@ class TimeSliceTreemap:
                                color=HIGHLIGHT, line_width=3))
         legend = Legend(add, text_size)
         legend.set(self.legend_entries())
-        legend.place(*size)
+        legend.place(size[0], size[1] - 30)
         key_w = size[0] - legend.rect[0] + 10
+        title = add(text_actor(14, valign="top"))
+        title.SetInput(self.title())
+        title.SetPosition(10, size[1] - 8)
         # the treemap fills the window left of the legend
         w, h = self.width, self.height
-        px = min((size[0] - key_w) / w, size[1] / h)
+        top = 34  # the title's room
+        px = min((size[0] - key_w) / w, (size[1] - top) / h)
         view.set_view(ren, (0, w, 0, h, 0, 0.01), 0.0, 90.0)
         cam = ren.GetActiveCamera()
         cam.SetParallelScale(size[1] / px / 2)
         cx = w / 2 + (size[0] / 2 - (size[0] - key_w) / 2) / px
-        cam.SetFocalPoint(cx, h / 2, 0.0)
-        cam.SetPosition(cx, h / 2, 1.0)
+        cy = h / 2 + top / 2 / px
+        cam.SetFocalPoint(cx, cy, 0.0)
+        cam.SetPosition(cx, cy, 1.0)
         ren.ResetCameraClippingRange()
         proj = Projection.of(ren)
         nodes = np.unique(self.cell_node)

@@ -10,8 +10,9 @@ takes the rows that intersect the window and clips them to it.
   MAX_FRONT) footprints further to the front (-y), so that it shows in front of
   its parent; it keeps the lane's depth, so from above it covers the lane's centre.
   A container whose footprint holds its children's (a host with its processes, a
-  treemap cell with its sub-cells) draws its states as a thin wall along the
-  front edge of its footprint (WALL of it, at most MAX_WALL), not over them.
+  treemap cell with its sub-cells) draws its lanes as a thin wall along the back
+  edge of its footprint (WALL of it, at most MAX_WALL), behind them: seen from the
+  front, its children stand before it.
 - Links: a line from (sender, start) to (receiver, end), centre to centre.
 - Events: a point at (container, time) on the front edge of its footprint.
 - Variables: usage profiles in lanes of their own (see profiles.py).
@@ -72,7 +73,7 @@ class Columns:
     one per (container, lane type) of its usage profiles (`extra`). `of_state`
     gives each state's column (-1 on unplaced containers), `index` any pair's;
     `container`, `type`, `lane` and `lanes` describe each column, `wall` says it
-    stands on its container's front edge."""
+    stands on its container's back edge."""
 
     def __init__(self, trace, layout, extra=(np.zeros(0, np.int64), np.zeros(0, np.int64))):
         st = trace.states
@@ -104,7 +105,7 @@ class Columns:
         wall = self.wall[cols]
         if wall.any():
             h = np.where(wall, np.minimum(WALL * layout.h[c], MAX_WALL), h)
-            y = np.where(wall, y - layout.h[c] / 2 + h / 2, y)
+            y = np.where(wall, y + layout.h[c] / 2 - h / 2, y)
         x = layout.x[c] - w / 2 + (lane + 0.5) * w / lanes
         return x, y, w / lanes / 2, h / 2
 

@@ -55,6 +55,21 @@ class Geometry:
         self.cols = entities.Columns(tr, self.layout,
                                      profiles.lane_keys(tr, self.roles, self.layout.w > 0))
         self._rules = dict(state.variables)
+        self.data_span = self._span()
+
+    def _span(self):
+        """(first, last) time of anything drawn: the default window (the whole trace
+        when nothing is drawn)."""
+        tr = self.trace
+        st, ln, ev, var = tr.states, tr.links, tr.events, tr.variables
+        msg = ~self.platform_links[ln.type]
+        prof = self.roles.drawn[var.type]
+        lo = [st.start, ln.start[msg], ev.time, var.start[prof]]
+        hi = [st.end, ln.end[msg], ev.time, var.end[prof]]
+        lo, hi = np.concatenate(lo), np.concatenate(hi)
+        if not len(lo):
+            return tr.start_time, tr.end_time
+        return float(lo.min()), float(hi.max())
 
     # -- filters and colours -------------------------------------------------------
     def _shown(self, state):
@@ -108,7 +123,7 @@ class Geometry:
             self.value_rgb, self.type_rgb, self.colour_notes = colors.scene_palette(
                 tr, overrides, self.roles)
             self._palette_of = (overrides, dict(state.variables))
-        t0, t1 = state.window or (tr.start_time, tr.end_time)
+        t0, t1 = state.window or self.data_span
         self.frame = f = Frame(float(t0), float(t1), state.scale * self.extent)
 
         st = tr.states
@@ -259,16 +274,18 @@ class Geometry:
                              ("event", tr.events.value[self.event_rows])):
             out += [(f"{name(tr.values.name[v])} ({what})", self.value_rgb[v])
                     for v in np.unique(values)]
+        profiles = {}  # one key per colour: SimGrid's p<cat> and b<cat> share theirs
         for ty in np.unique(tr.variables.type[self.var_rows]):
             cap = self.roles.relative_to[ty]
-            of = (f"of {name(tr.types.name[cap])}" if cap >= 0
-                  else f"of its maximum, {self.capacity[np.argmax(tr.variables.type == ty)]:.4g}")
-            out.append((f"{name(tr.types.name[ty])} (width {of})", self.type_rgb[ty]))
+            of = (name(tr.types.name[cap]) if cap >= 0
+                  else f"its max {self.capacity[np.argmax(tr.variables.type == ty)]:.4g}")
+            profiles.setdefault(tuple(self.type_rgb[ty]), []).append(
+                f"{name(tr.types.name[ty])} (of {of})")
+        out += [(", ".join(texts), np.array(rgb, np.uint8)) for rgb, texts in profiles.items()]
         lay = self.layout
         if len(lay.edges) and (np.isfinite(lay.edge_bandwidth).any()
                                or np.isfinite(lay.edge_latency).any()):
-            out.append(("edges: width by bandwidth, colour by latency (blue low, red high)",
-                        None))
+            out.append(("edges: width bandwidth, colour latency", None))
         return out
 
     def warnings(self):
@@ -278,6 +295,9 @@ class Geometry:
         if f.t1 < tr.start_time or f.t0 > tr.end_time:
             out.append(f"the window {f.t0:.9g}..{f.t1:.9g} is outside the trace "
                        f"({tr.start_time:.9g}..{tr.end_time:.9g})")
+        elif f.t1 == f.t0:
+            out.append(f"everything drawn happens at one instant ({f.t0:.9g}): nothing "
+                       "rises over the base")
         elif len(tr.states) and not len(self.state_rows):
             out.append(f"no state is drawn in the window {f.t0:.9g}..{f.t1:.9g}")
         return out

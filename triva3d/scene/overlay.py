@@ -31,12 +31,17 @@ MAX_LEGEND = 16
 PAD = 3
 
 
-def text_actor(size, justify="left", valign="bottom", bold=False, rgb=TEXT_RGB):
+def text_actor(size, justify="left", valign="bottom", bold=False, rgb=TEXT_RGB,
+               shadow=False):
+    """A 2D text in display pixels (a dark shadow keeps it legible on light things)."""
     a = vtkTextActor()
     p = a.GetTextProperty()
     p.SetFontSize(size)
     p.SetColor(*rgb)
     p.SetBold(bold)
+    if shadow:
+        p.ShadowOn()
+        p.SetShadowOffset(1, -1)
     {"left": p.SetJustificationToLeft, "right": p.SetJustificationToRight,
      "center": p.SetJustificationToCentered}[justify]()
     {"bottom": p.SetVerticalJustificationToBottom, "top": p.SetVerticalJustificationToTop,
@@ -55,11 +60,20 @@ def text_size(actor):
 
 
 def label_candidates(trace, layout):
-    """(points (n, 3), texts, priorities) of the names worth writing, each once."""
+    """(points (n, 3), texts, priorities) of the names worth writing, each once: on
+    a timeline, the name of each row; else node names (not the root's, which spans
+    a treemap) and container names that are not their node's."""
+    if layout.base == "timeline":
+        rows = np.flatnonzero(layout.w > 0)
+        rows = rows[rows > 0]
+        return (np.c_[layout.x[rows], layout.y[rows], np.zeros(len(rows))],
+                [trace.display_name("containers", c) for c in rows], np.ones(len(rows)))
     r = layout.node_rects
     pts = [np.c_[r[:, :2], np.zeros(len(r))]]
     texts = list(layout.node_names)
     prio = [1e12 + r[:, 2] * r[:, 3]]
+    if layout.base == "treemap":
+        prio[0][0] = -np.inf  # the root
     cells = np.flatnonzero((layout.w > 0) & (layout.rule != R_DESCENDANTS))
     cells = cells[cells > 0]
     if layout.base not in ("treemap", "timeline") and len(cells):
@@ -74,6 +88,7 @@ def label_candidates(trace, layout):
         prio.append(layout.w[cells] * layout.h[cells])
     prio = np.concatenate(prio)
     order = np.argsort(-prio, kind="stable")[:MAX_LABELS]
+    order = order[np.isfinite(prio[order])]
     return np.vstack(pts)[order], [texts[i] for i in order], prio[order]
 
 
@@ -98,6 +113,11 @@ class Legend:
         for i, a in enumerate(self.texts):
             a.SetInput(shown[i][0] if i < len(shown) else "")
 
+    def width(self):
+        """Its width in pixels (0 without entries)."""
+        texts = self.texts[:len(self.entries)]
+        return max(self._sizes(a)[0] for a in texts) + LEGEND_PX + 24 if texts else 0
+
     def place(self, w, h):
         texts = self.texts[:len(self.entries)]
         self.rect = None
@@ -106,7 +126,7 @@ class Legend:
         if not texts:
             return
         line, sw = LEGEND_PX + 6, LEGEND_PX
-        box_w = max(self._sizes(a)[0] for a in texts) + sw + 24
+        box_w = self.width()
         box_h = line * len(texts) + 10
         x0, y1 = w - box_w - 10, h - 10
         self.rect = (x0, y1 - box_h, x0 + box_w, y1)
@@ -133,6 +153,8 @@ class Overlay:
 
     def __init__(self, trace, layout, bounds, extent, renderers):
         self.points, self.texts, _ = label_candidates(trace, layout)
+        #: Row names stand left of where the rows start; other names centred.
+        self.right_aligned = layout.base == "timeline"
         self.bounds, self.extent = bounds, extent
         self.renderers = renderers
         self._labels = {}       # text -> actor, made when first placed
@@ -175,6 +197,12 @@ class Overlay:
             a.SetInput("")
         self.note.SetInput(f"time {frame.t0:.9g} .. {frame.t1:.9g} {unit}")
 
+    def margins(self, time_across):
+        """Room (left, right, bottom, top pixels) the camera leaves around the scene:
+        the axis's labels, the legend, the title."""
+        return (110 if time_across else 70, self.legend.width() + 20,
+                50 if time_across else 20, 34)
+
     def set_legend(self, entries):
         """(text, rgb or None) lines: None writes a line of text alone."""
         self.legend.set(entries)
@@ -200,6 +228,7 @@ class Overlay:
         shown = bool(length.max() >= 40)
         self.note.SetVisibility(not shown)
         self.note.SetPosition(10, 10)
+        self.axis_boxes = []
         for a in self._ticks + [self.axis_title, self.ruler]:
             a.SetVisibility(shown)
         if not shown:
@@ -222,6 +251,7 @@ class Overlay:
         self.axis_title.SetPosition(*end)
         tw, th = self._size(self.axis_title, self.axis_title.GetInput())
         taken = [(end[0] - tw / 2, end[1] - th / 2, end[0] + tw / 2, end[1] + th / 2)]
+        self.axis_boxes = taken
         for a, (px, py, depth) in zip(self._ticks, at):
             tw, th = self._size(a, a.GetInput())
             if upright:  # right-aligned, left of the ruler
@@ -252,13 +282,16 @@ class Overlay:
                 continue
             a = self._labels.get(text)
             if a is None:
-                a = self._new(text_actor(LABEL_PX, justify="center", valign="center"))
+                a = self._new(text_actor(LABEL_PX, valign="center", shadow=True,
+                                         justify="right" if self.right_aligned else "center"))
                 a.SetInput(text)
                 a.SetVisibility(False)
                 self._labels[text] = a
             if a.GetVisibility():
                 continue  # the same text is written once
             tw, th = self._size(a, text)
+            if self.right_aligned:
+                px -= 6 + tw / 2
             box = (px - tw / 2 - PAD, py - th / 2 - PAD, px + tw / 2 + PAD, py + th / 2 + PAD)
             if box[0] < 0 or box[2] > w or box[1] < 0 or box[3] > h:
                 continue
@@ -268,7 +301,7 @@ class Overlay:
                 continue
             for c in cells:
                 grid.setdefault(c, []).append(box)
-            a.SetPosition(px, py)
+            a.SetPosition(px + tw / 2 if self.right_aligned else px, py)
             a.SetVisibility(True)
             self.boxes.append(box + (text,))
 

@@ -64,7 +64,7 @@ class Scene:
         self._set("states", [self._states()] if len(g.state_rows) else [])
         self._set("links", [self._links(link_opacity)] if len(g.link_rows) else [])
         self._set("events", [polydata.actor(polydata.points(g.event_p, g.event_rgb),
-                                            point_size=5)] if len(g.event_rows) else [])
+                                            point_size=7)] if len(g.event_rows) else [])
         self._set("variables", [polydata.actor(polydata.boxes(*g.var_boxes.T, rgb=g.var_rgb),
                                                lit=True, cull=True)] if len(g.var_rows) else [])
         self.overlay.set_legend(g.legend_entries())
@@ -112,7 +112,7 @@ class Scene:
         g = self.geometry
         base = (os.path.basename(state.topology) if state.topology and state.base != "appgraph"
                 else {"appgraph": "communication graph"}.get(g.layout.base, g.layout.base))
-        return (f"{os.path.basename(self.trace.source)}   {g.frame.t0:.6g} .. {g.frame.t1:.6g} "
+        return (f"{self.trace.name}   {g.frame.t0:.6g} .. {g.frame.t1:.6g} "
                 f"{state.time_unit}   on {base}")
 
     # -- camera-dependent forms ----------------------------------------------------------
