@@ -205,17 +205,23 @@ class TimeSliceTreemap:
         drawn = np.unique(self.cell_col)
         return ([(keys.get(self.value_names[k], self.value_names[k]), self.value_rgb[k])
                  for k in drawn]
-                + [(f"area: {self.how} of {self.unit}, {self.t0:.6g} .. {self.t1:.6g}", None)])
+                + [(f"area: {self.unit} ({self.how}), {self.t0:.6g} .. {self.t1:.6g}", None)])
 
     def label_rgb(self, nodes):
-        """Black or white, whichever reads better over each node's cells (by the
-        area-weighted relative luminance of their colours)."""
-        area = self.cell_rects[:, 2] * self.cell_rects[:, 3]
-        lum = colors.luminance(self.value_rgb[self.cell_col])
-        mean = (np.bincount(self.cell_node, weights=area * lum, minlength=len(self.containers))
-                / np.maximum(np.bincount(self.cell_node, weights=area,
-                                         minlength=len(self.containers)), 1e-300))
-        return np.where(mean[nodes] > 0.18, 0, 255)
+        """Black or white (0 or 255), whichever contrasts more with the cell under
+        each node's centre (where its name is written)."""
+        out = []
+        for n in nodes:
+            x, y, w, h = self.node_rects[n]
+            cx, cy = x + w / 2, y + h / 2
+            r = self.cell_rects
+            under = np.flatnonzero((self.cell_node == n) & (r[:, 0] <= cx) & (cx <= r[:, 0] + r[:, 2])
+                                   & (r[:, 1] <= cy) & (cy <= r[:, 1] + r[:, 3]))
+            rgb = (self.value_rgb[self.cell_col[under[0]]] if len(under)
+                   else np.full(3, 40 + 100 * self.node_depth[n] / max(1, self.node_depth.max())))
+            out.append(0 if colors.contrast(rgb, (0, 0, 0)) > colors.contrast(rgb, (255,) * 3)
+                       else 255)
+        return np.array(out)
 
     # -- writing -----------------------------------------------------------------
     def rows(self):
