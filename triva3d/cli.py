@@ -162,6 +162,14 @@ def cmd_render(args):
           file=sys.stderr)
 
 
+def cmd_view(args):
+    from .gui.app import run
+    state = _state(args)
+    status = run(args.trace, state, quality=args.quality, lenient=args.lenient)
+    if status:
+        raise SystemExit(status)
+
+
 def cmd_treemap(args):
     import numpy as np
     from .panels.treemap import TimeSliceTreemap, check_output
@@ -197,9 +205,9 @@ def parser():
     p = argparse.ArgumentParser(prog="triva3d", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def trace_command(name, func, help):
+    def trace_command(name, func, help, optional=False):
         c = sub.add_parser(name, help=help, description=help)
-        c.add_argument("trace", metavar="TRACE",
+        c.add_argument("trace", metavar="TRACE", nargs="?" if optional else None,
                        help="Pajé trace file, or OTF2 archive (anchor file or its folder)")
         c.add_argument("--lenient", action="store_true",
                        help="recover where PajeNG would stop (legacy field names, incomplete "
@@ -238,39 +246,17 @@ def parser():
 
     r = trace_command("render", cmd_render, "draw the trace in 3D over its base (time "
                       "going up) to an image, without a display")
-    add_base_options(r, window_help="time window drawn (default: from the first to the "
-                                    "last thing drawn)")
-    r.add_argument("--state", metavar="VIEW.json",
-                   help="start from a saved view (see --save-state); options given here "
-                        "override its fields")
-    r.add_argument("--scale", type=_positive, metavar="S",
-                   help="height of the time window relative to the base's larger side "
-                        "(default 1)")
-    r.add_argument("--view", metavar="VIEW",
-                   help="iso (default), top, side, timeline (time left to right, a Gantt "
-                        "chart on --base timeline), or AZ,EL in degrees (azimuth 0 looks "
-                        "from the front, elevation 90 from above)")
+    add_scene_options(r)
     r.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH",
                    help="image size in pixels (default 1280x720)")
-    r.add_argument("--quality", choices=("fast", "high"), default="fast",
-                   help="fast (default): no multisampling, one headlight; high: 8x "
-                        "multisampling and a light kit (several times slower without GPU)")
-    r.add_argument("--detail", choices=("auto", "exact", "lod"),
-                   help="states as exact boxes, as level-of-detail columns, or auto "
-                        "(default: exact up to 100000 states in the window)")
-    r.add_argument("--link-opacity", type=_opacity, metavar="A",
-                   help="opacity of message lines, 0..1 (default 0.7)")
-    r.add_argument("--hide", metavar="A,B",
-                   help="state, link or event values, or entity types, not to draw")
-    r.add_argument("--colors", metavar="FILE",
-                   help="colours by value or type name: 'name,#rrggbb' lines, or a JSON "
-                        "object (.json)")
-    r.add_argument("--time-unit", choices=("s", "ms", "us", "ns", "cycles"),
-                   help="the unit of the trace's times, shown on the axis (default s)")
-    r.add_argument("--no-labels", action="store_true", help="draw no node or container names")
     r.add_argument("--save-state", metavar="OUT.json",
                    help="also save the view (base, window, filters, camera...) as JSON")
     r.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.jpg")
+
+    vw = trace_command("view", cmd_view, "open the desktop window (on TRACE, if given) to "
+                       "fly through the execution; `triva3d TRACE` does the same",
+                       optional=True)
+    add_scene_options(vw)
 
     cv = trace_command("convert", cmd_convert, "write a trace (OTF2 archive or Pajé) as a "
                        "Pajé trace that PajeNG reads")
@@ -296,6 +282,38 @@ def parser():
     return p
 
 
+def add_scene_options(r):
+    """Options of what the 3D scene shows (render and view)."""
+    add_base_options(r, window_help="time window drawn (default: from the first to the "
+                                    "last thing drawn)")
+    r.add_argument("--state", metavar="VIEW.json",
+                   help="start from a saved view (see --save-state); options given here "
+                        "override its fields")
+    r.add_argument("--scale", type=_positive, metavar="S",
+                   help="height of the time window relative to the base's larger side "
+                        "(default 1)")
+    r.add_argument("--view", metavar="VIEW",
+                   help="iso (default), top, side, timeline (time left to right, a Gantt "
+                        "chart on --base timeline), or AZ,EL in degrees (azimuth 0 looks "
+                        "from the front, elevation 90 from above)")
+    r.add_argument("--quality", choices=("fast", "high"), default="fast",
+                   help="fast (default): no multisampling, one headlight; high: 8x "
+                        "multisampling and a light kit (several times slower without GPU)")
+    r.add_argument("--detail", choices=("auto", "exact", "lod"),
+                   help="states as exact boxes, as level-of-detail columns, or auto "
+                        "(default: exact up to 100000 states in the window)")
+    r.add_argument("--link-opacity", type=_opacity, metavar="A",
+                   help="opacity of message lines, 0..1 (default 0.7)")
+    r.add_argument("--hide", metavar="A,B",
+                   help="state, link or event values, or entity types, not to draw")
+    r.add_argument("--colors", metavar="FILE",
+                   help="colours by value or type name: 'name,#rrggbb' lines, or a JSON "
+                        "object (.json)")
+    r.add_argument("--time-unit", choices=("s", "ms", "us", "ns", "cycles"),
+                   help="the unit of the trace's times, shown on the axis (default s)")
+    r.add_argument("--no-labels", action="store_true", help="draw no node or container names")
+
+
 def add_base_options(c, window_help="appgraph: only links overlapping this time window"):
     """Options that choose the base and the matcher's rules (shared by commands)."""
     from .viewstate import BASES, PROGRAMS
@@ -318,7 +336,13 @@ def add_base_options(c, window_help="appgraph: only links overlapping this time 
 
 
 def main(argv=None):
-    args = parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = parser()
+    commands = p._subparsers._group_actions[0].choices
+    if argv and argv[0] not in commands and not argv[0].startswith("-") \
+            and os.path.exists(argv[0]):
+        argv.insert(0, "view")  # triva3d TRACE
+    args = p.parse_args(argv)
     try:
         args.func(args)
     except Triva3dError as e:

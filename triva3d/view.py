@@ -27,10 +27,13 @@ QUALITIES = ("fast", "high")
 class View:
     """`trace` drawn as `state` says (a new ViewState by default) in a `size`
     window of `quality` "fast" or "high". `render_window` and `renderer` are given
-    by a GUI; else the View opens its own offscreen window."""
+    by a GUI; else the View opens its own offscreen window. `layout`, when given,
+    is the state's base laid out already (by a worker thread, say); `legend`
+    False leaves the legend out of the picture (a GUI shows it beside)."""
 
     def __init__(self, trace, state=None, size=(1280, 720), quality="fast",
-                 render_window=None, renderer=None, use_cache=True):
+                 render_window=None, renderer=None, use_cache=True, layout=None,
+                 legend=True):
         self.trace = trace
         self.state = state if state is not None else ViewState()
         if render_window is None:
@@ -41,6 +44,8 @@ class View:
         self.render_window, self.renderer = render_window, renderer
         self.use_cache = use_cache
         self.layout = self.scene = None
+        self._given_layout = layout
+        self.legend = legend
         self._grab = None
         self._dirty = set(CHECKS)
         self.state.events.connect(self._changed)
@@ -49,11 +54,16 @@ class View:
     def _changed(self, name, value):
         self._dirty.add(name)
 
-    def set_trace(self, trace):
-        """Show another trace (the base is laid out again)."""
-        self.trace = trace
+    def set_trace(self, trace, layout=None):
+        """Show another trace (its base laid out again, unless `layout` is given)."""
+        self.trace, self._given_layout = trace, layout
         self._dirty.add("topology")
         self.update()
+
+    def reset_camera(self):
+        """Back to the state's view preset, fitted (the next update)."""
+        self.state.camera = None
+        self._dirty.add("view")
 
     # -- following the state ---------------------------------------------------------
     def update(self):
@@ -67,9 +77,10 @@ class View:
         try:
             refit = False
             if self.scene is None or dirty & set(BASE_FIELDS):
-                layout = make_layout(self.trace, **self.state.base_options(),
-                                     use_cache=self.use_cache)
-                scene = Scene(self.trace, layout, self.state)
+                layout = self._given_layout or make_layout(
+                    self.trace, **self.state.base_options(), use_cache=self.use_cache)
+                self._given_layout = None
+                scene = Scene(self.trace, layout, self.state, legend=self.legend)
                 if self.scene is not None:
                     self.scene.remove_from(self.renderer)
                 self.layout, self.scene = layout, scene
@@ -91,13 +102,18 @@ class View:
         self._dirty = set()
 
     # -- frames --------------------------------------------------------------------------
-    def render(self):
-        """The current frame: an (h, w, 3) uint8 array, row 0 at the top."""
+    def draw(self):
+        """Apply the state and draw a frame in the window (no pixels read back)."""
         self.update()
         self.renderer.ResetCameraClippingRange()
         self.scene.fit_view(self.renderer)
+        self.render_window.Render()
+
+    def render(self):
+        """The current frame: an (h, w, 3) uint8 array, row 0 at the top."""
+        self.draw()
         self._grab = self._grab or grabber(self.render_window)
-        return snapshot(self.render_window, self._grab)
+        return snapshot(self.render_window, self._grab, rendered=True)
 
     def save(self, path):
         """Write the current frame as PNG or JPEG (by extension); its size in bytes."""
@@ -150,11 +166,11 @@ class View:
 
 
 def offscreen_window(width, height, quality="fast"):
-    """An offscreen render window (EGL when there is no display) with one renderer."""
+    """An offscreen render window with one renderer: EGL, display or not (an X
+    window per picture would tie up the display's resources for nothing)."""
     import triva3d.scene.polydata  # noqa: F401  (registers VTK's OpenGL classes)
     from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
-    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
+    os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
     rw = vtkRenderWindow()
     rw.SetOffScreenRendering(1)
     rw.SetSize(int(width), int(height))
@@ -256,10 +272,12 @@ def grabber(rw):
     return grab
 
 
-def snapshot(rw, grab=None):
-    """Render the window; its pixels as an (h, w, 3) uint8 array, row 0 at the top."""
+def snapshot(rw, grab=None, rendered=False):
+    """Render the window (unless just `rendered`); its pixels as an (h, w, 3) uint8
+    array, row 0 at the top."""
     from vtkmodules.util.numpy_support import vtk_to_numpy
-    rw.Render()
+    if not rendered:
+        rw.Render()
     grab = grab or grabber(rw)
     grab.Modified()
     grab.Update()

@@ -304,10 +304,10 @@ class TimeSliceTreemap:
         quads = polydata.quads(r[:, 0], r[:, 0] + r[:, 2], r[:, 1], r[:, 1] + r[:, 3], z, rgb)
         return quads, _outline(self.node_rects, (maxd + 2) * 1e-3)
 
-    def render(self, size=(1000, 1000), highlight=None):
-        """An (h, w, 3) uint8 image of the treemap (VTK offscreen), its legend in a
-        column on the right, names (black or white by the cells under them) where
-        they fit."""
+    def render(self, size=(1000, 1000), highlight=None, keys=True):
+        """An (h, w, 3) uint8 image of the treemap (VTK offscreen), its title above
+        and its legend in a column on the right (unless not `keys`), names (black or
+        white by the cells under them) where they fit."""
         from .. import view
         from ..scene import polydata
         from ..scene.overlay import Legend, text_actor, text_size
@@ -324,15 +324,16 @@ class TimeSliceTreemap:
             add(polydata.actor(_outline(self.node_rects[self.ancestors(highlight)], 0.5),
                                color=HIGHLIGHT, line_width=3))
         legend = Legend(add, text_size)
-        legend.set(self.legend_entries())
+        legend.set(self.legend_entries() if keys else [])
         legend.place(size[0], size[1] - 30)
-        key_w = size[0] - legend.rect[0] + 10
-        title = add(text_actor(14, valign="top"))
-        title.SetInput(self.title())
-        title.SetPosition(10, size[1] - 8)
+        key_w = size[0] - legend.rect[0] + 10 if keys else 0
+        if keys:
+            title = add(text_actor(14, valign="top"))
+            title.SetInput(self.title())
+            title.SetPosition(10, size[1] - 8)
         # the treemap fills the window left of the legend
         w, h = self.width, self.height
-        top = 34  # the title's room
+        top = 34 if keys else 0  # the title's room
         px = min((size[0] - key_w) / w, (size[1] - top) / h)
         view.set_view(ren, (0, w, 0, h, 0, 0.01), 0.0, 90.0)
         cam = ren.GetActiveCamera()
@@ -342,7 +343,7 @@ class TimeSliceTreemap:
         cam.SetFocalPoint(cx, cy, 0.0)
         cam.SetPosition(cx, cy, 1.0)
         ren.ResetCameraClippingRange()
-        proj = Projection.of(ren)
+        proj = self.projection = Projection.of(ren)
         nodes = np.unique(self.cell_node)
         nr = self.node_rects[nodes]
         at = proj.to_display(np.c_[nr[:, 0] + nr[:, 2] / 2, nr[:, 1] + nr[:, 3] / 2,

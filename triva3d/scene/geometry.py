@@ -288,6 +288,37 @@ class Geometry:
             out.append(("edges: width bandwidth, colour latency", None))
         return out
 
+    def outline(self, selection):
+        """Segments (p0, p1) outlining a selection {kind, row} (see pick): the box of
+        a state or a profile piece, a message's line, a cross at an event, the square
+        of a container, a node or an edge's line on the ground; empty if not drawn."""
+        none = np.zeros((0, 3)), np.zeros((0, 3))
+        if not selection:
+            return none
+        kind, row = selection["kind"], selection["row"]
+        tr, lay, f = self.trace, self.layout, self.frame
+        if kind == "state":
+            if self.cols.of_state[row] < 0 or not np.isin(row, self.state_rows):
+                return none
+            return _box_edges(entities.bar_bounds(tr, lay, f, np.array([row]), self.cols))
+        if kind == "variable":
+            return _box_edges(self.var_boxes[self.var_rows == row])
+        if kind in ("link", "bundle"):
+            i = np.flatnonzero(self.link_rows == row)
+            return self.link_p0[i], self.link_p1[i]
+        if kind == "event":
+            i = np.flatnonzero(self.event_rows == row)
+            d = 0.02 * self.extent
+            p = self.event_p[i]
+            return (np.vstack([p - [d, 0, 0], p - [0, 0, d]]),
+                    np.vstack([p + [d, 0, 0], p + [0, 0, d]]))
+        if kind == "edge":
+            a, b = lay.edges[row]
+            return (np.c_[lay.node_rects[[a], :2], [0.0]], np.c_[lay.node_rects[[b], :2], [0.0]])
+        x, y, w, h = ((lay.x[row], lay.y[row], lay.w[row], lay.h[row]) if kind == "container"
+                      else lay.node_rects[row])
+        return _box_edges(np.array([[x - w / 2, x + w / 2, y - h / 2, y + h / 2, 0.0, 0.0]]))
+
     def warnings(self):
         """Lines for a picture that is empty or partial."""
         tr, f = self.trace, self.frame
@@ -312,6 +343,18 @@ class Geometry:
                 + f", {len(self.event_rows)} events "
                 f"on {len(lay.node_names)} {lay.base} nodes"
                 + (f", {lay.unplaced} containers unplaced" if lay.unplaced else ""))
+
+
+def _box_edges(boxes):
+    """The 12 edges of each box (x0, x1, y0, y1, z0, z1) as segments (p0, p1)."""
+    p0, p1 = [], []
+    for x0, x1, y0, y1, z0, z1 in boxes:
+        c = np.array([[x, y, z] for z in (z0, z1) for y in (y0, y1) for x in (x0, x1)])
+        for a, b in ((0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7),
+                     (0, 4), (1, 5), (2, 6), (3, 7)):
+            p0.append(c[a])
+            p1.append(c[b])
+    return np.array(p0).reshape(-1, 3), np.array(p1).reshape(-1, 3)
 
 
 @njit(cache=True)

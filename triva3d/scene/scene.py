@@ -19,7 +19,9 @@ from .overlay import Overlay
 
 MOVING_LINKS = 10_000
 #: ViewState fields the scene follows.
-SCENE_FIELDS = FIELDS + ("link_opacity", "labels", "time_unit")
+SCENE_FIELDS = FIELDS + ("link_opacity", "labels", "time_unit", "selection")
+#: The outline of what is picked.
+SELECTION_RGB = (255, 220, 0)
 
 
 class Scene:
@@ -27,8 +29,9 @@ class Scene:
     changed state. The actors are grouped in named slots; each slot is replaced
     as a whole in every renderer the scene was added to."""
 
-    def __init__(self, trace, layout, state=None, exact_limit=EXACT_LIMIT):
+    def __init__(self, trace, layout, state=None, exact_limit=EXACT_LIMIT, legend=True):
         state = state or ViewState()
+        self.legend = legend  # False where the legend is shown beside (a GUI dock)
         self.trace, self.layout = trace, layout
         self.geometry = g = Geometry(trace, layout, state, exact_limit)
         self.renderers, self._slots, self._applied = [], {}, {}
@@ -53,6 +56,11 @@ class Scene:
             self._entities(state.link_opacity)
         if changed & set(FIELDS) or "time_unit" in changed or not self._applied.get("titled"):
             self.overlay.set_frame(self.geometry.frame, state.time_unit, self._title(state))
+        if changed & set(FIELDS) or "selection" in changed:
+            p0, p1 = self.geometry.outline(state.selection)
+            self._set("selection", [polydata.actor(polydata.segments(p0, p1),
+                                                   color=SELECTION_RGB, line_width=3)]
+                      if len(p0) else [])
         if "link_opacity" in changed:
             for a in self._slots.get("links", []) + self._slots.get("moving_links", []):
                 a.GetProperty().SetOpacity(state.link_opacity)
@@ -67,7 +75,7 @@ class Scene:
                                             point_size=7)] if len(g.event_rows) else [])
         self._set("variables", [polydata.actor(polydata.boxes(*g.var_boxes.T, rgb=g.var_rgb),
                                                lit=True, cull=True)] if len(g.var_rows) else [])
-        self.overlay.set_legend(g.legend_entries())
+        self.overlay.set_legend(g.legend_entries() if self.legend else [])
         self._set("moving_states", [])
         self._set("moving_links", [])
         if self._moving:

@@ -1,0 +1,51 @@
+"""The activity overview (Traveler's utilization view, Vampir's summary timeline): for
+each time bin, how many containers are in each state value on average, from the
+top-level states (nested ones would count their container twice). One pass in
+numba over the states; the bins are as many as the strip has pixels.
+"""
+import numpy as np
+from numba import njit
+
+from ..trace import Kind
+
+
+@njit(cache=True)
+def _activity(col, start, end, t0, dt, out):
+    n_bins = out.shape[0]
+    for i in range(len(start)):
+        c = col[i]
+        if c < 0:
+            continue
+        s, e = start[i], end[i]
+        b0 = max(0, int((s - t0) / dt))
+        b1 = min(n_bins - 1, int((e - t0) / dt))
+        for b in range(b0, b1 + 1):
+            lo = t0 + b * dt
+            ov = min(e, lo + dt) - max(s, lo)
+            if ov > 0:
+                out[b, c] += ov
+
+
+class Overview:
+    """A trace's states prepared for activity strips: `values` are the state values
+    in column order."""
+
+    def __init__(self, trace):
+        self.trace = trace
+        st = trace.states
+        state_values = np.flatnonzero(trace.types.kind[trace.values.type] == Kind.STATE)
+        col = np.full(len(trace.values), -1, np.int32)
+        col[state_values] = np.arange(len(state_values), dtype=np.int32)
+        top = st.imbrication == 0
+        self.values = state_values
+        self._col = np.where(top, col[st.value], -1).astype(np.int32)
+
+    def activity(self, n_bins, window=None):
+        """(n_bins, n_values) mean number of containers in each value per bin of
+        `window` (t0, t1; default the whole trace), and the bin edges."""
+        tr, st = self.trace, self.trace.states
+        t0, t1 = window if window is not None else (tr.start_time, tr.end_time)
+        dt = (t1 - t0) / n_bins if t1 > t0 else 1.0
+        out = np.zeros((n_bins, len(self.values)))
+        _activity(self._col, st.start, st.end, float(t0), float(dt), out)
+        return out / dt, t0 + dt * np.arange(n_bins + 1)

@@ -1,0 +1,326 @@
+"""The docks around the 3D view: thin controls bound to the window's ViewState (each
+reads it when it changes and writes it when the user acts; signals are blocked
+while a dock shows the state, so nothing loops)."""
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..viewstate import BASES, DETAILS, PROGRAMS, TIME_UNITS
+from .strip import Strip
+
+
+def _blocked(widget, set_value):
+    widget.blockSignals(True)
+    try:
+        set_value()
+    finally:
+        widget.blockSignals(False)
+
+
+class Dock(QtWidgets.QDockWidget):
+    """A dock named for QSettings, following `window.state`."""
+
+    def __init__(self, window, title, name):
+        super().__init__(title, window)
+        self.setObjectName(name)
+        self.window = window
+        self.state = window.state
+        self.body = QtWidgets.QWidget()
+        self.form = QtWidgets.QFormLayout(self.body)
+        self.setWidget(self.body)
+        self.state.events.connect(lambda name, value: self.show_state())
+
+    def show_state(self):
+        """Show the state (override)."""
+
+    def show_trace(self, trace, geometry):
+        """A new trace (override)."""
+
+
+class TimeDock(Dock):
+    """The overview strip and its brush, and the window typed exactly."""
+
+    def __init__(self, window):
+        super().__init__(window, "Time window", "time")
+        self.strip = Strip()
+        self.form.addRow(self.strip)
+        self.t0, self.t1 = QtWidgets.QDoubleSpinBox(), QtWidgets.QDoubleSpinBox()
+        for box in (self.t0, self.t1):
+            box.setDecimals(9)
+            box.setRange(-1e300, 1e300)
+            box.editingFinished.connect(self._typed)
+        whole = QtWidgets.QPushButton("Whole trace")
+        whole.clicked.connect(lambda: setattr(self.state, "window", None))
+        row = QtWidgets.QHBoxLayout()
+        for w in (QtWidgets.QLabel("from"), self.t0, QtWidgets.QLabel("to"), self.t1, whole):
+            row.addWidget(w)
+        self.form.addRow(row)
+        self.strip.window_chosen.connect(lambda w: setattr(self.state, "window", w))
+
+    def _typed(self):
+        t0, t1 = self.t0.value(), self.t1.value()
+        if t1 > t0:
+            self.state.window = (t0, t1)
+
+    def show_trace(self, trace, geometry):
+        from ..analysis.overview import Overview
+        self.strip.set_trace(Overview(trace), geometry.value_rgb,
+                             (trace.start_time, trace.end_time))
+        self.show_state()
+
+    def show_state(self):
+        g = self.window.geometry
+        if g is None:
+            return
+        self.strip.set_window(self.state.window)
+        for box, t in ((self.t0, g.frame.t0), (self.t1, g.frame.t1)):
+            _blocked(box, lambda b=box, t=t: b.setValue(t))
+
+
+class BaseDock(Dock):
+    """What the scene stands on, and how it is drawn."""
+
+    def __init__(self, window):
+        super().__init__(window, "Base and drawing", "base")
+        s = self.state
+        self.base = self._combo(("topology",) + BASES[1:], lambda v: setattr(s, "base", v))
+        self.topology = QtWidgets.QPushButton("Choose a topology...")
+        self.topology.clicked.connect(window.open_topology)
+        self.program = self._combo(("default",) + PROGRAMS,
+                                   lambda v: setattr(s, "program", None if v == "default" else v))
+        self.level = QtWidgets.QLineEdit()
+        self.level.setPlaceholderText("communication graph level (type or depth)")
+        self.level.editingFinished.connect(lambda: setattr(s, "level", self.level.text() or None))
+        self.scale = QtWidgets.QDoubleSpinBox()
+        self.scale.setRange(0.01, 100)
+        self.scale.setSingleStep(0.25)
+        self.scale.valueChanged.connect(lambda v: setattr(s, "scale", v))
+        self.opacity = QtWidgets.QSlider(QtCore.Qt.Horizontal)
+        self.opacity.setRange(0, 100)
+        self.opacity.valueChanged.connect(lambda v: setattr(s, "link_opacity", v / 100))
+        self.detail = self._combo(DETAILS, lambda v: setattr(s, "detail", v))
+        self.unit = self._combo(TIME_UNITS, lambda v: setattr(s, "time_unit", v))
+        self.labels = QtWidgets.QCheckBox("names")
+        self.labels.toggled.connect(lambda v: setattr(s, "labels", v))
+        views = QtWidgets.QHBoxLayout()
+        for name in ("iso", "top", "side", "timeline"):
+            b = QtWidgets.QPushButton(name)
+            b.clicked.connect(lambda _, n=name: window.set_view_preset(n))
+            views.addWidget(b)
+        for label, w in (("base", self.base), ("topology", self.topology),
+                         ("layout", self.program), ("level", self.level),
+                         ("time scale", self.scale), ("message opacity", self.opacity),
+                         ("detail", self.detail), ("time unit", self.unit),
+                         ("labels", self.labels), ("view", views)):
+            self.form.addRow(label, w)
+        self.show_state()
+
+    def _combo(self, items, changed):
+        c = QtWidgets.QComboBox()
+        c.addItems(list(items))
+        c.currentTextChanged.connect(changed)
+        return c
+
+    def show_state(self):
+        s = self.state
+        base = s.base or ("topology" if s.topology else "treemap")
+        for w, value in ((self.base, lambda: self.base.setCurrentText(base)),
+                         (self.program, lambda: self.program.setCurrentText(s.program or "default")),
+                         (self.level, lambda: self.level.setText(s.level or "")),
+                         (self.scale, lambda: self.scale.setValue(s.scale)),
+                         (self.opacity, lambda: self.opacity.setValue(round(100 * s.link_opacity))),
+                         (self.detail, lambda: self.detail.setCurrentText(s.detail)),
+                         (self.unit, lambda: self.unit.setCurrentText(s.time_unit)),
+                         (self.labels, lambda: self.labels.setChecked(s.labels))):
+            _blocked(w, value)
+        import os
+        self.topology.setText(os.path.basename(s.topology) if s.topology else "Choose a topology...")
+
+
+class LegendDock(Dock):
+    """Every value and type with a show/hide box and its colour (double-click to
+    change it); the search box finds values and containers by name."""
+
+    def __init__(self, window):
+        super().__init__(window, "Legend and filters", "legend")
+        self.search = QtWidgets.QLineEdit()
+        self.search.setPlaceholderText("find a value or a container")
+        self.search.textChanged.connect(self._find)
+        self.tree = QtWidgets.QTreeWidget()
+        self.tree.setHeaderLabels(["name", "kind"])
+        self.tree.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeToContents)
+        self.tree.itemChanged.connect(self._toggled)
+        self.tree.itemDoubleClicked.connect(self._recolour)
+        self.form.addRow(self.search)
+        self.form.addRow(self.tree)
+        self.found = QtWidgets.QLabel()
+        self.form.addRow(self.found)
+
+    def show_trace(self, trace, geometry):
+        from ..trace import Kind
+        self.trace = trace
+        self.tree.blockSignals(True)
+        self.tree.clear()
+        kinds = {Kind.STATE: "state", Kind.LINK: "message", Kind.EVENT: "event"}
+        names = []
+        for v in range(len(trace.values)):
+            kind = kinds.get(int(trace.types.kind[trace.values.type[v]]))
+            if kind:
+                names.append((trace.display_name("values", v), kind, geometry.value_rgb[v]))
+        for t in np.flatnonzero(trace.types.kind == Kind.VARIABLE):
+            names.append((trace.display_name("types", t), "variable", geometry.type_rgb[t]))
+        for name, kind, rgb in dict(((n, k), (n, k, c)) for n, k, c in names).values():
+            item = QtWidgets.QTreeWidgetItem([name, kind])
+            item.setFlags(item.flags() | QtCore.Qt.ItemIsUserCheckable)
+            item.setCheckState(0, QtCore.Qt.Checked)
+            item.setIcon(0, _swatch(rgb))
+            self.tree.addTopLevelItem(item)
+        self.tree.blockSignals(False)
+        self.show_state()
+
+    def show_state(self):
+        g = self.window.geometry
+        hidden = set(self.state.hidden)
+        self.tree.blockSignals(True)
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            item.setCheckState(0, QtCore.Qt.Unchecked if item.text(0) in hidden
+                               else QtCore.Qt.Checked)
+            if g is not None:
+                rows = self.trace.find("values", item.text(0))
+                table = g.value_rgb
+                if not len(rows):
+                    rows, table = self.trace.find("types", item.text(0)), g.type_rgb
+                if len(rows):
+                    item.setIcon(0, _swatch(table[rows[0]]))
+        self.tree.blockSignals(False)
+
+    def _toggled(self, item, column):
+        name = item.text(0)
+        hidden = [h for h in self.state.hidden if h != name]
+        if item.checkState(0) == QtCore.Qt.Unchecked:
+            hidden.append(name)
+        self.state.hidden = tuple(hidden)
+
+    def _recolour(self, item, column):
+        c = QtWidgets.QColorDialog.getColor(parent=self)
+        if c.isValid():
+            self.state.colors = {**self.state.colors, item.text(0): c.name()}
+
+    def _find(self, text):
+        text = text.strip().lower()
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            item.setHidden(bool(text) and text not in item.text(0).lower())
+        if not text or self.window.trace is None:
+            self.found.setText("")
+            return
+        tr = self.window.trace
+        hits = [c for c in range(1, len(tr.containers))
+                if text in tr.display_name("containers", c).lower()]
+        self.found.setText(f"{len(hits)} containers" + (f": {tr.display_name('containers', hits[0])}"
+                                                        " outlined" if hits else ""))
+        if hits:
+            self.state.selection = {"kind": "container", "row": int(hits[0])}
+
+
+def _swatch(rgb):
+    pix = QtGui.QPixmap(14, 14)
+    pix.fill(QtGui.QColor(*(int(c) for c in rgb)))
+    return QtGui.QIcon(pix)
+
+
+class TreemapDock(Dock):
+    """The Time-Slice treemap of the current window at a level, with an aggregation;
+    a click selects the node's container, a container picked in 3D is outlined."""
+
+    def __init__(self, window):
+        super().__init__(window, "Time-Slice treemap", "treemap")
+        self.level = QtWidgets.QComboBox()
+        self.how = QtWidgets.QComboBox()
+        self.how.addItems(["sum", "max", "min", "mean"])
+        self.level.currentTextChanged.connect(lambda _: self.refresh())
+        self.how.currentTextChanged.connect(lambda _: self.refresh())
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.level)
+        row.addWidget(self.how)
+        self.form.addRow(row)
+        self.picture = QtWidgets.QLabel()
+        self.picture.setMinimumSize(240, 180)
+        self.picture.mousePressEvent = self._clicked
+        self.form.addRow(self.picture)
+        self.treemap = None
+        self._shown = None
+
+    def show_trace(self, trace, geometry):
+        self.trace = trace
+        types = {trace.display_name("types", trace.containers.type[c])
+                 for c in range(1, len(trace.containers))}
+        _blocked(self.level, lambda: (self.level.clear(),
+                                      self.level.addItems(["leaves"] + sorted(types))))
+        self.refresh()
+
+    def show_state(self):
+        key = (self.state.window, self.state.selection)
+        if key != self._shown:
+            self.refresh()
+
+    def refresh(self):
+        from ..errors import Triva3dError
+        from ..panels.treemap import TimeSliceTreemap
+        g = self.window.geometry
+        if g is None:
+            return
+        level = None if self.level.currentText() in ("", "leaves") else self.level.currentText()
+        w, h = max(self.picture.width(), 240), max(self.picture.height(), 180)
+        try:
+            tm = TimeSliceTreemap(self.trace, window=(g.frame.t0, g.frame.t1), level=level,
+                                  how=self.how.currentText(), width=w, height=h)
+        except Triva3dError as e:
+            self.picture.setText(str(e))
+            return
+        sel = self.state.selection
+        highlight = None
+        if sel and sel["kind"] == "container":
+            hits = np.flatnonzero(tm.containers == sel["row"])
+            highlight = int(hits[0]) if len(hits) else None
+        img = np.ascontiguousarray(tm.render((w, h), highlight, keys=False))
+        self._img = img
+        self.picture.setPixmap(QtGui.QPixmap.fromImage(QtGui.QImage(
+            img.data, img.shape[1], img.shape[0], 3 * img.shape[1], QtGui.QImage.Format_RGB888)))
+        self.treemap, self._size = tm, (w, h)
+        self._shown = (self.state.window, self.state.selection)
+
+    def _clicked(self, event):
+        tm = self.treemap
+        if tm is None:
+            return
+        origin, direction = tm.projection.ray(event.position().x(),
+                                              self._size[1] - event.position().y())
+        x, y, _ = origin - origin[2] / direction[2] * direction  # on the treemap's plane
+        hit = tm.pick(x, y)
+        if hit:
+            self.state.selection = {"kind": "container", "row": hit["container"]}
+
+
+class DetailsDock(Dock):
+    """Every field of what is picked, user-defined ones included."""
+
+    def __init__(self, window):
+        super().__init__(window, "Details", "details")
+        self.text = QtWidgets.QTextBrowser()
+        self.form.addRow(self.text)
+
+    def show_picked(self, picked, trace):
+        if not picked:
+            self.text.setPlainText("nothing here")
+            return
+        lines = [f"{k}: {v}" for k, v in picked.items()]
+        table = {"state": "states", "link": "links", "bundle": "links", "event": "events",
+                 "variable": "variables", "container": "containers"}.get(picked["kind"])
+        if table:
+            extra = getattr(trace, table).extra
+            for field, codes in extra.items():
+                code = codes[picked["row"]]
+                if code >= 0:
+                    lines.append(f"{field}: {trace.names.display(code)}")
+        self.text.setPlainText("\n".join(lines))

@@ -1,0 +1,110 @@
+"""The overview strip: the whole trace's activity per state value (stacked, one bin
+per pixel, see analysis.overview) with a range brush that sets the time window."""
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..colors import BACKGROUND
+
+
+class Strip(QtWidgets.QWidget):
+    """Drag to choose a window, double-click for the whole trace; `window_chosen`
+    carries (t0, t1) or None."""
+
+    window_chosen = QtCore.Signal(object)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setMinimumHeight(60)
+        self.setMouseTracking(True)
+        self.overview = self.value_rgb = None
+        self.span = (0.0, 1.0)
+        self.window = None
+        self._drag = None
+        self._image = None
+        self.paint_seconds = 0.0
+
+    def set_trace(self, overview, value_rgb, span):
+        self.overview, self.value_rgb, self.span = overview, value_rgb, span
+        self._image = None
+        self.update()
+
+    def set_window(self, window):
+        self.window = window
+        self.update()
+
+    # -- time <-> pixels ---------------------------------------------------------------
+    def time_at(self, x):
+        t0, t1 = self.span
+        return t0 + (t1 - t0) * min(max(x, 0), self.width()) / max(self.width(), 1)
+
+    def x_at(self, t):
+        t0, t1 = self.span
+        return (t - t0) / (t1 - t0) * self.width() if t1 > t0 else 0.0
+
+    # -- drawing ---------------------------------------------------------------------------
+    def image(self):
+        """The strip as an (h, w, 3) array: stacked mean counts per value, one bin a pixel."""
+        w, h = max(self.width(), 1), max(self.height(), 1)
+        img = np.empty((h, w, 3), np.uint8)
+        img[:] = np.round(np.array(BACKGROUND) * 255)
+        if self.overview is None or not len(self.overview.values):
+            return img
+        counts, _ = self.overview.activity(w, self.span)
+        cum = np.cumsum(counts, axis=1)                    # (w, k)
+        top = max(float(cum[:, -1].max()), 1e-12)
+        level = (np.arange(h)[::-1, None] + 0.5) / h * top  # (h, 1): row height
+        k = (cum[None, :, :] < level[:, :, None]).sum(axis=2)  # (h, w): value index
+        has = k < counts.shape[1]
+        rgb = self.value_rgb[self.overview.values]
+        img[has] = rgb[k[has]]
+        return img
+
+    def paintEvent(self, event):
+        import time
+        t = time.perf_counter()
+        if self._image is None or self._array.shape[:2] != (self.height(), self.width()):
+            a = np.ascontiguousarray(self.image())
+            self._array = a
+            self._image = QtGui.QImage(a.data, a.shape[1], a.shape[0], 3 * a.shape[1],
+                                       QtGui.QImage.Format_RGB888)
+        p = QtGui.QPainter(self)
+        p.drawImage(0, 0, self._image)
+        shade = QtGui.QColor(255, 255, 255, 50)
+        if self._drag is not None:
+            a, b = sorted(self._drag)
+            p.fillRect(QtCore.QRectF(a, 0, b - a, self.height()), shade)
+        elif self.window is not None:
+            a, b = self.x_at(self.window[0]), self.x_at(self.window[1])
+            p.fillRect(QtCore.QRectF(a, 0, max(b - a, 1), self.height()), shade)
+            p.setPen(QtGui.QColor(255, 220, 0))
+            p.drawRect(QtCore.QRectF(a, 0, max(b - a, 1), self.height() - 1))
+        p.end()
+        self.paint_seconds = time.perf_counter() - t
+
+    def resizeEvent(self, event):
+        self._image = None
+        super().resizeEvent(event)
+
+    # -- the brush -----------------------------------------------------------------------
+    def mousePressEvent(self, event):
+        x = event.position().x()
+        self._drag = [x, x]
+        self.update()
+
+    def mouseMoveEvent(self, event):
+        if self._drag is not None:
+            self._drag[1] = event.position().x()
+            self.update()
+
+    def mouseReleaseEvent(self, event):
+        if self._drag is None:
+            return
+        a, b = sorted(self._drag)
+        self._drag = None
+        if b - a >= 3:
+            self.window_chosen.emit((self.time_at(a), self.time_at(b)))
+        self.update()
+
+    def mouseDoubleClickEvent(self, event):
+        self._drag = None
+        self.window_chosen.emit(None)

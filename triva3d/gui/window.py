@@ -1,0 +1,363 @@
+"""The main window: the View in the centre (pyvistaqt's QtInteractor gives it its
+render window), docks bound to the same ViewState around it, menus for files, and
+the keyboard flight. No drawing or analysis here: the View and the library do it."""
+import os
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..errors import Triva3dError
+from ..viewstate import ViewState
+from . import docks
+
+HELP = """<h3>Flying through the execution</h3>
+<table>
+<tr><td>left drag</td><td>rotate</td></tr>
+<tr><td>right drag / wheel</td><td>zoom</td></tr>
+<tr><td>middle drag, shift + left drag</td><td>pan</td></tr>
+<tr><td>click</td><td>pick: what is under the pointer is outlined, its fields in Details</td></tr>
+<tr><td>W / S, Up / Down</td><td>fly forward / back</td></tr>
+<tr><td>A / D, Left / Right</td><td>turn left / right around the scene</td></tr>
+<tr><td>Page Up / Page Down</td><td>move the time window later / earlier by half its length</td></tr>
+<tr><td>+ / -</td><td>stretch / squeeze time (the time scale)</td></tr>
+<tr><td>Home</td><td>back to the view preset, fitted</td></tr>
+<tr><td>drag in the overview strip</td><td>choose the time window; double-click: all of it</td></tr>
+<tr><td>drop a file</td><td>a trace, a topology (.dot, .gv, .xml) or a saved view (.json)</td></tr>
+</table>"""
+
+TOPOLOGY_EXTENSIONS = (".dot", ".gv", ".xml")
+MAX_RECENT = 8
+
+
+class Loader(QtCore.QThread):
+    """Reads a trace and lays its base out off the GUI thread."""
+
+    done = QtCore.Signal(str, object, object)     # path, trace, layout
+    failed = QtCore.Signal(str)
+
+    def __init__(self, path, state, lenient):
+        super().__init__()
+        self.path, self.base, self.lenient = path, state.base_options(), lenient
+
+    def run(self):
+        from ..bases.layout import make_layout
+        from ..load import load
+        try:
+            trace = load(self.path, lenient=self.lenient)
+            self.done.emit(self.path, trace, make_layout(trace, **self.base))
+        except Triva3dError as e:
+            self.failed.emit(str(e))
+        except Exception as e:  # a bug must not take the window down
+            self.failed.emit(f"{self.path}: {type(e).__name__}: {e}")
+
+
+class MainWindow(QtWidgets.QMainWindow):
+    def __init__(self, state=None, quality="fast", lenient=False):
+        super().__init__()
+        from pyvistaqt import QtInteractor
+        self.setWindowTitle("triva3d")
+        self.setAcceptDrops(True)
+        self.state = state if state is not None else ViewState()
+        self.quality, self.lenient = quality, lenient
+        self.trace = self.view = self.loader = None
+        self.settings = QtCore.QSettings("triva3d", "triva3d")
+        self.interactor = QtInteractor(self, auto_update=False)
+        self.interactor.installEventFilter(self)
+        self.setCentralWidget(self.interactor)
+        self.docks = [docks.TimeDock(self), docks.BaseDock(self), docks.LegendDock(self),
+                      docks.TreemapDock(self), docks.DetailsDock(self)]
+        for dock, area in zip(self.docks, ("bottom", "left", "left", "right", "right")):
+            self.addDockWidget(getattr(QtCore.Qt, f"{area.capitalize()}DockWidgetArea"), dock)
+        self.time_dock, self.base_dock, self.legend_dock, self.treemap_dock, \
+            self.details_dock = self.docks
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setRange(0, 0)
+        self.progress.hide()
+        self.cancel = QtWidgets.QPushButton("Cancel")
+        self.cancel.hide()
+        self.cancel.clicked.connect(self._cancel_load)
+        self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.cancel)
+        self._menus()
+        self._good = self.state.copy()
+        self.state.events.connect(self._changed)
+        self._redraw_pending = False
+        iren = self.interactor.iren.interactor if hasattr(self.interactor.iren, "interactor") \
+            else self.interactor.iren
+        self._iren = iren
+        self._press = None
+        iren.AddObserver("LeftButtonPressEvent", self._left_press, 1.0)
+        iren.AddObserver("LeftButtonReleaseEvent", self._left_release, 1.0)
+        iren.AddObserver("StartInteractionEvent", lambda *_: self._moving(True))
+        iren.AddObserver("EndInteractionEvent", lambda *_: self._moving(False))
+        self.interactor.renderer.AddObserver("StartEvent", self._before_frame)
+        self.resize(1400, 900)
+        geometry = self.settings.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+            self.restoreState(self.settings.value("docks"))
+
+    # -- menus -------------------------------------------------------------------------
+    def _menus(self):
+        m = self.menuBar().addMenu("&File")
+        for text, key, slot in (("&Open trace...", "Ctrl+O", self.open_trace),
+                                ("Open &topology...", "Ctrl+T", self.open_topology),
+                                ("&Load view...", "Ctrl+L", self.load_view),
+                                ("&Save view...", "Ctrl+S", self.save_view),
+                                ("&Export screenshot...", "Ctrl+E", self.export_screenshot)):
+            a = m.addAction(text, slot)
+            a.setShortcut(QtGui.QKeySequence(key))
+        self.recent_menu = m.addMenu("&Recent traces")
+        self._show_recent()
+        m.addSeparator()
+        m.addAction("&Quit", self.close).setShortcut(QtGui.QKeySequence("Ctrl+Q"))
+        v = self.menuBar().addMenu("&View")
+        for name in ("iso", "top", "side", "timeline"):
+            v.addAction(name, lambda n=name: self.set_view_preset(n))
+        v.addSeparator()
+        for d in self.docks:
+            v.addAction(d.toggleViewAction())
+        self.menuBar().addMenu("&Help").addAction("&Keys and mouse", self.show_help)
+
+    def _show_recent(self):
+        self.recent_menu.clear()
+        for path in self.settings.value("recent", []) or []:
+            self.recent_menu.addAction(path, lambda p=path: self.open_trace(p))
+
+    def show_help(self):
+        QtWidgets.QMessageBox.information(self, "triva3d: keys and mouse", HELP)
+
+    def error(self, message):
+        """A dialog with the one-line message; what is shown stays."""
+        self.statusBar().showMessage(message, 10000)
+        QtWidgets.QMessageBox.warning(self, "triva3d", message)
+
+    # -- files -------------------------------------------------------------------------
+    def open_trace(self, path=None):
+        if not path:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open a trace")
+        if not path:
+            return
+        self.progress.show()
+        self.cancel.show()
+        self.statusBar().showMessage(f"loading {path}...")
+        self.loader = Loader(str(path), self.state, self.lenient)
+        self.loader.done.connect(self._loaded)  # bound slots: run in the GUI thread
+        self.loader.failed.connect(self._load_failed)
+        self.loader.start()
+
+    def _cancel_load(self):
+        self.loader = None  # its result, when it comes, is dropped
+        self._idle()
+
+    def _idle(self):
+        self.progress.hide()
+        self.cancel.hide()
+
+    def _loaded(self, path, trace, layout):
+        if self.sender() is not self.loader:
+            return
+        self._idle()
+        from ..view import View
+        try:
+            if self.view is None:
+                self.view = View(trace, self.state, quality=self.quality, layout=layout,
+                                 render_window=self.interactor.ren_win,
+                                 renderer=self.interactor.renderer, legend=False)
+            else:
+                self.view.set_trace(trace, layout)
+        except Triva3dError as e:
+            self.error(str(e))
+            return
+        self.trace = trace
+        self.setWindowTitle(f"triva3d: {trace.name}")
+        recent = [path] + [p for p in (self.settings.value("recent", []) or []) if p != path]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self._show_recent()
+        for d in self.docks:
+            d.show_trace(trace, self.view.scene.geometry)
+        self._good = self.state.copy()
+        self.statusBar().showMessage(self.view.summary(), 10000)
+        for line in self.view.warnings():
+            self.statusBar().showMessage(f"warning: {line}", 10000)
+        self.redraw()
+
+    def _load_failed(self, message):
+        if self.sender() is self.loader:
+            self._idle()
+            self.error(message)
+
+    def open_topology(self, path=None):
+        if not path:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(
+                self, "Open a topology", "", "Topologies (*.dot *.gv *.xml *.json *.trace);;All (*)")
+        if path:
+            self.state.update(topology=str(path), base="topology")
+
+    def load_view(self, path=None):
+        if not path:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Load a view", "",
+                                                            "Views (*.json)")
+        if not path:
+            return
+        try:
+            loaded = ViewState.load(path)
+        except Triva3dError as e:
+            self.error(str(e))
+            return
+        self.state.update(**{k: v for k, v in loaded.to_dict().items() if k != "format"})
+
+    def save_view(self, path=None):
+        if not path:
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save the view", "view.json",
+                                                            "Views (*.json)")
+        if path:
+            self.keep_camera()
+            try:
+                self.state.save(path)
+            except Triva3dError as e:
+                self.error(str(e))
+
+    def export_screenshot(self, path=None):
+        """The picture `triva3d render --state` of the saved view gives: an offscreen
+        View of this state at the 3D view's size."""
+        if self.trace is None:
+            return
+        if not path:
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export a screenshot",
+                                                            "triva3d.png", "Images (*.png *.jpg)")
+        if not path:
+            return
+        from ..view import View
+        self.keep_camera()
+        size = self.interactor.ren_win.GetSize()
+        try:
+            shot = View(self.trace, self.state.copy(), size=size, quality=self.quality)
+            shot.save(path)
+            shot.close()
+        except Triva3dError as e:
+            self.error(str(e))
+
+    def keep_camera(self):
+        """Store where the user flew the camera in the state."""
+        if self.view is not None:
+            self.state.camera = self.view.camera
+
+    def dragEnterEvent(self, event):
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event):
+        for url in event.mimeData().urls():
+            self.open_any(url.toLocalFile())
+
+    def open_any(self, path):
+        """A dropped or given file: a view, a topology, else a trace."""
+        low = path.lower()
+        if low.endswith(".json") and self.trace is not None:
+            self.load_view(path)
+        elif low.endswith(TOPOLOGY_EXTENSIONS):
+            self.open_topology(path)
+        else:
+            self.open_trace(path)
+
+    # -- following the state -------------------------------------------------------------
+    @property
+    def geometry(self):
+        return self.view.scene.geometry if self.view is not None else None
+
+    def _changed(self, name, value):
+        if not self._redraw_pending:
+            self._redraw_pending = True
+            QtCore.QTimer.singleShot(0, self.redraw)
+
+    def redraw(self):
+        """Apply the state; a change the View refuses is undone, with a dialog."""
+        self._redraw_pending = False
+        if self.view is None:
+            return
+        try:
+            self.view.draw()
+        except Triva3dError as e:
+            bad = {k: v for k, v in self._good.to_dict().items()
+                   if k != "format" and getattr(self.state, k) != getattr(self._good, k)}
+            self.state.update(**bad)
+            self.error(str(e))
+            return
+        self._good = self.state.copy()
+
+    def _before_frame(self, *_):
+        if self.view is not None and self.view.scene is not None and not self._redraw_pending:
+            self.view.scene.fit_view(self.interactor.renderer)
+
+    def _moving(self, moving):
+        if self.view is not None:
+            self.view.scene.set_moving(moving)
+            if not moving:
+                self.interactor.ren_win.Render()
+
+    # -- picking ---------------------------------------------------------------------------
+    def _left_press(self, *_):
+        self._press = self._iren.GetEventPosition()
+
+    def _left_release(self, *_):
+        pos = self._iren.GetEventPosition()
+        if self._press is None or self.view is None:
+            return
+        if abs(pos[0] - self._press[0]) + abs(pos[1] - self._press[1]) <= 3:
+            self.pick(*pos)
+
+    def pick(self, x, y):
+        """Pick at display point (x, y) (origin bottom left)."""
+        picked = self.view.pick(x, y)
+        self.details_dock.show_picked(picked, self.trace)
+        self.state.selection = ({"kind": picked["kind"], "row": picked["row"]}
+                                if picked else None)
+        return picked
+
+    # -- flight ------------------------------------------------------------------------------
+    def set_view_preset(self, name):
+        self.state.view = name
+        if self.view is not None:
+            self.view.reset_camera()
+            self.redraw()
+
+    def eventFilter(self, obj, event):
+        if obj is self.interactor and event.type() == QtCore.QEvent.KeyPress:
+            return self.fly(event.key())
+        return super().eventFilter(obj, event)
+
+    def fly(self, key):
+        """Handle a flight key; True if it was one."""
+        if self.view is None:
+            return False
+        K = QtCore.Qt
+        cam = self.interactor.renderer.GetActiveCamera()
+        s = self.state
+        if key in (K.Key_W, K.Key_Up, K.Key_S, K.Key_Down):
+            cam.Dolly(1.15 if key in (K.Key_W, K.Key_Up) else 1 / 1.15)
+        elif key in (K.Key_A, K.Key_Left, K.Key_D, K.Key_Right):
+            cam.Azimuth(-5 if key in (K.Key_A, K.Key_Left) else 5)
+        elif key in (K.Key_PageUp, K.Key_PageDown):
+            f = self.geometry.frame
+            step = (f.t1 - f.t0) / 2 * (1 if key == K.Key_PageUp else -1)
+            s.window = (f.t0 + step, f.t1 + step)
+            return True
+        elif key in (K.Key_Plus, K.Key_Equal, K.Key_Minus):
+            s.scale = s.scale * (1.25 if key != K.Key_Minus else 1 / 1.25)
+            return True
+        elif key == K.Key_Home:
+            self.set_view_preset(s.view)
+            return True
+        else:
+            return False
+        self.interactor.renderer.ResetCameraClippingRange()
+        self.interactor.ren_win.Render()
+        return True
+
+    def closeEvent(self, event):
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("docks", self.saveState())
+        if self.loader is not None:
+            self.loader.wait()
+        self.interactor.close()
+        super().closeEvent(event)
