@@ -44,10 +44,12 @@ TYPES = """\
 
 
 def pytest_configure(config):
-    """Every cache (traces, layouts) of the whole run, module-scoped fixtures and
-    subprocesses included, goes to one temporary folder, removed at the end."""
+    """Every cache (traces, layouts) and the GUI's settings of the whole run,
+    module-scoped fixtures and subprocesses included, go to one temporary folder,
+    removed at the end."""
     config.triva3d_cache = tempfile.mkdtemp(prefix="triva3d-tests-")
     os.environ["TRIVA3D_CACHE_DIR"] = config.triva3d_cache
+    os.environ["XDG_CONFIG_HOME"] = os.path.join(config.triva3d_cache, "config")  # QSettings
 
 
 def pytest_unconfigure(config):

@@ -17,7 +17,11 @@ def _blocked(widget, set_value):
 
 
 class Dock(QtWidgets.QDockWidget):
-    """A dock named for QSettings, following `window.state`."""
+    """A dock named for QSettings, following `window.state`: at each change if
+    `at_once`, else after the View has drawn it (what it shows comes from the
+    View's geometry)."""
+
+    at_once = True
 
     def __init__(self, window, title, name):
         super().__init__(title, window)
@@ -27,7 +31,8 @@ class Dock(QtWidgets.QDockWidget):
         self.body = QtWidgets.QWidget()
         self.form = QtWidgets.QFormLayout(self.body)
         self.setWidget(self.body)
-        self.state.events.connect(lambda name, value: self.show_state())
+        if self.at_once:
+            self.state.events.connect(lambda name, value: self.show_state())
 
     def show_state(self):
         """Show the state (override)."""
@@ -38,6 +43,8 @@ class Dock(QtWidgets.QDockWidget):
 
 class TimeDock(Dock):
     """The overview strip and its brush, and the window typed exactly."""
+
+    at_once = False
 
     def __init__(self, window):
         super().__init__(window, "Time window", "time")
@@ -233,6 +240,8 @@ class TreemapDock(Dock):
     """The Time-Slice treemap of the current window at a level, with an aggregation;
     a click selects the node's container, a container picked in 3D is outlined."""
 
+    at_once = False
+
     def __init__(self, window):
         super().__init__(window, "Time-Slice treemap", "treemap")
         self.level = QtWidgets.QComboBox()
@@ -304,6 +313,8 @@ class TreemapDock(Dock):
 
 class DetailsDock(Dock):
     """Every field of what is picked, user-defined ones included."""
+
+    at_once = False
 
     def __init__(self, window):
         super().__init__(window, "Details", "details")

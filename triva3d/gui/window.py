@@ -31,8 +31,8 @@ MAX_RECENT = 8
 class Loader(QtCore.QThread):
     """Reads a trace and lays its base out off the GUI thread."""
 
-    done = QtCore.Signal(str, object, object)     # path, trace, layout
-    failed = QtCore.Signal(str)
+    done = QtCore.Signal(object, str, object, object)     # loader, path, trace, layout
+    failed = QtCore.Signal(object, str)                   # loader, message
 
     def __init__(self, path, state, lenient):
         super().__init__()
@@ -43,11 +43,11 @@ class Loader(QtCore.QThread):
         from ..load import load
         try:
             trace = load(self.path, lenient=self.lenient)
-            self.done.emit(self.path, trace, make_layout(trace, **self.base))
+            self.done.emit(self, self.path, trace, make_layout(trace, **self.base))
         except Triva3dError as e:
-            self.failed.emit(str(e))
+            self.failed.emit(self, str(e))
         except Exception as e:  # a bug must not take the window down
-            self.failed.emit(f"{self.path}: {type(e).__name__}: {e}")
+            self.failed.emit(self, f"{self.path}: {type(e).__name__}: {e}")
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -81,14 +81,14 @@ class MainWindow(QtWidgets.QMainWindow):
         self._good = self.state.copy()
         self.state.events.connect(self._changed)
         self._redraw_pending = False
-        iren = self.interactor.iren.interactor if hasattr(self.interactor.iren, "interactor") \
-            else self.interactor.iren
-        self._iren = iren
+        # pyvista's wrapper: VTK's interactor swallows button releases, its style not
+        iren = self.interactor.iren
+        self._iren = iren.interactor
         self._press = None
-        iren.AddObserver("LeftButtonPressEvent", self._left_press, 1.0)
-        iren.AddObserver("LeftButtonReleaseEvent", self._left_release, 1.0)
-        iren.AddObserver("StartInteractionEvent", lambda *_: self._moving(True))
-        iren.AddObserver("EndInteractionEvent", lambda *_: self._moving(False))
+        iren.add_observer("LeftButtonPressEvent", self._left_press)
+        iren.add_observer("LeftButtonReleaseEvent", self._left_release)
+        iren.add_observer("StartInteractionEvent", lambda *_: self._moving(True))
+        iren.add_observer("EndInteractionEvent", lambda *_: self._moving(False))
         self.interactor.renderer.AddObserver("StartEvent", self._before_frame)
         self.resize(1400, 900)
         geometry = self.settings.value("geometry")
@@ -153,8 +153,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.progress.hide()
         self.cancel.hide()
 
-    def _loaded(self, path, trace, layout):
-        if self.sender() is not self.loader:
+    def _loaded(self, loader, path, trace, layout):
+        if loader is not self.loader:  # cancelled, or another one started since
             return
         self._idle()
         from ..view import View
@@ -181,8 +181,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.statusBar().showMessage(f"warning: {line}", 10000)
         self.redraw()
 
-    def _load_failed(self, message):
-        if self.sender() is self.loader:
+    def _load_failed(self, loader, message):
+        if loader is self.loader:
             self._idle()
             self.error(message)
 
@@ -284,6 +284,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self.error(str(e))
             return
         self._good = self.state.copy()
+        for d in self.docks:
+            if not d.at_once:
+                d.show_state()
 
     def _before_frame(self, *_):
         if self.view is not None and self.view.scene is not None and not self._redraw_pending:

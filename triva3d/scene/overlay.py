@@ -166,7 +166,7 @@ class Overlay:
         self.axis_title = self._new(text_actor(AXIS_PX, justify="center"))
         self.ruler = self._new(polydata.actor(
             polydata.segments(np.zeros((0, 3)), np.zeros((0, 3))),
-            color=[255 * c for c in TEXT_RGB], line_width=2))
+            color=[255 * c for c in TEXT_RGB], line_width=1))
         self.legend = Legend(self._new, lambda a: self._size(a, a.GetInput()))
         self._ticks = []
 

@@ -1,0 +1,205 @@
+"""The desktop window, for real: PySide6 and pyvistaqt under Xvfb (pytest-xvfb starts
+it), driven with pytest-qt's mouse and keys, its 3D frames read back from VTK."""
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+if not os.environ.get("DISPLAY"):
+    pytest.skip("no display: Xvfb is not installed (see .ci/run)", allow_module_level=True)
+
+from PySide6 import QtCore, QtWidgets  # noqa: E402
+
+from triva3d import ViewState  # noqa: E402
+from triva3d.gui.window import MainWindow  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ROOT / "examples/small.trace"
+BASE = {"topology": str(ROOT / "topologies/two_site_grid.dot"),
+        "mapping": str(ROOT / "examples/small_on_two_site_grid.csv")}
+
+
+def opened(qtbot, path=SMALL, **fields):
+    """A main window showing `path` on `fields` (ViewState), once loaded."""
+    w = MainWindow(ViewState(**fields))
+    qtbot.addWidget(w)
+    w.resize(1300, 850)
+    w.show()
+    qtbot.waitExposed(w)
+    w.open_trace(str(path))
+    qtbot.waitUntil(lambda: w.trace is not None, timeout=60000)
+    w.redraw()
+    return w
+
+
+def near(img, rgb, tol=3):
+    return int((np.abs(img.astype(int) - np.asarray(rgb, int)).max(axis=2) <= tol).sum())
+
+
+def test_open_a_real_trace_with_its_platform(qtbot, data):
+    w = opened(qtbot, data / "paje/ms.trace",
+               topology=str(data / "platforms/small_platform.xml"))
+    assert w.windowTitle() == "triva3d: ms.trace"
+    g = w.geometry
+    assert len(g.var_rows) > 0 and w.view.layout.base == "topology"
+    img = w.view.render()  # the window's own frame
+    assert img.shape[:2] == tuple(reversed(w.interactor.ren_win.GetSize()))
+    # the legend dock lists the values, the overview strip is drawn
+    names = [w.legend_dock.tree.topLevelItem(i).text(0)
+             for i in range(w.legend_dock.tree.topLevelItemCount())]
+    assert {"pcompute", "start_send_tasks"} <= set(names)
+    assert w.treemap_dock.treemap is not None
+
+
+def test_the_brush_sets_the_window(qtbot):
+    w = opened(qtbot, **BASE)
+    strip = w.time_dock.strip
+    before = w.view.render()
+    width = strip.width()
+    y = strip.height() // 2
+    qtbot.mousePress(strip, QtCore.Qt.LeftButton, pos=QtCore.QPoint(width // 4, y))
+    qtbot.mouseMove(strip, pos=QtCore.QPoint(width // 2, y))
+    qtbot.mouseRelease(strip, QtCore.Qt.LeftButton, pos=QtCore.QPoint(width // 2, y))
+    t0, t1 = w.state.window
+    tr = w.trace
+    span = tr.end_time - tr.start_time
+    assert t0 == pytest.approx(tr.start_time + span / 4, rel=0.02)
+    assert t1 == pytest.approx(tr.start_time + span / 2, rel=0.02)
+    qtbot.waitUntil(lambda: w.geometry.frame.t0 == t0)
+    after = w.view.render()
+    assert (np.abs(after.astype(int) - before.astype(int)).sum(axis=2) > 30).mean() > 0.02
+    qtbot.waitUntil(lambda: w.treemap_dock.treemap.t0 == pytest.approx(t0))
+    assert w.time_dock.t0.value() == pytest.approx(t0)
+    # typing exact times works too
+    w.time_dock.t0.setValue(0.1)
+    w.time_dock.t1.setValue(0.2)
+    w.time_dock.t1.editingFinished.emit()
+    assert w.state.window == (0.1, 0.2)
+
+
+def test_a_click_picks_the_state_drawn_there(qtbot):
+    """From above, a column's top shows the state that ends last on it (worked out
+    from the Trace); a click there shows that state in the details dock and
+    outlines it."""
+    w = opened(qtbot, view="top", labels=False, **BASE)
+    g, lay, st = w.geometry, w.view.layout, w.trace.states
+    proj = w.view.projection
+    w.view.render()
+    c = int(w.trace.find("containers", "rank-5")[0])
+    rows = g.state_rows[st.container[g.state_rows] == c]
+    top = rows[np.lexsort((st.imbrication[rows], np.minimum(st.end[rows], g.frame.t1)))[-1]]
+    lane = g.cols.of_state[top]
+    x, y, _, _ = g.cols.footprint(lay, [lane])
+    px, py, _ = proj.to_display([[x[0], y[0], g.frame.height]])[0]
+    h = w.interactor.height()
+    ratio = w.interactor.ren_win.GetSize()[1] / h
+    qtbot.mouseClick(w.interactor, QtCore.Qt.LeftButton,
+                     pos=QtCore.QPoint(round(px / ratio), round(h - py / ratio)))
+    qtbot.waitUntil(lambda: w.state.selection is not None)
+    assert w.state.selection == {"kind": "state", "row": int(top)}
+    text = w.details_dock.text.toPlainText()
+    assert f"value: {w.trace.display_name('values', st.value[top])}" in text
+    assert "container: rank-5" in text
+    qtbot.waitUntil(lambda: len(w.view.scene._slots["selection"]) == 1)  # the outline
+
+
+def test_hiding_a_value_takes_its_colour_out_of_the_frame(qtbot):
+    w = opened(qtbot, view="top", **BASE)
+    v = int(w.trace.find("values", "Computing")[0])
+    rgb = w.geometry.value_rgb[v]
+    assert near(w.view.render(), rgb) > 50
+    tree = w.legend_dock.tree
+    item = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+                if tree.topLevelItem(i).text(0) == "Computing")
+    item.setCheckState(0, QtCore.Qt.Unchecked)
+    assert w.state.hidden == ("Computing",)
+    qtbot.waitUntil(lambda: not (w.trace.states.value[w.geometry.state_rows] == v).any())
+    assert near(w.view.render(), rgb) == 0
+
+
+def test_a_saved_view_reopens_as_the_same_picture(qtbot, tmp_path):
+    w = opened(qtbot, **BASE)
+    w.state.update(window=(0.05, 0.2), hidden=("MPI",))
+    w.interactor.renderer.GetActiveCamera().Azimuth(30)  # the user flies
+    w.redraw()
+    w.save_view(str(tmp_path / "view.json"))
+    w.export_screenshot(str(tmp_path / "gui.png"))
+    width, height = w.interactor.ren_win.GetSize()
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "render", str(SMALL), "--state",
+                        str(tmp_path / "view.json"), "--size", f"{width}x{height}",
+                        "-o", str(tmp_path / "cli.png")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    import imageio.v3 as iio
+    assert np.array_equal(iio.imread(tmp_path / "gui.png"), iio.imread(tmp_path / "cli.png"))
+    # a second window loading the view shows what the first one saved
+    w2 = opened(qtbot)
+    w2.load_view(str(tmp_path / "view.json"))
+    w2.redraw()
+    assert w2.state == w.state
+
+
+def test_a_bad_file_is_a_dialog_and_the_trace_stays(qtbot, tmp_path, monkeypatch):
+    w = opened(qtbot, **BASE)
+    shown = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning",
+                        lambda parent, title, text: shown.append(text))
+    bad = tmp_path / "bad.trace"
+    bad.write_text("%EventDef PajeDefineContainerType 0\n% Alias string\n%EndEventDef\n0 A\n1 2\n")
+    w.open_trace(str(bad))
+    qtbot.waitUntil(lambda: len(shown) == 1, timeout=30000)
+    assert shown[0].startswith(str(bad)) and "\n" not in shown[0]
+    assert w.trace.source == str(SMALL) and w.view.trace is w.trace
+    assert w.view.render().std() > 10  # still drawn
+    # a setting the View refuses is undone, with a dialog
+    w.state.hidden = ("NoSuchValue",)
+    qtbot.waitUntil(lambda: len(shown) == 2)
+    assert "NoSuchValue" in shown[1] and w.state.hidden == ()
+
+
+def test_keys_fly_and_move_through_time(qtbot):
+    w = opened(qtbot, **BASE)
+    cam = w.interactor.renderer.GetActiveCamera()
+    before = cam.GetPosition()
+    qtbot.keyClick(w.interactor, QtCore.Qt.Key_W)
+    assert cam.GetPosition() != before
+    f = w.geometry.frame
+    w.state.window = (f.t0, (f.t0 + f.t1) / 2)
+    w.redraw()
+    qtbot.keyClick(w.interactor, QtCore.Qt.Key_PageUp)
+    t0, t1 = w.state.window
+    assert t0 == pytest.approx(f.t0 + (f.t1 - f.t0) / 4)
+    scale = w.state.scale
+    qtbot.keyClick(w.interactor, QtCore.Qt.Key_Plus)
+    assert w.state.scale == pytest.approx(1.25 * scale)
+
+
+def test_the_window_stays_responsive_while_loading(qtbot, tmp_path, monkeypatch):
+    """A 1e6-event trace is read and laid out in a worker thread: meanwhile the event
+    loop never stops more than 100 ms. (Building the scene and the first frame, once
+    it is read, still happen on the GUI thread: see the closing note.)"""
+    out = tmp_path / "big.trace"
+    subprocess.run([sys.executable, str(ROOT / "benchmarks/gen_trace.py"), "1000000", str(out)],
+                   check=True, capture_output=True)
+    entered = []
+    loaded = MainWindow._loaded
+    monkeypatch.setattr(MainWindow, "_loaded", lambda self, *a: (
+        entered.append(time.perf_counter()), loaded(self, *a)))
+    w = MainWindow(ViewState(base="treemap"))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    ticks = []
+    timer = QtCore.QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start(10)
+    w.open_trace(str(out))
+    qtbot.waitUntil(lambda: w.trace is not None, timeout=120000)
+    timer.stop()
+    before = np.array([t for t in ticks if t < entered[0]])
+    assert len(before) > 20, "the worker took the whole time"
+    assert np.diff(before).max() <= 0.1
