@@ -170,10 +170,11 @@ class LegendDock(Dock):
         kinds = {Kind.STATE: "state", Kind.LINK: "message", Kind.EVENT: "event"}
         names = []
         for v in range(len(trace.values)):
-            kind = kinds.get(int(trace.types.kind[trace.values.type[v]]))
-            if kind:
+            ty = trace.values.type[v]
+            kind = kinds.get(int(trace.types.kind[ty]))
+            if kind and not geometry.platform_links[ty]:  # platform links: base edges
                 names.append((trace.display_name("values", v), kind, geometry.value_rgb[v]))
-        for t in np.flatnonzero(trace.types.kind == Kind.VARIABLE):
+        for t in np.flatnonzero(geometry.roles.drawn):  # capacities are not drawn
             names.append((trace.display_name("types", t), "variable", geometry.type_rgb[t]))
         for name, kind, rgb in dict(((n, k), (n, k, c)) for n, k, c in names).values():
             item = QtWidgets.QTreeWidgetItem([name, kind])
