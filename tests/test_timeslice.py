@@ -239,3 +239,23 @@ def test_treemap_command(thesis, tmp_path):
                         "--values", "Sleeping", "-o", str(tmp_path / "x.png")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "no value named 'Sleeping'" in r.stderr
+
+
+def test_overview_activity_matches_a_direct_count(thesis):
+    """Mean containers per state value in each bin, against a direct computation
+    of every top-level state's overlap with every bin."""
+    from triva3d.analysis.overview import Overview
+    ov = Overview(thesis)
+    st = thesis.states
+    for n_bins, window in ((7, None), (40, (3.0, 21.0))):
+        got, edges = ov.activity(n_bins, window)
+        want = np.zeros_like(got)
+        for r in np.flatnonzero(st.imbrication == 0):
+            col = int(np.flatnonzero(ov.values == st.value[r])[0])
+            lo, hi = edges[:-1], edges[1:]
+            want[:, col] += np.clip(np.minimum(st.end[r], hi) - np.maximum(st.start[r], lo),
+                                    0, None) / (hi - lo)
+        assert np.allclose(got, want)
+    # from 10 s on (C's first state) all five processes are in a state: 5 in each bin
+    full, _ = ov.activity(10, (10.0, 20.0))
+    assert np.allclose(full.sum(axis=1), 5)

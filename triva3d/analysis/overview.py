@@ -3,27 +3,34 @@ each time bin, how many containers are in each state value on average, from the
 top-level states (nested ones would count their container twice). One pass in
 numba over the states; the bins are as many as the strip has pixels.
 """
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..trace import Kind
 
 
-@njit(cache=True)
-def _activity(col, start, end, t0, dt, out):
-    n_bins = out.shape[0]
-    for i in range(len(start)):
-        c = col[i]
-        if c < 0:
-            continue
-        s, e = start[i], end[i]
-        b0 = max(0, int((s - t0) / dt))
-        b1 = min(n_bins - 1, int((e - t0) / dt))
-        for b in range(b0, b1 + 1):
-            lo = t0 + b * dt
-            ov = min(e, lo + dt) - max(s, lo)
-            if ov > 0:
-                out[b, c] += ov
+@njit(cache=True, nogil=True, parallel=True)
+def _activity(col, start, end, t0, dt, out, chunks):
+    """Add each state's time in each bin to out[bin, column], in parallel over
+    `chunks` chunks of states (each its own copy of `out`)."""
+    n_bins, n_cols = out.shape
+    part = np.zeros((chunks, n_bins, n_cols))
+    step = (len(start) + chunks - 1) // chunks
+    for k in prange(chunks):
+        for i in range(k * step, min(len(start), (k + 1) * step)):
+            c = col[i]
+            if c < 0:
+                continue
+            s, e = start[i], end[i]
+            b0 = max(0, int((s - t0) / dt))
+            b1 = min(n_bins - 1, int((e - t0) / dt))
+            for b in range(b0, b1 + 1):
+                lo = t0 + b * dt
+                ov = min(e, lo + dt) - max(s, lo)
+                if ov > 0:
+                    part[k, b, c] += ov
+    out += part.sum(axis=0)
 
 
 class Overview:
@@ -47,5 +54,6 @@ class Overview:
         t0, t1 = window if window is not None else (tr.start_time, tr.end_time)
         dt = (t1 - t0) / n_bins if t1 > t0 else 1.0
         out = np.zeros((n_bins, len(self.values)))
-        _activity(self._col, st.start, st.end, float(t0), float(dt), out)
+        _activity(self._col, st.start, st.end, float(t0), float(dt), out,
+                  numba.get_num_threads())
         return out / dt, t0 + dt * np.arange(n_bins + 1)
