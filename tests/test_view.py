@@ -293,3 +293,32 @@ def test_readme_python_examples_run(code, tmp_path):
 
 def test_readme_has_python_examples():
     assert len(readme_examples()) >= 2
+
+
+def test_what_the_review_found(small, tmp_path):
+    """A selection of another base, an empty level-of-detail window, bad saved
+    views: one-line errors or nothing drawn, never a traceback."""
+    v = View(small, ViewState(**BASE, selection={"kind": "edge", "row": 3}), SIZE)
+    v.render()
+    assert len(v.scene._slots["selection"]) == 1
+    v.state.update(topology=None, mapping=None, base="treemap")
+    v.render()  # the treemap has no edge 3: the selection is cleared
+    assert v.state.selection is None and not v.scene._slots["selection"]
+    v.state.update(detail="lod", window=(10.0, 11.0))  # no state in it
+    v.render()
+    assert v.scene.geometry.mode == "lod" and not len(v.scene.geometry.state_rows)
+    for text, message in (('{"view": [35, 30]}', "view must be a name"),
+                          ('{"selection": {"kind": "galaxy", "row": 1}}', "selection must be"),
+                          ('{"camera": {"position": [1, 1, 1], "focal_point": [1, 1, 1], '
+                           '"view_up": [0, 0, 1]}}', "must differ from its focal point")):
+        (tmp_path / "v.json").write_text(text)
+        with pytest.raises(TraceError, match=message):
+            ViewState.load(tmp_path / "v.json")
+
+
+def test_one_instantaneous_message_is_a_message(trace_file):
+    from conftest import HEADER, TYPES
+    from triva3d.analysis.roles import platform_link_types
+    t = load(trace_file(HEADER + TYPES + "15 0 0 L p1 m k\n16 0 0 L p2 m k\n"
+                        "11 1 p1 S a\n"), cache=False)
+    assert len(t.links) == 1 and not platform_link_types(t).any()

@@ -55,10 +55,17 @@ class View:
         self._dirty.add(name)
 
     def set_trace(self, trace, layout=None):
-        """Show another trace (its base laid out again, unless `layout` is given)."""
+        """Show another trace (its base laid out again, unless `layout` is given);
+        if it cannot be shown, the one shown stays."""
+        old = self.trace
         self.trace, self._given_layout = trace, layout
         self._dirty.add("topology")
-        self.update()
+        try:
+            self.update()
+        except Exception:
+            self.trace, self._given_layout = old, None
+            self._dirty.discard("topology")
+            raise
 
     def reset_camera(self):
         """Back to the state's view preset, fitted (the next update)."""
@@ -77,6 +84,8 @@ class View:
         try:
             refit = False
             if self.scene is None or dirty & set(BASE_FIELDS):
+                if self.scene is not None and self.state.selection is not None:
+                    self.state.selection = None  # its rows were the old base's
                 layout = self._given_layout or make_layout(
                     self.trace, **self.state.base_options(), use_cache=self.use_cache)
                 self._given_layout = None

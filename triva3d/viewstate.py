@@ -30,6 +30,8 @@ FORMAT = 1
 
 def parse_view(text):
     """'iso', 'top', 'side', 'timeline' or 'AZ,EL' (degrees) to (azimuth, elevation)."""
+    if not isinstance(text, str):
+        raise OptionsError(f"view must be a name or 'AZ,EL', not {text!r}")
     if text in VIEWS:
         return VIEWS[text]
     try:
@@ -69,6 +71,13 @@ class Camera:
             object.__setattr__(self, name, float(v))
         if not isinstance(self.parallel, bool):
             raise OptionsError(f"camera parallel must be true or false, not {self.parallel!r}")
+        d = [p - f for p, f in zip(self.position, self.focal_point)]
+        cross = [d[1] * self.view_up[2] - d[2] * self.view_up[1],
+                 d[2] * self.view_up[0] - d[0] * self.view_up[2],
+                 d[0] * self.view_up[1] - d[1] * self.view_up[0]]
+        if not any(abs(x) > 1e-12 for x in d) or not any(abs(x) > 1e-12 for x in cross):
+            raise OptionsError("camera position must differ from its focal point, and its "
+                               "view_up must not point along the line of sight")
         wc = self.window_center
         if (not isinstance(wc, (list, tuple)) or len(wc) != 2
                 or not all(_number(x) and math.isfinite(x) for x in wc)):
@@ -188,11 +197,15 @@ def _camera(v):
     raise OptionsError(f"camera must be an object or null, not {v!r}")
 
 
+#: What can be picked (see scene.pick).
+PICKED = ("state", "link", "bundle", "event", "variable", "container", "node", "edge")
+
+
 def _selection(v):
     if v is None:
         return None
-    if (isinstance(v, dict) and set(v) == {"kind", "row"} and isinstance(v["kind"], str)
-            and isinstance(v["row"], int) and not isinstance(v["row"], bool)):
+    if (isinstance(v, dict) and set(v) == {"kind", "row"} and v["kind"] in PICKED
+            and isinstance(v["row"], int) and not isinstance(v["row"], bool) and v["row"] >= 0):
         return dict(v)
     raise OptionsError(f"selection must be {{kind, row}} or null, not {v!r}")
 

@@ -1,9 +1,10 @@
 """What a trace's links and variables stand for, so that resource traces (SimGrid's,
 Viva's) are drawn as Viva and Triva draw them.
 
-- **Platform links**: a link type all of whose links have zero length and start at
-  one instant (SimGrid writes its topology so, at time 0) describes the platform:
-  its links are edges of the base, never messages.
+- **Platform links**: link types whose links all have zero length at the trace's
+  start, when they hold several links together (SimGrid writes its topology so, at
+  time 0, one type per pair of container types), describe the platform: their links
+  are edges of the base, never messages.
 - **Capacities**: a variable type that keeps one value on every container over the
   whole trace (`power`, `bandwidth`, `latency`) is an attribute of the container
   (shown when it is picked), not a curve.
@@ -38,11 +39,12 @@ def platform_link_types(trace):
     kinds = np.flatnonzero(trace.types.kind == Kind.LINK)
     if not len(ln) or not len(kinds):
         return out
-    instant = ln.start == ln.end
+    at_start = (ln.start == ln.end) & (ln.start == trace.start_time)
     for t in kinds:
         mine = ln.type == t
-        if mine.any() and instant[mine].all() and np.ptp(ln.start[mine]) == 0:
-            out[t] = True
+        out[t] = mine.any() and at_start[mine].all()
+    if np.isin(ln.type, np.flatnonzero(out)).sum() < 2:
+        out[:] = False  # one instantaneous message is a message
     return out
 
 
@@ -119,6 +121,8 @@ def variable_roles(trace, rules=None):
                                        f"{type_name!r} to be relative to (expected "
                                        f"{', '.join(RULES)} or a type name)")
                 capacity[t], drawn[t], relative_to[t] = False, True, cap
+    gone = (relative_to >= 0) & ~capacity[np.maximum(relative_to, 0)]
+    relative_to[gone] = -1  # relative to a type the rules made no capacity: its maximum
     lane = np.where(relative_to >= 0, relative_to, np.arange(nt))
     return VariableRoles(drawn, capacity, relative_to, lane)
 

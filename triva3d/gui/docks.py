@@ -78,6 +78,9 @@ class TimeDock(Dock):
         g = self.window.geometry
         if g is None:
             return
+        if self.strip.value_rgb is not None and not np.array_equal(self.strip.value_rgb,
+                                                                   g.value_rgb):
+            self.strip.set_trace(self.strip.overview, g.value_rgb, self.strip.span)
         self.strip.set_window(self.state.window)
         for box, t in ((self.t0, g.frame.t0), (self.t1, g.frame.t1)):
             _blocked(box, lambda b=box, t=t: b.setValue(t))
@@ -146,6 +149,8 @@ class BaseDock(Dock):
 class LegendDock(Dock):
     """Every value and type with a show/hide box and its colour (double-click to
     change it); the search box finds values and containers by name."""
+
+    at_once = False  # its swatches show the View's colours
 
     def __init__(self, window):
         super().__init__(window, "Legend and filters", "legend")
@@ -256,6 +261,7 @@ class TreemapDock(Dock):
         self.form.addRow(row)
         self.picture = QtWidgets.QLabel()
         self.picture.setMinimumSize(240, 180)
+        self.picture.setAlignment(QtCore.Qt.AlignLeft | QtCore.Qt.AlignTop)
         self.picture.mousePressEvent = self._clicked
         self.form.addRow(self.picture)
         self.treemap = None
@@ -284,7 +290,8 @@ class TreemapDock(Dock):
         w, h = max(self.picture.width(), 240), max(self.picture.height(), 180)
         try:
             tm = TimeSliceTreemap(self.trace, window=(g.frame.t0, g.frame.t1), level=level,
-                                  how=self.how.currentText(), width=w, height=h)
+                                  how=self.how.currentText(), width=w, height=h,
+                                  palette=(g.value_rgb, g.type_rgb))
         except Triva3dError as e:
             self.picture.setText(str(e))
             return
@@ -299,6 +306,11 @@ class TreemapDock(Dock):
             img.data, img.shape[1], img.shape[0], 3 * img.shape[1], QtGui.QImage.Format_RGB888)))
         self.treemap, self._size = tm, (w, h)
         self._shown = (self.state.window, self.state.selection)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        if self.treemap is not None:
+            QtCore.QTimer.singleShot(0, self.refresh)
 
     def _clicked(self, event):
         tm = self.treemap

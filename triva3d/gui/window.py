@@ -59,6 +59,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.state = state if state is not None else ViewState()
         self.quality, self.lenient = quality, lenient
         self.trace = self.view = self.loader = None
+        self._dropped = []  # cancelled loaders, waited for on closing
         self.settings = QtCore.QSettings("triva3d", "triva3d")
         self.interactor = QtInteractor(self, auto_update=False)
         self.interactor.installEventFilter(self)
@@ -140,13 +141,16 @@ class MainWindow(QtWidgets.QMainWindow):
         self.progress.show()
         self.cancel.show()
         self.statusBar().showMessage(f"loading {path}...")
+        if self.loader is not None:
+            self._dropped.append(self.loader)
         self.loader = Loader(str(path), self.state, self.lenient)
         self.loader.done.connect(self._loaded)  # bound slots: run in the GUI thread
         self.loader.failed.connect(self._load_failed)
         self.loader.start()
 
     def _cancel_load(self):
-        self.loader = None  # its result, when it comes, is dropped
+        self._dropped.append(self.loader)  # its result, when it comes, is dropped
+        self.loader = None
         self._idle()
 
     def _idle(self):
@@ -158,6 +162,12 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         self._idle()
         from ..view import View
+        if loader.base != self.state.base_options():
+            layout = None  # the base changed while it loaded: lay it out again
+        before = self.state.copy()
+        if self.view is not None:  # what named the old trace's things goes
+            self.state.update(window=None, hidden=(), containers=None, colors={},
+                              variables={}, selection=None)
         try:
             if self.view is None:
                 self.view = View(trace, self.state, quality=self.quality, layout=layout,
@@ -166,6 +176,7 @@ class MainWindow(QtWidgets.QMainWindow):
             else:
                 self.view.set_trace(trace, layout)
         except Triva3dError as e:
+            self.state.update(**{k: v for k, v in before.to_dict().items() if k != "format"})
             self.error(str(e))
             return
         self.trace = trace
@@ -296,6 +307,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.view is not None:
             self.view.scene.set_moving(moving)
             if not moving:
+                self.keep_camera()
                 self.interactor.ren_win.Render()
 
     # -- picking ---------------------------------------------------------------------------
@@ -355,12 +367,14 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         self.interactor.renderer.ResetCameraClippingRange()
         self.interactor.ren_win.Render()
+        self.keep_camera()
         return True
 
     def closeEvent(self, event):
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("docks", self.saveState())
-        if self.loader is not None:
-            self.loader.wait()
+        for loader in self._dropped + [self.loader]:
+            if loader is not None:
+                loader.wait()
         self.interactor.close()
         super().closeEvent(event)

@@ -47,10 +47,11 @@ def _grouped(matrix, names, wanted, trace):
 class TimeSliceTreemap:
     """The treemap of `trace` over `window` (t0, t1) at `level` (type name or depth;
     None: the leaves), aggregated with `how`, of `metric` cells (`values`: names to
-    keep), laid out in a `width` x `height` box."""
+    keep), laid out in a `width` x `height` box, in the colours of a 3D scene
+    (`palette`: its value and type colours; default: a scene's without overrides)."""
 
     def __init__(self, trace, window=None, level=None, how="sum", metric="state", values=None,
-                 width=1000.0, height=1000.0, pad=None, slicer=None):
+                 width=1000.0, height=1000.0, pad=None, slicer=None, palette=None):
         if metric not in METRICS:
             raise OptionsError(f"treemap metric must be one of {', '.join(METRICS)}, "
                                f"not {metric!r}")
@@ -62,7 +63,8 @@ class TimeSliceTreemap:
         self.t0, self.t1 = sl.t0, sl.t1
         name = trace.names.display
         types = trace.types
-        value_rgb, type_rgb, _ = colors.scene_palette(trace)  # the 3D scene's colours
+        # the 3D scene's colours: its (value_rgb, type_rgb) `palette`, else the default
+        value_rgb, type_rgb = palette if palette is not None else colors.scene_palette(trace)[:2]
         self.notes = []
         if metric == "state":
             names = [name(trace.values.name[v]) for v in slicer.state_values]

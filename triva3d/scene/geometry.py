@@ -297,6 +297,11 @@ class Geometry:
             return none
         kind, row = selection["kind"], selection["row"]
         tr, lay, f = self.trace, self.layout, self.frame
+        size = {"state": len(tr.states), "variable": len(tr.variables), "link": len(tr.links),
+                "bundle": len(tr.links), "event": len(tr.events), "edge": len(lay.edges),
+                "container": len(lay.x), "node": len(lay.node_rects)}
+        if not 0 <= row < size.get(kind, 0):
+            return none  # a selection of another trace or base draws nothing
         if kind == "state":
             if self.cols.of_state[row] < 0 or not np.isin(row, self.state_rows):
                 return none

@@ -43,7 +43,7 @@ def bin_states(col, rows, start, end, imb, t0, dt, n_cols, n_bins):
 
 def bins_for(n_cols, screen_bins):
     """Bins per column: what the screen shows, within the texture limits."""
-    blocks = -(-n_cols // MAX_SIDE)
+    blocks = max(1, -(-n_cols // MAX_SIDE))
     return int(max(1, min(screen_bins, MAX_SIDE // blocks, MAX_TEXELS // max(n_cols, 1))))
 
 
