@@ -28,12 +28,13 @@ class View:
     """`trace` drawn as `state` says (a new ViewState by default) in a `size`
     window of `quality` "fast" or "high". `render_window` and `renderer` are given
     by a GUI; else the View opens its own offscreen window. `layout`, when given,
-    is the state's base laid out already (by a worker thread, say); `legend`
-    False leaves the legend out of the picture (a GUI shows it beside)."""
+    is the state's base laid out already (by a worker thread, say), `geometry` the
+    scene's numpy geometry over it; `legend` False leaves the legend out of the
+    picture (a GUI shows it beside)."""
 
     def __init__(self, trace, state=None, size=(1280, 720), quality="fast",
                  render_window=None, renderer=None, use_cache=True, layout=None,
-                 legend=True):
+                 legend=True, geometry=None):
         self.trace = trace
         self.state = state if state is not None else ViewState()
         if render_window is None:
@@ -44,7 +45,7 @@ class View:
         self.render_window, self.renderer = render_window, renderer
         self.use_cache = use_cache
         self.layout = self.scene = None
-        self._given_layout = layout
+        self._given_layout, self._given_geometry = layout, geometry
         self.legend = legend
         self._grab = None
         self._dirty = set(CHECKS)
@@ -54,16 +55,16 @@ class View:
     def _changed(self, name, value):
         self._dirty.add(name)
 
-    def set_trace(self, trace, layout=None):
-        """Show another trace (its base laid out again, unless `layout` is given);
-        if it cannot be shown, the one shown stays."""
+    def set_trace(self, trace, layout=None, geometry=None):
+        """Show another trace (its base laid out again, unless `layout` is given,
+        and `geometry` over it); if it cannot be shown, the one shown stays."""
         old = self.trace
-        self.trace, self._given_layout = trace, layout
+        self.trace, self._given_layout, self._given_geometry = trace, layout, geometry
         self._dirty.add("topology")
         try:
             self.update()
         except Exception:
-            self.trace, self._given_layout = old, None
+            self.trace, self._given_layout, self._given_geometry = old, None, None
             self._dirty.discard("topology")
             raise
 
@@ -88,8 +89,10 @@ class View:
                     self.state.selection = None  # its rows were the old base's
                 layout = self._given_layout or make_layout(
                     self.trace, **self.state.base_options(), use_cache=self.use_cache)
-                self._given_layout = None
-                scene = Scene(self.trace, layout, self.state, legend=self.legend)
+                geometry = self._given_geometry if self._given_layout is not None else None
+                self._given_layout = self._given_geometry = None
+                scene = Scene(self.trace, layout, self.state, legend=self.legend,
+                              geometry=geometry)
                 if self.scene is not None:
                     self.scene.remove_from(self.renderer)
                 self.layout, self.scene = layout, scene

@@ -25,25 +25,34 @@ HELP = """<h3>Flying through the execution</h3>
 </table>"""
 
 TOPOLOGY_EXTENSIONS = (".dot", ".gv", ".xml")
+#: ViewState fields that name things of a trace, reset when another one is opened.
+FRESH = {"window": None, "hidden": (), "containers": None, "colors": {}, "variables": {},
+         "selection": None}
 MAX_RECENT = 8
 
 
 class Loader(QtCore.QThread):
-    """Reads a trace and lays its base out off the GUI thread."""
+    """Reads a trace, lays its base out and makes the scene's numpy geometry off the
+    GUI thread (numba's kernels load here too), for `state` (a copy)."""
 
-    done = QtCore.Signal(object, str, object, object)     # loader, path, trace, layout
-    failed = QtCore.Signal(object, str)                   # loader, message
+    done = QtCore.Signal(object, str, object, object, object)  # loader, path, trace,
+    failed = QtCore.Signal(object, str)                        # layout, geometry; message
 
     def __init__(self, path, state, lenient):
         super().__init__()
-        self.path, self.base, self.lenient = path, state.base_options(), lenient
+        self.path, self.state, self.lenient = path, state, lenient
+        self.base = state.base_options()
 
     def run(self):
         from ..bases.layout import make_layout
         from ..load import load
+        from ..scene.geometry import Geometry
         try:
             trace = load(self.path, lenient=self.lenient)
-            self.done.emit(self, self.path, trace, make_layout(trace, **self.base))
+            layout = make_layout(trace, **self.base)
+            geometry = Geometry(trace, layout, self.state)
+            geometry.legend_entries()
+            self.done.emit(self, self.path, trace, layout, geometry)
         except Triva3dError as e:
             self.failed.emit(self, str(e))
         except Exception as e:  # a bug must not take the window down
@@ -143,7 +152,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().showMessage(f"loading {path}...")
         if self.loader is not None:
             self._dropped.append(self.loader)
-        self.loader = Loader(str(path), self.state, self.lenient)
+        state = self.state.copy()
+        if self.view is not None:  # a new trace: nothing of the old one's is named
+            state.update(**FRESH)
+        self.loader = Loader(str(path), state, self.lenient)
         self.loader.done.connect(self._loaded)  # bound slots: run in the GUI thread
         self.loader.failed.connect(self._load_failed)
         self.loader.start()
@@ -157,24 +169,23 @@ class MainWindow(QtWidgets.QMainWindow):
         self.progress.hide()
         self.cancel.hide()
 
-    def _loaded(self, loader, path, trace, layout):
+    def _loaded(self, loader, path, trace, layout, geometry):
         if loader is not self.loader:  # cancelled, or another one started since
             return
         self._idle()
         from ..view import View
         if loader.base != self.state.base_options():
-            layout = None  # the base changed while it loaded: lay it out again
+            layout = geometry = None  # the base changed while it loaded: again
         before = self.state.copy()
         if self.view is not None:  # what named the old trace's things goes
-            self.state.update(window=None, hidden=(), containers=None, colors={},
-                              variables={}, selection=None)
+            self.state.update(**FRESH)
         try:
             if self.view is None:
                 self.view = View(trace, self.state, quality=self.quality, layout=layout,
-                                 render_window=self.interactor.ren_win,
+                                 geometry=geometry, render_window=self.interactor.ren_win,
                                  renderer=self.interactor.renderer, legend=False)
             else:
-                self.view.set_trace(trace, layout)
+                self.view.set_trace(trace, layout, geometry)
         except Triva3dError as e:
             self.state.update(**{k: v for k, v in before.to_dict().items() if k != "format"})
             self.error(str(e))

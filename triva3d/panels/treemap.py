@@ -212,18 +212,17 @@ class TimeSliceTreemap:
     def label_rgb(self, nodes):
         """Black or white (0 or 255), whichever contrasts more with the cell under
         each node's centre (where its name is written)."""
-        out = []
-        for n in nodes:
-            x, y, w, h = self.node_rects[n]
-            cx, cy = x + w / 2, y + h / 2
-            r = self.cell_rects
-            under = np.flatnonzero((self.cell_node == n) & (r[:, 0] <= cx) & (cx <= r[:, 0] + r[:, 2])
-                                   & (r[:, 1] <= cy) & (cy <= r[:, 1] + r[:, 3]))
-            rgb = (self.value_rgb[self.cell_col[under[0]]] if len(under)
-                   else np.full(3, 40 + 100 * self.node_depth[n] / max(1, self.node_depth.max())))
-            out.append(0 if colors.contrast(rgb, (0, 0, 0)) > colors.contrast(rgb, (255,) * 3)
-                       else 255)
-        return np.array(out)
+        nodes = np.asarray(nodes)
+        shade = 40 + 100 * self.node_depth / max(1, self.node_depth.max())
+        rgb = np.repeat(shade[:, None], 3, axis=1)  # the node's own grey, else
+        nr, r = self.node_rects, self.cell_rects
+        cx, cy = (nr[:, 0] + nr[:, 2] / 2)[self.cell_node], (nr[:, 1] + nr[:, 3] / 2)[self.cell_node]
+        under = np.flatnonzero((r[:, 0] <= cx) & (cx <= r[:, 0] + r[:, 2])
+                               & (r[:, 1] <= cy) & (cy <= r[:, 1] + r[:, 3]))
+        rgb[self.cell_node[under]] = self.value_rgb[self.cell_col[under]]  # the cell there
+        rgb = rgb[nodes]
+        dark = colors.contrast(rgb, np.zeros(3)) > colors.contrast(rgb, np.full(3, 255))
+        return np.where(dark, 0, 255)
 
     # -- writing -----------------------------------------------------------------
     def rows(self):
@@ -350,14 +349,15 @@ class TimeSliceTreemap:
         nr = self.node_rects[nodes]
         at = proj.to_display(np.c_[nr[:, 0] + nr[:, 2] / 2, nr[:, 1] + nr[:, 3] / 2,
                                    np.zeros(len(nr))])
+        ruler = text_actor(LABEL_PX)
         for i, ink, (x, y, _) in zip(range(len(nodes)), self.label_rgb(nodes), at):
-            a = text_actor(LABEL_PX, justify="center", valign="center",
-                           rgb=(ink / 255,) * 3)
-            a.SetInput(self.name_of(nodes[i]))
-            tw, th = text_size(a)
+            name = self.name_of(nodes[i])
+            tw, th = text_size(ruler, name)
             if nr[i, 2] * px >= tw + 4 and nr[i, 3] * px >= th + 4:
+                a = add(text_actor(LABEL_PX, justify="center", valign="center",
+                                   rgb=(ink / 255,) * 3))
+                a.SetInput(name)
                 a.SetPosition(x, y)
-                add(a)
         return view.snapshot(rw)
 
     def write(self, path, size=(1000, 1000), highlight=None):

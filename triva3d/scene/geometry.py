@@ -118,6 +118,7 @@ class Geometry:
         tr = self.trace
         overrides = self._overrides(state)
         values, types, cont = self._shown(state)  # these check names before any change
+        self.applied = {f: getattr(state, f) for f in FIELDS}
         self._lanes(state)
         if (overrides, state.variables) != self._palette_of:
             self.value_rgb, self.type_rgb, self.colour_notes = colors.scene_palette(

@@ -50,12 +50,13 @@ def text_actor(size, justify="left", valign="bottom", bold=False, rgb=TEXT_RGB,
     return a
 
 
-def text_size(actor):
-    """(width, height) in pixels of a text actor's text."""
+def text_size(actor, text=None):
+    """(width, height) in pixels of a text actor's text (or of `text` in its
+    properties: measuring needs no actor per text)."""
     from vtkmodules.vtkRenderingCore import vtkTextRenderer
     bbox = [0, 0, 0, 0]
-    vtkTextRenderer.GetInstance().GetBoundingBox(actor.GetTextProperty(), actor.GetInput(),
-                                                 bbox, 72)
+    vtkTextRenderer.GetInstance().GetBoundingBox(
+        actor.GetTextProperty(), actor.GetInput() if text is None else text, bbox, 72)
     return bbox[1] - bbox[0] + 1, bbox[3] - bbox[2] + 1
 
 
@@ -178,7 +179,7 @@ class Overlay:
 
     def _size(self, actor, text):
         if text not in self._sizes:
-            self._sizes[text] = text_size(actor)
+            self._sizes[text] = text_size(actor, text)
         return self._sizes[text]
 
     # -- content -------------------------------------------------------------------------
@@ -277,19 +278,13 @@ class Overlay:
         d = proj.to_display(self.points)
         cell = 64
         grid = {}
+        written = set()
+        if not hasattr(self, "_ruler_text"):  # measures label texts (no actor each)
+            self._ruler_text = text_actor(LABEL_PX, shadow=True)
         for (px, py, depth), text in zip(d, self.texts):
-            if not (abs(depth) <= 1 and 0 <= px < w and 0 <= py < h):
-                continue
-            a = self._labels.get(text)
-            if a is None:
-                a = self._new(text_actor(LABEL_PX, valign="center", shadow=True,
-                                         justify="right" if self.right_aligned else "center"))
-                a.SetInput(text)
-                a.SetVisibility(False)
-                self._labels[text] = a
-            if a.GetVisibility():
-                continue  # the same text is written once
-            tw, th = self._size(a, text)
+            if not (abs(depth) <= 1 and 0 <= px < w and 0 <= py < h) or text in written:
+                continue  # off screen, or the same text written already
+            tw, th = self._size(self._ruler_text, text)
             if self.right_aligned:
                 px -= 6 + tw / 2
             box = (px - tw / 2 - PAD, py - th / 2 - PAD, px + tw / 2 + PAD, py + th / 2 + PAD)
@@ -301,8 +296,15 @@ class Overlay:
                 continue
             for c in cells:
                 grid.setdefault(c, []).append(box)
+            a = self._labels.get(text)
+            if a is None:  # actors only for what is written
+                a = self._new(text_actor(LABEL_PX, valign="center", shadow=True,
+                                         justify="right" if self.right_aligned else "center"))
+                a.SetInput(text)
+                self._labels[text] = a
             a.SetPosition(px + tw / 2 if self.right_aligned else px, py)
             a.SetVisibility(True)
+            written.add(text)
             self.boxes.append(box + (text,))
 
 

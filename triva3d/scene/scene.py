@@ -29,11 +29,13 @@ class Scene:
     changed state. The actors are grouped in named slots; each slot is replaced
     as a whole in every renderer the scene was added to."""
 
-    def __init__(self, trace, layout, state=None, exact_limit=EXACT_LIMIT, legend=True):
+    def __init__(self, trace, layout, state=None, exact_limit=EXACT_LIMIT, legend=True,
+                 geometry=None):
         state = state or ViewState()
         self.legend = legend  # False where the legend is shown beside (a GUI dock)
         self.trace, self.layout = trace, layout
-        self.geometry = g = Geometry(trace, layout, state, exact_limit)
+        # `geometry`: made already (by a worker thread) over (trace, layout)
+        self.geometry = g = geometry or Geometry(trace, layout, state, exact_limit)
         self.renderers, self._slots, self._applied = [], {}, {}
         self._moving = False
         ground = (base.edges(layout, g.extent), base.nodes(layout, g.extent),
@@ -41,7 +43,7 @@ class Scene:
         self._set("base", [polydata.actor(pd, line_width=1) for pd in ground if pd is not None])
         self.overlay = Overlay(trace, layout, g.bounds, g.extent, self.renderers)
         self._entities(state.link_opacity)
-        self._applied = {f: getattr(state, f) for f in FIELDS}  # the geometry's
+        self._applied = dict(g.applied)  # the fields the geometry was made for
         self.update(state)
 
     # -- following the state ---------------------------------------------------------
