@@ -322,3 +322,14 @@ def test_one_instantaneous_message_is_a_message(trace_file):
     t = load(trace_file(HEADER + TYPES + "15 0 0 L p1 m k\n16 0 0 L p2 m k\n"
                         "11 1 p1 S a\n"), cache=False)
     assert len(t.links) == 1 and not platform_link_types(t).any()
+
+
+def test_no_display_and_an_empty_level_are_one_line_errors(small):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "view", str(SMALL)], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "needs a display" in r.stderr
+    from triva3d import make_layout
+    with pytest.raises(OptionsError, match="no container at level '7'"):
+        make_layout(small, base="appgraph", level="7")

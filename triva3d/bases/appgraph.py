@@ -5,7 +5,7 @@ from numba import njit
 
 from ..analysis.metrics import link_bytes
 from ..analysis.roles import platform_link_types
-from ..errors import TraceError
+from ..errors import OptionsError, TraceError
 from .topology import Topology
 
 
@@ -34,8 +34,11 @@ def level_mask(trace, level=None, messages=None):
                              "communication graph from")
         types = cont.type[ends]
         return cont.type == np.bincount(types).argmax()
+    rows = trace.level(level)
+    if not len(rows):
+        raise OptionsError(f"{trace.source}: no container at level {level!r}")
     at = np.zeros(len(cont), bool)
-    at[trace.level(level)] = True
+    at[rows] = True
     return at
 
 

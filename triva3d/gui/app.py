@@ -4,7 +4,14 @@ import sys
 
 def run(path=None, state=None, quality="fast", lenient=False):
     """Open the main window (on `path`, a trace, if given) and run until it closes;
-    the exit status."""
+    the exit status. Without a display (and no Qt platform chosen) it says so, as
+    an OptionsError, instead of letting Qt abort."""
+    import os
+    if (sys.platform.startswith("linux") and not os.environ.get("DISPLAY")
+            and not os.environ.get("WAYLAND_DISPLAY") and not os.environ.get("QT_QPA_PLATFORM")):
+        from ..errors import OptionsError
+        raise OptionsError("the window needs a display (X11 or Wayland); without one, "
+                           "draw pictures with the render command")
     from PySide6 import QtWidgets
     from .window import MainWindow
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
