@@ -159,7 +159,8 @@ class Overlay:
         self.bounds, self.extent = bounds, extent
         self.renderers = renderers
         self._labels = {}       # text -> actor, made when first placed
-        self._sizes = {}
+        self._sizes = {}        # (font size, text) -> (width, height)
+        self._measure = text_actor(LABEL_PX, shadow=True)  # sizes labels, drawn never
         self.boxes = []         # (x0, y0, x1, y1, text) placed this frame
         self.props = []
         self.title = self._new(text_actor(LEGEND_PX, valign="top"))
@@ -178,9 +179,10 @@ class Overlay:
         return prop
 
     def _size(self, actor, text):
-        if text not in self._sizes:
-            self._sizes[text] = text_size(actor, text)
-        return self._sizes[text]
+        key = (actor.GetTextProperty().GetFontSize(), text)
+        if key not in self._sizes:
+            self._sizes[key] = text_size(actor, text)
+        return self._sizes[key]
 
     # -- content -------------------------------------------------------------------------
     def set_frame(self, frame, unit, title):
@@ -279,12 +281,10 @@ class Overlay:
         cell = 64
         grid = {}
         written = set()
-        if not hasattr(self, "_ruler_text"):  # measures label texts (no actor each)
-            self._ruler_text = text_actor(LABEL_PX, shadow=True)
         for (px, py, depth), text in zip(d, self.texts):
             if not (abs(depth) <= 1 and 0 <= px < w and 0 <= py < h) or text in written:
                 continue  # off screen, or the same text written already
-            tw, th = self._size(self._ruler_text, text)
+            tw, th = self._size(self._measure, text)
             if self.right_aligned:
                 px -= 6 + tw / 2
             box = (px - tw / 2 - PAD, py - th / 2 - PAD, px + tw / 2 + PAD, py + th / 2 + PAD)

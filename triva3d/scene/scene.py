@@ -37,6 +37,7 @@ class Scene:
         # `geometry`: made already (by a worker thread) over (trace, layout)
         self.geometry = g = geometry or Geometry(trace, layout, state, exact_limit)
         self.renderers, self._slots, self._applied = [], {}, {}
+        self._fitted = None  # the camera fit_view fitted for (None: fit again)
         self._moving = False
         ground = (base.edges(layout, g.extent), base.nodes(layout, g.extent),
                   base.borders(layout, g.extent), base.unplaced(layout, g.extent))
@@ -53,6 +54,8 @@ class Scene:
         now = {f: getattr(state, f) for f in SCENE_FIELDS}
         changed = {k for k, v in now.items() if k not in self._applied
                    or self._applied[k] != v}
+        if changed:
+            self._fitted = None
         if changed & set(FIELDS):
             self.geometry.update(state)
             self._entities(state.link_opacity)
@@ -130,8 +133,12 @@ class Scene:
         """Fit what depends on the camera: the level-of-detail bins and what is
         written over the scene."""
         proj = pick.Projection.of(renderer)
+        key = (proj.m.tobytes(), tuple(proj.size))
+        if key == self._fitted:
+            return  # the camera and the contents are as they were last time
         self._fit_detail(proj)
         self.overlay.place(proj, self._applied.get("labels", True))
+        self._fitted = key
 
     def _fit_detail(self, proj):
         """Match the level-of-detail bins to the pixels the window's height covers
