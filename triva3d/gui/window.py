@@ -1,7 +1,6 @@
 """The main window: the View in the centre (pyvistaqt's QtInteractor gives it its
 render window), docks bound to the same ViewState around it, menus for files, and
 the keyboard flight. No drawing or analysis here: the View and the library do it."""
-import os
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
