@@ -162,6 +162,36 @@ def cmd_render(args):
           file=sys.stderr)
 
 
+def cmd_animate(args):
+    from tqdm import tqdm
+    from .movie.encode import check_output
+    from .movie.frames import frame_times, record
+    from .movie.paths import make_path
+    from .view import View
+    t0 = time.perf_counter()
+    check_output(args.output, args.size)
+    state = _state(args)
+    state.update(unfold=args.unfold, particles=args.particles, heat=args.heat)
+    trace, _ = _load(args)
+    _report(trace)
+    view = View(trace, state, size=args.size, quality=args.quality)
+    for line in view.warnings():
+        print(f"triva3d: warning: {line}", file=sys.stderr)
+    keys = make_path(view, args.path, args.duration,
+                     cursor=args.unfold or bool(args.particles) or args.heat)
+    if args.script:
+        keys.save(args.script)
+    n = len(frame_times(keys.duration, args.fps))
+    with tqdm(total=n, unit="frame", desc=os.path.basename(args.output.rstrip("/")),
+              file=sys.stderr, disable=None) as bar:
+        frames, size, seconds = record(view, keys, args.output, args.fps,
+                                       progress=lambda i, n: bar.update(1))
+    print(f"{args.output}: {frames} frames of {view.summary().split(',')[0]} at {args.fps:g} "
+          f"frames/s ({keys.duration:g} s, {len(keys)} keyframes), {size / 1e6:.1f} MB, "
+          f"rendered at {frames / seconds:.1f} frames/s; "
+          f"{time.perf_counter() - t0:.1f} s in all", file=sys.stderr)
+
+
 def cmd_view(args):
     from .gui.app import run
     state = _state(args)
@@ -252,6 +282,33 @@ def parser():
     r.add_argument("--save-state", metavar="OUT.json",
                    help="also save the view (base, window, filters, camera...) as JSON")
     r.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.jpg")
+
+    a = trace_command("animate", cmd_animate, "render a movie: the camera flying "
+                      "through the execution, the run unfolding, messages as particles")
+    add_scene_options(a)
+    a.add_argument("--path", default="orbit", metavar="orbit|rise|sweep|FILE.json",
+                   help="orbit (default): one turn about the time axis; rise: up the time "
+                        "axis, looking at the plane of now; sweep: a window as wide as "
+                        "--window (default a tenth of the trace) slides through the trace; "
+                        "or keyframes: {\"format\": 1, \"keyframes\": [{\"at\": seconds, "
+                        "\"state\": {view fields}}, ...]} (see --script)")
+    a.add_argument("--unfold", action="store_true",
+                   help="a plane of 'now' climbs the time axis; only what began by then "
+                        "is drawn, older things dimmed")
+    a.add_argument("--particles", nargs="?", const="value", choices=("value", "size"),
+                   help="messages in flight as particles on their route over the base, "
+                        "coloured by value (default) or size")
+    a.add_argument("--heat", action="store_true",
+                   help="colour the base's edges by the traffic that crossed them so far")
+    a.add_argument("--duration", type=_positive, metavar="S",
+                   help="seconds of movie (default 10, or the keyframes file's)")
+    a.add_argument("--fps", type=_positive, default=25.0, metavar="N",
+                   help="frames per second (default 25)")
+    a.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH",
+                   help="frame size in pixels (default 1280x720)")
+    a.add_argument("--script", metavar="OUT.json",
+                   help="also write the keyframes used (replay or edit them with --path)")
+    a.add_argument("-o", "--output", required=True, metavar="OUT.mp4|OUT.gif|FRAMES_DIR/")
 
     vw = trace_command("view", cmd_view, "open the desktop window (on TRACE, if given) to "
                        "fly through the execution; `triva3d TRACE` does the same",

@@ -105,9 +105,7 @@ class View:
             if cam is not None and (refit or "camera" in dirty):
                 apply_camera(self.renderer, cam)
             elif cam is None and (refit or dirty & {"view", "camera"}):
-                set_view(self.renderer, self.scene.geometry.world_bounds(),
-                         *parse_view(self.state.view), up=UPS.get(self.state.view),
-                         margins=self.scene.overlay.margins(self.state.view in UPS))
+                self._fit(self.scene.geometry.world_bounds(), self.state.view)
         except Exception:
             self._dirty = dirty
             raise
@@ -154,6 +152,21 @@ class View:
                       parallel_scale=c.GetParallelScale(),
                       parallel=bool(c.GetParallelProjection()),
                       window_center=c.GetWindowCenter())
+
+    def fitted_camera(self, bounds=None, view=None):
+        """The Camera that frames `bounds` (xmin, xmax, ymin, ymax, zmin, zmax;
+        default: the scene) from `view` (default: the state's preset), as the
+        View fits a state without a camera; the camera shown does not move."""
+        self.update()
+        shown = self.camera
+        self._fit(bounds or self.scene.geometry.world_bounds(), view or self.state.view)
+        fitted = self.camera
+        apply_camera(self.renderer, shown)
+        return fitted
+
+    def _fit(self, bounds, view):
+        set_view(self.renderer, bounds, *parse_view(view), up=UPS.get(view),
+                 margins=self.scene.overlay.margins(view in UPS))
 
     def warnings(self):
         """Lines for a picture that is empty or partial (see Layout and Geometry)."""

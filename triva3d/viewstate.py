@@ -23,6 +23,8 @@ VIEWS = {"iso": (35.0, 30.0), "top": (0.0, 90.0), "side": (0.0, 0.0), "timeline"
 #: Views whose up direction is not the time axis: the timeline lays time from left
 #: to right, containers from top to bottom (a Gantt chart).
 UPS = {"timeline": (-1.0, 0.0, 0.0)}
+#: How message particles are coloured (None: no particles).
+PARTICLES = ("value", "size")
 #: Fields that choose the base: changing one lays the base out again.
 BASE_FIELDS = ("topology", "base", "program", "mapping", "pattern", "level", "metric")
 FORMAT = 1
@@ -119,6 +121,14 @@ def _window(v):
     if t1 < t0:
         raise OptionsError(f"window {t0:g}:{t1:g} ends before it starts")
     return (t0, t1)
+
+
+def _time(v):
+    if v is None:
+        return None
+    if not (_number(v) and math.isfinite(v)):
+        raise OptionsError(f"now must be a time (a finite number) or null, not {v!r}")
+    return float(v)
 
 
 def _scale(v):
@@ -231,6 +241,10 @@ CHECKS = {
     "camera": _camera,
     "selection": _selection,
     "time_unit": _choice("time unit", TIME_UNITS),
+    "now": _time,
+    "unfold": _flag("unfold"),
+    "particles": _choice("particles", PARTICLES, optional=True),
+    "heat": _flag("heat"),
 }
 
 
@@ -265,7 +279,11 @@ class ViewState:
     alone are drawn; None: all), `colors` (name -> #rrggbb), `variables` (variable
     type -> capacity, hide, max or a capacity type: see analysis.roles). Camera: `view` (a
     preset or 'AZ,EL', fitted to the scene) unless `camera` is set. `selection`:
-    the picked row {kind, row}."""
+    the picked row {kind, row}. Movies: `now` (a time, or None) draws a
+    translucent plane at that time; with `unfold` only what began by then is
+    drawn, older things dimmed; `particles` ("value" or "size": their colour)
+    draws each message in flight at `now` as a particle on its route; `heat`
+    colours the base's edges by the traffic that crossed them until `now`."""
     topology: str = None
     base: str = None
     program: str = None
@@ -286,6 +304,10 @@ class ViewState:
     camera: Camera = None
     selection: dict = None
     time_unit: str = "s"
+    now: float = None
+    unfold: bool = False
+    particles: str = None
+    heat: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "events", Events())
@@ -311,6 +333,11 @@ class ViewState:
         """Assign several fields (each emits its own event)."""
         for name, value in changes.items():
             setattr(self, name, value)
+
+    def assign(self, other):
+        """Take every field of `other` (each change emits its event)."""
+        for f in fields(self):
+            setattr(self, f.name, getattr(other, f.name))
 
     def copy(self, **changes):
         """A new ViewState with these fields changed (no callbacks carried over)."""
@@ -383,6 +410,8 @@ def interpolate(a, b, f):
     lerp = lambda p, q: p + (q - p) * f  # noqa: E731
     if a.window and b.window:
         out.window = (lerp(a.window[0], b.window[0]), lerp(a.window[1], b.window[1]))
+    if a.now is not None and b.now is not None:
+        out.now = lerp(a.now, b.now)
     out.scale = math.exp(lerp(math.log(a.scale), math.log(b.scale)))
     out.link_opacity = lerp(a.link_opacity, b.link_opacity)
     if a.camera and b.camera:

@@ -43,6 +43,19 @@ def edges(layout, extent):
     return polydata.ribbons(c[a], c[b], width, Z_EDGE * extent, rgb)
 
 
+def heat(layout, extent, level):
+    """Strips over the edges that traffic crossed, `level` (0..1 per edge) wide
+    and hot (colors.RAMP), between the edges and the nodes; None if none."""
+    k = np.flatnonzero(level > 0)
+    if not len(k):
+        return None
+    c = layout.node_rects[:, :2]
+    a, b = layout.edges[k, 0], layout.edges[k, 1]
+    v = np.sqrt(np.clip(level[k], 0, 1))
+    width = EDGE_WIDTH[0] + v * (1.5 * EDGE_WIDTH[1] - EDGE_WIDTH[0])
+    return polydata.ribbons(c[a], c[b], width, (Z_EDGE + Z_NODE) / 2 * extent, colors.ramp(v))
+
+
 def nodes(layout, extent):
     """Squares (graph) or cells (treemap) of the base nodes (cell i is node i)."""
     r = layout.node_rects

@@ -25,7 +25,11 @@ EXACT_LIMIT = 100_000
 #: BUNDLE_BINS time bins are drawn as one bundle, BUNDLE_TARGET bundles at most.
 BUNDLE_LIMIT, BUNDLE_BINS, BUNDLE_TARGET = 20_000, 100, 5_000
 #: Fields of the ViewState that the geometry depends on.
-FIELDS = ("window", "scale", "detail", "hidden", "containers", "colors", "variables")
+FIELDS = ("window", "scale", "detail", "hidden", "containers", "colors", "variables",
+          "unfold")
+#: Unfolding: what ended FADE of the window before `now` is HISTORY of the way to
+#: the background.
+FADE, HISTORY = 0.1, 0.65
 
 
 class Geometry:
@@ -125,17 +129,23 @@ class Geometry:
                 tr, overrides, self.roles)
             self._palette_of = (overrides, dict(state.variables))
         t0, t1 = state.window or self.data_span
-        self.frame = f = Frame(float(t0), float(t1), state.scale * self.extent)
+        self.frame = Frame(float(t0), float(t1), state.scale * self.extent)
+        self.now = state.now if state.unfold else None
+        #: What is drawn: the window, or its part up to `now` when unfolding (the
+        #: same heights: z of a time is the same in both).
+        self.cut = f = self.frame if self.now is None else _cut(self.frame, self.now)
 
-        st = tr.states
-        keep = (st.end >= f.t0) & (st.start <= f.t1) & cont[st.container] & values[st.value]
-        self.state_rows = np.flatnonzero(keep)
-        n = len(self.state_rows)
+        st, w = tr.states, self.frame
+        rows = np.flatnonzero((st.end >= w.t0) & (st.start <= w.t1) & cont[st.container]
+                              & values[st.value])
+        n = len(rows)  # the detail follows the window, not the part unfolded
+        self.state_rows = rows if f is w else rows[st.start[rows] <= f.t1]
         self.mode = ("lod" if state.detail == "lod"
                      or (state.detail == "auto" and n > self.exact_limit) else "exact")
         if self.mode == "exact":
             self.bars = entities.bar_bounds(tr, self.layout, f, self.state_rows, self.cols)
-            self.bar_rgb = self.value_rgb[st.value[self.state_rows]]
+            self.bar_rgb = self.fade(self.value_rgb[st.value[self.state_rows]],
+                                     st.end[self.state_rows])
         else:
             col = self.cols.of_state[self.state_rows]
             present = np.bincount(col, minlength=len(self.cols)) > 0
@@ -145,20 +155,25 @@ class Geometry:
             self._bin(self.n_bins, force=True)
 
         ln = tr.links
-        keep = ((ln.end >= f.t0) & (ln.start <= f.t1) & cont[ln.start_container]
-                & cont[ln.end_container] & values[ln.value] & ~self.platform_links[ln.type])
-        self.link_rows = np.flatnonzero(keep)
+        shown = (cont[ln.start_container] & cont[ln.end_container] & values[ln.value]
+                 & ~self.platform_links[ln.type])
+        #: The messages of the whole window (particles fly on them).
+        self.message_rows = np.flatnonzero(shown & (ln.end >= w.t0) & (ln.start <= w.t1))
+        rows = self.message_rows
+        self.link_rows = rows[(ln.end[rows] >= f.t0) & (ln.start[rows] <= f.t1)]
         self.link_p0, self.link_p1 = entities.link_ends(tr, self.layout, f, self.link_rows)
         self.link_rgb = self.value_rgb[ln.value[self.link_rows]]
         self.bundle_count = None
         if len(self.link_rows) > BUNDLE_LIMIT:
             self._bundle()
+        self.link_rgb = self.fade(self.link_rgb, ln.end[self.link_rows])
 
         ev = tr.events
         keep = (ev.time >= f.t0) & (ev.time <= f.t1) & cont[ev.container] & values[ev.value]
         self.event_rows = np.flatnonzero(keep)
         self.event_p = entities.event_points(tr, self.layout, f, self.event_rows)
-        self.event_rgb = self.value_rgb[ev.value[self.event_rows]]
+        self.event_rgb = self.fade(self.value_rgb[ev.value[self.event_rows]],
+                                   ev.time[self.event_rows])
 
         self._profiles(cont, types)
 
@@ -170,7 +185,7 @@ class Geometry:
         count (`link_alpha`); `link_rows` holds the first message of each,
         `bundle_count` and `bundle_bytes` the totals."""
         from ..analysis.metrics import link_bytes
-        tr, f, lay = self.trace, self.frame, self.layout
+        tr, f, lay = self.trace, self.cut, self.layout
         ln, rows = tr.links, self.link_rows
         parent = tr.containers.parent
         up = np.where((parent > 0) & (lay.w[np.maximum(parent, 0)] > 0), parent,
@@ -200,7 +215,7 @@ class Geometry:
 
     def _profiles(self, cont, types):
         """Boxes of the usage profiles in the window: `var_boxes` (n, 6), `var_rows`."""
-        f, var = self.frame, self.trace.variables
+        f, var = self.cut, self.trace.variables
         keep = ((var.end >= f.t0) & (var.start <= f.t1) & cont[var.container]
                 & types[var.type] & self.roles.drawn[var.type])
         rows = np.flatnonzero(keep)
@@ -216,14 +231,27 @@ class Geometry:
         left = cx - hw
         self.var_boxes = np.c_[left + x[:, 0] * 2 * hw, left + x[:, 1] * 2 * hw, cy - hh,
                                cy + hh, f.z(t[:, 0]), f.z(t[:, 1])]
-        self.var_rgb = self.type_rgb[var.type[self.var_rows]]
+        self.var_rgb = self.fade(self.type_rgb[var.type[self.var_rows]],
+                                 var.end[self.var_rows])
+
+    def fade(self, rgb, end):
+        """Colours `rgb` of things that ended at `end`, dimmed towards the
+        background as they grow older than `now` when unfolding (FADE of the
+        window to reach HISTORY of the way)."""
+        if self.now is None or not len(rgb):
+            return rgb
+        f = self.frame
+        age = (self.now - np.asarray(end, np.float64)) / max(FADE * (f.t1 - f.t0), 1e-300)
+        k = (HISTORY * np.clip(age, 0, 1))[:, None]
+        bg = 255 * np.asarray(colors.BACKGROUND)
+        return np.round(rgb * (1 - k) + bg * k).astype(np.uint8)
 
     # -- level of detail ---------------------------------------------------------------
     def _bin(self, n_bins, force=False):
         n_bins = lod.bins_for(len(self.drawn_cols), n_bins)
         if n_bins == getattr(self, "texel_bins", None) and not force:
             return False
-        st, rows, f = self.trace.states, self.state_rows, self.frame
+        st, rows, f = self.trace.states, self.state_rows, self.cut
         dt = (f.t1 - f.t0) / n_bins if f.t1 > f.t0 else 1.0
         self.texels = lod.bin_states(self.col_of_row, rows, st.start, st.end, st.imbrication,
                                      f.t0, dt, len(self.drawn_cols), n_bins)
@@ -239,15 +267,20 @@ class Geometry:
     def lod_mesh(self):
         """(points, quads, texture coordinates, atlas image) of the columns."""
         index, width = lod.atlas(self.texels)
-        img = lod.texel_colors(index, self.trace.states.value, self.value_rgb)
+        st = self.trace.states
+        img = lod.texel_colors(index, st.value, self.value_rgb)
+        if self.now is not None:
+            some = index >= 0
+            img[some] = self.fade(img[some], st.end[index[some]])
         c = self.columns
-        pts, quads, tc = lod.columns(c[:, 0], c[:, 1], c[:, 2], c[:, 3], self.frame.height,
+        pts, quads, tc = lod.columns(c[:, 0], c[:, 1], c[:, 2], c[:, 3], self.cut.height,
                                      self.texel_bins, width)
         return pts, quads, tc, img
 
     def texel_row(self, column, z):
         """The Trace row shown by drawn column `column` at height z (-1: none)."""
-        b = int(z / self.frame.height * self.texel_bins) if self.frame.height > 0 else 0
+        h = self.cut.height
+        b = int(z / h * self.texel_bins) if h > 0 else 0
         return int(self.texels[column, min(self.texel_bins - 1, max(0, b))])
 
     # -- what is on screen ---------------------------------------------------------------
@@ -261,7 +294,7 @@ class Geometry:
         """(text, rgb) of the keys of the picture: the state values drawn, longest
         total time first; the message and event values; the usage profiles with
         what their width is relative to; a line (rgb None) on the base's edges."""
-        tr, f = self.trace, self.frame
+        tr, f = self.trace, self.cut
         st, rows = tr.states, self.state_rows
         name = tr.names.display
         out = []
@@ -297,7 +330,7 @@ class Geometry:
         if not selection:
             return none
         kind, row = selection["kind"], selection["row"]
-        tr, lay, f = self.trace, self.layout, self.frame
+        tr, lay, f = self.trace, self.layout, self.cut
         size = {"state": len(tr.states), "variable": len(tr.variables), "link": len(tr.links),
                 "bundle": len(tr.links), "event": len(tr.events), "edge": len(lay.edges),
                 "container": len(lay.x), "node": len(lay.node_rects)}
@@ -349,6 +382,13 @@ class Geometry:
                 + f", {len(self.event_rows)} events "
                 f"on {len(lay.node_names)} {lay.base} nodes"
                 + (f", {lay.unplaced} containers unplaced" if lay.unplaced else ""))
+
+
+def _cut(frame, now):
+    """The part of `frame` up to `now`, at the same heights."""
+    t1 = min(max(now, frame.t0), frame.t1)
+    return Frame(frame.t0, t1, frame.height * ((t1 - frame.t0) / (frame.t1 - frame.t0)
+                                               if frame.t1 > frame.t0 else 1.0))
 
 
 def _box_edges(boxes):

@@ -19,9 +19,15 @@ from .overlay import Overlay
 
 MOVING_LINKS = 10_000
 #: ViewState fields the scene follows.
-SCENE_FIELDS = FIELDS + ("link_opacity", "labels", "time_unit", "selection")
+SCENE_FIELDS = FIELDS + ("link_opacity", "labels", "time_unit", "selection", "now",
+                         "particles", "heat")
 #: The outline of what is picked.
 SELECTION_RGB = (255, 220, 0)
+#: With particles, message lines (their history) are drawn at this fraction of
+#: the link opacity.
+PARTICLE_LINES = 0.3
+#: The plane of `now` (movies): colour, opacity, and its border's colour.
+NOW_RGB, NOW_OPACITY, NOW_EDGE_RGB = (110, 160, 255), 0.16, (150, 190, 255)
 
 
 class Scene:
@@ -39,11 +45,12 @@ class Scene:
         self.renderers, self._slots, self._applied = [], {}, {}
         self._fitted = None  # the camera fit_view fitted for (None: fit again)
         self._moving = False
+        self._particles = None  # particles.Particles, made when first needed
         ground = (base.edges(layout, g.extent), base.nodes(layout, g.extent),
                   base.borders(layout, g.extent), base.unplaced(layout, g.extent))
         self._set("base", [polydata.actor(pd, line_width=1) for pd in ground if pd is not None])
         self.overlay = Overlay(trace, layout, g.bounds, g.extent, self.renderers)
-        self._entities(state.link_opacity)
+        self._entities(_line_opacity(state))
         self._applied = dict(g.applied)  # the fields the geometry was made for
         self.update(state)
 
@@ -56,19 +63,22 @@ class Scene:
                    or self._applied[k] != v}
         if changed:
             self._fitted = None
-        if changed & set(FIELDS):
+        geometry = changed & set(FIELDS) or (state.unfold and "now" in changed)
+        if geometry:
             self.geometry.update(state)
-            self._entities(state.link_opacity)
-        if changed & set(FIELDS) or "time_unit" in changed or not self._applied.get("titled"):
+            self._entities(_line_opacity(state))
+        if geometry or changed & {"time_unit", "now"} or not self._applied.get("titled"):
             self.overlay.set_frame(self.geometry.frame, state.time_unit, self._title(state))
-        if changed & set(FIELDS) or "selection" in changed:
+        if geometry or changed & {"now", "particles", "heat"}:
+            self._movie(state)
+        if geometry or "selection" in changed:
             p0, p1 = self.geometry.outline(state.selection)
             self._set("selection", [polydata.actor(polydata.segments(p0, p1),
                                                    color=SELECTION_RGB, line_width=3)]
                       if len(p0) else [])
-        if "link_opacity" in changed:
+        if changed & {"link_opacity", "particles"}:
             for a in self._slots.get("links", []) + self._slots.get("moving_links", []):
-                a.GetProperty().SetOpacity(state.link_opacity)
+                a.GetProperty().SetOpacity(_line_opacity(state))
         self._applied = dict(now, titled=True)
         return changed
 
@@ -108,6 +118,40 @@ class Scene:
         a.SetTexture(polydata.texture(img))
         return a
 
+    def _movie(self, state):
+        """The plane of `now`, the particles in flight and the edges' heat."""
+        g, now = self.geometry, state.now
+        on = now is not None
+        plane = []
+        if on:
+            xmin, xmax, ymin, ymax, _, _ = g.world_bounds()
+            z = g.frame.z(now)
+            plane = [polydata.actor(polydata.quads([xmin], [xmax], [ymin], [ymax], z),
+                                    color=NOW_RGB, opacity=NOW_OPACITY),
+                     polydata.actor(polydata.outlines([xmin], [xmax], [ymin], [ymax], z),
+                                    color=NOW_EDGE_RGB, line_width=1)]
+        self._set("now", plane)
+        flying = []
+        if on and state.particles:
+            heads, rgb, p0, p1, rgba = self._particles_of().at(g, now, state.particles)
+            if len(p0):
+                trail = polydata.actor(polydata.segments(p0, p1, rgba), line_width=4)
+                trail.ForceTranslucentOn()
+                flying.append(trail)
+            if len(heads):
+                flying.append(polydata.actor(polydata.points(heads, rgb), point_size=9))
+        self._set("particles", flying)
+        strips = None
+        if on and state.heat and len(self.layout.edges):
+            strips = base.heat(self.layout, g.extent, self._particles_of().heat(g, now))
+        self._set("heat", [] if strips is None else [polydata.actor(strips)])
+
+    def _particles_of(self):
+        if self._particles is None:
+            from .particles import Particles
+            self._particles = Particles(self.trace, self.layout)
+        return self._particles
+
     def _set(self, slot, props):
         """Replace the props of `slot` in every renderer."""
         for ren in self.renderers:
@@ -125,8 +169,9 @@ class Scene:
         g = self.geometry
         base = (os.path.basename(state.topology) if state.topology and state.base != "appgraph"
                 else {"appgraph": "communication graph"}.get(g.layout.base, g.layout.base))
+        now = "" if state.now is None else f"   now {state.now:.6g}"
         return (f"{self.trace.name}   {g.frame.t0:.6g} .. {g.frame.t1:.6g} "
-                f"{state.time_unit}   on {base}")
+                f"{state.time_unit}{now}   on {base}")
 
     # -- camera-dependent forms ----------------------------------------------------------
     def fit_view(self, renderer):
@@ -148,7 +193,7 @@ class Scene:
             return
         xmin, ymin, xmax, ymax = g.bounds
         c = [(xmin + xmax) / 2, (ymin + ymax) / 2]
-        d = proj.to_display([c + [0.0], c + [g.frame.height]])
+        d = proj.to_display([c + [0.0], c + [g.cut.height]])
         pixels = max(16, int(np.hypot(*(d[1, :2] - d[0, :2]))))
         if not (g.texel_bins / 1.5 <= pixels <= g.texel_bins * 1.5) and g.set_bins(pixels):
             self._set("states", [self._states()])
@@ -169,7 +214,8 @@ class Scene:
                 np.c_[cx, cy, b[:, 4]], np.c_[cx, cy, b[:, 5]], g.bar_rgb), line_width=4)])
         if cheap_links and not self._slots.get("moving_links"):
             keep = np.linspace(0, len(g.link_rows) - 1, MOVING_LINKS).astype(np.int64)
-            opacity = self._applied.get("link_opacity", 0.7)
+            opacity = self._applied.get("link_opacity", 0.7) * (
+                PARTICLE_LINES if self._applied.get("particles") else 1.0)
             self._set("moving_links", [polydata.actor(
                 polydata.segments(g.link_p0[keep], g.link_p1[keep], g.link_rgb[keep]),
                 opacity=opacity)])
@@ -194,3 +240,7 @@ class Scene:
         """What is under display point (x, y) (see pick.pick)."""
         return pick.pick(self.geometry, proj, x, y)
 
+
+
+def _line_opacity(state):
+    return state.link_opacity * (PARTICLE_LINES if state.particles else 1.0)

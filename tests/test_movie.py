@@ -1,0 +1,247 @@
+"""Movies: camera paths between keyframes, the run unfolding, messages as
+particles on their routes, and the files written (real VTK offscreen, movies read
+back with imageio)."""
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import imageio.v3 as iio
+import numpy as np
+import pytest
+
+from test_scene import HAND, HAND_TOPO
+from test_view import BASE, SMALL, small  # noqa: F401  (small: a fixture)
+from triva3d import Camera, OptionsError, TraceError, View, ViewState, load
+from triva3d.movie.frames import frame_times, record
+from triva3d.movie.paths import Keyframes, make_path, orbit
+from triva3d.scene.particles import LIFT
+
+SIZE = (320, 240)
+
+
+@pytest.fixture
+def hand(tmp_path):
+    (tmp_path / "hand.trace").write_text(HAND)
+    (tmp_path / "hand.dot").write_text(HAND_TOPO)
+    return load(tmp_path / "hand.trace", cache=False), {"topology": str(tmp_path / "hand.dot")}
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "triva3d.cli", *map(str, args)],
+                          capture_output=True, text=True)
+
+
+def read_frames(folder):
+    return np.stack([iio.imread(p) for p in sorted(Path(folder).glob("frame_*.png"))])
+
+
+# -- keyframes ----------------------------------------------------------------------------
+def cam(x, y, z=1.0):
+    return Camera(position=(x, y, z), focal_point=(0, 0, 0), view_up=(0, 0, 1))
+
+
+def test_the_spline_passes_through_the_keyframes_and_times_move_linearly():
+    keys = Keyframes([(0, ViewState(camera=cam(10, 0), window=(0, 1), scale=1)),
+                      (2, ViewState(camera=cam(0, 10), window=(2, 3), scale=4)),
+                      (3, ViewState(camera=cam(-10, 0), window=(4, 5), scale=1))])
+    for t, s in zip(keys.times, keys.states):
+        assert keys.state_at(t) == s
+    mid = keys.state_at(1.0)
+    assert mid.window == pytest.approx((1, 2)) and mid.scale == pytest.approx(2)
+    # the Hermite spline with Catmull-Rom tangents, worked out by hand for x at s = 1:
+    # p0 = 10, p1 = 0, m0 = (0 - 10) / 2, m1 = (-10 - 10) / 3, h = 2, u = 0.5
+    h00, h10, h01, h11 = 0.5, 0.125, 0.5, -0.125
+    x = h00 * 10 + h10 * 2 * (-5) + h01 * 0 + h11 * 2 * (-20 / 3)
+    assert mid.camera.position[0] == pytest.approx(x)
+    # C1: the velocity is continuous across the middle keyframe
+    eps = 1e-4
+    v_in = (np.array(keys.state_at(2).camera.position)
+            - keys.state_at(2 - eps).camera.position) / eps
+    v_out = (np.array(keys.state_at(2 + eps).camera.position)
+             - keys.state_at(2).camera.position) / eps
+    assert v_in == pytest.approx(v_out, abs=1e-2)  # O(eps) differences
+
+
+def test_bad_keyframes_are_refused(tmp_path):
+    with pytest.raises(OptionsError, match="start at 0 and increase"):
+        Keyframes([(0, ViewState()), (0, ViewState())])
+    for text, message in (("[1, 2]", "keyframes must be"),
+                          ('{"keyframes": [{"at": 0, "state": {"scale": -1}}]}',
+                           "keyframe 1: time scale must be a positive number"),
+                          ('{"keyframes": [{"at": 1}]}', "must start at 0"),
+                          ("{", "not JSON")):
+        (tmp_path / "k.json").write_text(text)
+        with pytest.raises(TraceError, match=message):
+            Keyframes.load(tmp_path / "k.json")
+
+
+def test_an_orbit_circles_the_time_axis(small):
+    view = View(small, ViewState(**BASE), size=SIZE)
+    keys = orbit(view, 4.0)
+    c0 = keys.states[0].camera
+    f = np.array(c0.focal_point)
+    r0 = np.hypot(*(np.array(c0.position) - f)[:2])
+    for s in frame_times(4.0, 25):
+        c = keys.state_at(s).camera
+        d = np.array(c.position) - f
+        assert np.hypot(*d[:2]) == pytest.approx(r0, rel=1e-3)
+        assert d[2] == pytest.approx(c0.position[2] - f[2])
+        assert c.focal_point == pytest.approx(c0.focal_point)
+    half = keys.state_at(2.0).camera.position
+    assert np.array(half)[:2] - f[:2] == pytest.approx(-(np.array(c0.position) - f)[:2])
+
+
+# -- the run unfolding -------------------------------------------------------------------
+def test_unfolding_draws_what_began_and_dims_what_ended(hand):
+    trace, base = hand
+    view = View(trace, ViewState(**base, unfold=True, now=2.5), size=SIZE)
+    g = view.scene.geometry
+    st = trace.states
+    names = [trace.display_name("values", v) for v in st.value[g.state_rows]]
+    assert sorted(names) == ["A", "B", "D"]  # C begins at 3
+    top = dict(zip(names, g.bars[:, 5]))
+    assert top["B"] == pytest.approx(g.frame.z(2.5), rel=1e-3)  # cut at now
+    rgb = dict(zip(names, g.bar_rgb.tolist()))
+    own = {n: g.value_rgb[trace.find("values", n)[0]].tolist() for n in names}
+    assert rgb["B"] == own["B"] and rgb["D"] == own["D"]  # still running
+    assert rgb["A"] != own["A"]  # ended 0.5 s ago, a tenth of the window: dimmed fully
+    # the message (1 to 3 s, P1 to P2) is drawn three quarters of the way
+    x0, x1 = g.link_p0[0, 0], g.link_p1[0, 0]
+    xs, xe = view.layout.x[trace.find("containers", "P1")[0]], \
+        view.layout.x[trace.find("containers", "P2")[0]]
+    assert (x1 - x0) == pytest.approx(0.75 * (xe - xs), rel=1e-6)
+    assert g.link_p1[0, 2] == pytest.approx(g.frame.z(2.5))
+
+
+# -- particles -----------------------------------------------------------------------------
+def route_numbers(trace, view):
+    """Where P1 and P2 stand, and the switch's centre: the route P1 - s - P2."""
+    lay = view.layout
+    p1 = np.array([lay.x[trace.find("containers", "P1")[0]],
+                   lay.y[trace.find("containers", "P1")[0]]])
+    p2 = np.array([lay.x[trace.find("containers", "P2")[0]],
+                   lay.y[trace.find("containers", "P2")[0]]])
+    s = lay.node_rects[lay.node_names.index("s"), :2]
+    return p1, s, p2
+
+
+def test_a_message_two_hops_away_passes_over_the_middle_node(hand):
+    trace, base = hand
+    view = View(trace, ViewState(**base, particles="value"), size=SIZE)
+    p1, s, p2 = route_numbers(trace, view)
+    a, b = np.linalg.norm(s - p1), np.linalg.norm(p2 - s)
+    # the message flies 1 -> 3 s at constant speed: over s at 1 + 2 a / (a + b)
+    t_mid = 1 + 2 * a / (a + b)
+    parts = view.scene._particles_of()
+    for t, where in ((1.0, p1), (t_mid, s), (3.0, p2), ((1 + t_mid) / 2, (p1 + s) / 2)):
+        view.state.now = t
+        heads = parts.at(view.scene.geometry, t)[0]
+        assert heads[0, :2] == pytest.approx(where, abs=1e-6)
+        assert heads[0, 2] == pytest.approx(view.scene.geometry.frame.z(t)
+                                            + LIFT * view.scene.geometry.extent)
+    # the straight line would have missed the switch? no: it is on the way here, so
+    # check the route holds it as a corner, and the heat crosses edge by edge
+    g = view.scene.geometry
+    lay = view.layout
+    edge = {frozenset(lay.node_names[i] for i in e): k for k, e in enumerate(lay.edges)}
+    first, second = edge[frozenset({"h1", "s"})], edge[frozenset({"s", "h2"})]
+    for t, h1s, sh2 in ((1.0, 0, 0), ((1 + t_mid) / 2, 0.5, 0), (t_mid, 1, 0),
+                        ((t_mid + 3) / 2, 1, 0.5), (3.0, 1, 1), (5.0, 1, 1)):
+        h = parts.heat(g, t)
+        assert (h[first], h[second]) == pytest.approx((h1s, sh2), abs=1e-9)
+
+
+def test_a_particle_is_drawn_where_its_route_position_projects(hand):
+    trace, base = hand
+    state = ViewState(**base, particles="value", unfold=True, view="top", now=1.7)
+    view = View(trace, state, size=(640, 480), legend=False)  # the legend's key is magenta too
+    img = view.render()
+    heads, rgb = view.scene._particles_of().at(view.scene.geometry, 1.7)[:2]
+    x, y = view.projection.to_display(heads)[0, :2]
+    # the head: a square of exactly its colour, centred on the projection
+    ys, xs = np.nonzero((np.abs(img.astype(int) - rgb[0].astype(int)).max(axis=2) == 0))
+    assert len(xs) >= 25
+    h = img.shape[0]
+    assert xs.mean() == pytest.approx(x - 0.5, abs=1.0)
+    assert (h - 1 - ys).mean() == pytest.approx(y - 0.5, abs=1.0)
+
+
+def test_particles_are_one_actor_whatever_their_number(small):
+    view = View(small, ViewState(**BASE, particles="size"), size=SIZE)
+    g = view.scene.geometry
+    ln = small.links
+    busy = float(np.median(ln.start[g.message_rows]))
+    view.state.now = busy
+    view.draw()
+    slot = view.scene._slots["particles"]
+    assert 1 <= len(slot) <= 2  # the trails, and the heads in flight
+    flying = ((ln.start[g.message_rows] <= busy) & (ln.end[g.message_rows] >= busy)).sum()
+    heads = [a for a in slot if a.GetMapper().GetInput().GetNumberOfVerts()]
+    assert flying == (heads[0].GetMapper().GetInput().GetNumberOfVerts() if heads else 0)
+
+
+# -- movies --------------------------------------------------------------------------------
+def test_a_movie_starts_and_ends_on_its_keyframes(small, tmp_path):
+    view = View(small, ViewState(**BASE), size=SIZE)
+    keys = make_path(view, "orbit", 1.0)
+    n, size, _ = record(view, keys, str(tmp_path / "f") + "/", fps=12)
+    frames = read_frames(tmp_path / "f")
+    assert n == 12 and frames.shape == (12, SIZE[1], SIZE[0], 3) and size > 0
+    for i in (0, -1):
+        fresh = View(small, keys.states[i], size=SIZE).render()
+        assert np.array_equal(frames[i], fresh)
+    # frames change as the camera turns (one turn: the last is the first again)
+    assert all(np.abs(a.astype(int) - b).sum() > 0 for a, b in zip(frames[:-1], frames[1:]))
+    assert np.array_equal(frames[0], frames[-1])
+
+
+def test_mp4_and_gif_read_back_with_their_frame_count_and_size(small, tmp_path):
+    for name in ("m.mp4", "m.gif"):
+        r = cli("animate", SMALL, "--topology", BASE["topology"], "--mapping",
+                BASE["mapping"], "--no-cache", "--path", "sweep", "--unfold", "--particles",
+                "--duration", "1", "--fps", "8", "--size", "320x240", "-o", tmp_path / name)
+        assert r.returncode == 0, r.stderr
+        frames = iio.imread(tmp_path / name, index=None)
+        assert frames.shape[0] == 8 and frames.shape[1:3] == (240, 320)
+        assert np.abs(frames[0].astype(int) - frames[-1]).mean() > 1
+        assert "8 frames of 320x240" in r.stderr
+
+
+def test_the_same_inputs_give_the_same_frames_and_a_script_replays_them(tmp_path):
+    common = ["--topology", BASE["topology"], "--mapping", BASE["mapping"], "--no-cache",
+              "--fps", "6", "--size", "240x160"]
+    r = cli("animate", SMALL, *common, "--path", "rise", "--unfold", "--heat",
+            "--duration", "1", "--script", tmp_path / "k.json", "-o", f"{tmp_path}/a/")
+    assert r.returncode == 0, r.stderr
+    again = cli("animate", SMALL, *common, "--path", "rise", "--unfold", "--heat",
+                "--duration", "1", "-o", f"{tmp_path}/b/")
+    replay = cli("animate", SMALL, "--no-cache", "--fps", "6", "--size", "240x160",
+                 "--path", tmp_path / "k.json", "-o", f"{tmp_path}/c/")
+    assert again.returncode == 0 and replay.returncode == 0, replay.stderr
+    a, b, c = (read_frames(tmp_path / x) for x in "abc")
+    assert len(a) == 6 and np.array_equal(a, b) and np.array_equal(a, c)
+    script = json.loads((tmp_path / "k.json").read_text())
+    assert [k["at"] for k in script["keyframes"]] == [0, 1]
+    assert script["keyframes"][0]["state"]["now"] < script["keyframes"][1]["state"]["now"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-o", "m.avi"], "must end in .mp4 or .gif"),
+    (["--size", "321x240", "-o", "m.mp4"], "needs an even width and height"),
+    (["--path", "nowhere.json", "-o", "m.mp4"], "nowhere.json: cannot read the keyframes"),
+    (["--path", "sweep", "--window", "0:1", "-o", "m.gif"], "a sweep needs a window"),
+])
+def test_bad_movie_options_are_one_line_errors(tmp_path, args, message):
+    args = [str(tmp_path / a) if a.startswith(("m.", "nowhere")) else a for a in args]
+    r = cli("animate", SMALL, "--no-cache", "--duration", "0.5", "--fps", "4", *args)
+    assert r.returncode == 2 and message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_times_per_frame():
+    """frame_times: round(duration * fps) frames, first at 0, last at the end."""
+    t = frame_times(2.0, 10)
+    assert len(t) == 20 and t[0] == 0 and t[-1] == 2.0
+    assert math.isclose(t[1] - t[0], 2.0 / 19)

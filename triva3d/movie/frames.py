@@ -1,0 +1,38 @@
+"""Rendering a movie: one View, a ViewState per frame from the keyframes."""
+import time
+
+import numpy as np
+
+from .encode import MovieWriter
+
+
+def frame_times(duration, fps):
+    """Seconds of each frame: round(duration * fps) frames (2 at least), the
+    first at 0 and the last at `duration` (the first and last keyframes)."""
+    n = max(2, int(round(duration * fps)))
+    return np.linspace(0.0, duration, n)
+
+
+def frames(view, keyframes, fps):
+    """The frames ((h, w, 3) uint8 arrays) of `keyframes` through `view`."""
+    for s in frame_times(keyframes.duration, fps):
+        view.state.assign(keyframes.state_at(s))
+        yield view.render()
+
+
+def record(view, keyframes, path, fps=25, progress=None):
+    """Render `keyframes` through `view` into `path` (.mp4, .gif or a folder);
+    `progress(i, n)` is called after each frame. Returns (frames, bytes,
+    seconds)."""
+    t0 = time.perf_counter()
+    n = len(frame_times(keyframes.duration, fps))
+    w, h = view.render_window.GetSize()
+    out = MovieWriter(path, (w, h), fps)
+    try:
+        for i, frame in enumerate(frames(view, keyframes, fps)):
+            out.append(frame)
+            if progress:
+                progress(i + 1, n)
+    finally:
+        size = out.close()
+    return out.count, size, time.perf_counter() - t0

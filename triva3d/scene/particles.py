@@ -1,0 +1,245 @@
+"""Messages as particles, without VTK.
+
+A message in flight at time `now` is a particle on the plane of `now` (the height
+its 3D line has at that time), on its route across the base: from the sender's
+footprint through the nodes between the two hosts (the fewest hops in the
+topology graph; a SimGrid platform's graph holds the links of its declared routes
+as nodes, so paths go through them) to the receiver's, at a constant speed along
+the route, leaving at the message's start and arriving at its end. On other bases,
+and between hosts the graph does not join, the route is the straight line. Each
+particle trails the part of its route it covered over the last TRAIL_SPAN of the
+window, in TRAIL pieces fading with age, and the trail shrinks into the receiver
+after the message arrived (so that messages much shorter than a frame show). The
+heat of an edge is the traffic (bytes where the trace gives sizes, else messages)
+that has crossed it by `now`, a message counting for the part of the edge it has
+covered.
+"""
+import networkx as nx
+import numpy as np
+from numba import njit
+
+from .. import colors
+from ..analysis.metrics import link_bytes
+
+TRAIL, TRAIL_SPAN = 4, 0.02
+#: Particles stand this much of the base's larger side above the plane of `now`.
+LIFT = 2e-3
+
+
+class Routes:
+    """The route of every message (link row) of `trace` over `layout`, as flat
+    polylines: route r has points `pts[offs[r]:offs[r+1]]` with arc lengths `cum`
+    from its start; `edge[k]` is the base edge under the segment starting at
+    point k (-1: none). `of_link[i]` is link row i's route."""
+
+    def __init__(self, trace, layout):
+        ln = trace.links
+        a, b = ln.start_container.astype(np.int64), ln.end_container.astype(np.int64)
+        pair, self.of_link = np.unique(a * len(layout.x) + b, return_inverse=True)
+        self.of_link = self.of_link.astype(np.int64)
+        src, dst = pair // len(layout.x), pair % len(layout.x)
+        paths = _node_paths(layout, layout.node[src], layout.node[dst])
+        edge_of = {}
+        for i, (u, v) in enumerate(layout.edges):
+            edge_of.setdefault((min(u, v), max(u, v)), i)
+        pts, edges, offs = [], [], [0]
+        for s, d, path in zip(src, dst, paths):
+            inner = [(layout.node_rects[n, 0], layout.node_rects[n, 1]) for n in path[1:-1]]
+            pts += [(layout.x[s], layout.y[s])] + inner + [(layout.x[d], layout.y[d])]
+            hops = [edge_of.get((min(u, v), max(u, v)), -1) for u, v in zip(path, path[1:])]
+            edges += (hops or [-1]) + [-1]
+            offs.append(offs[-1] + len(inner) + 2)
+        self.pts = np.array(pts, np.float64).reshape(-1, 2)
+        self.edge = np.array(edges, np.int64)
+        self.offs = np.array(offs, np.int64)
+        step = np.r_[0.0, np.hypot(*np.diff(self.pts, axis=0).T)]
+        step[self.offs[:-1]] = 0.0  # each route starts at 0
+        self.cum = _cumsum_by_route(step, self.offs)
+
+    def points(self, rows, t, start, end):
+        """(n, 2) ground points of the messages `rows` at times `t` (per row)."""
+        return _positions(rows, np.asarray(t, np.float64), self.of_link, self.offs,
+                          self.pts, self.cum, start, end)
+
+
+def _node_paths(layout, src, dst):
+    """Per pair: the node path from node src to node dst, fewest hops ([] when
+    not on a topology, unplaced, or not joined)."""
+    out = [[] for _ in src]
+    if layout.base != "topology" or not len(layout.edges):
+        return out
+    g = nx.Graph()
+    g.add_nodes_from(range(len(layout.node_rects)))
+    g.add_edges_from(map(tuple, layout.edges))
+    by_source = {}
+    for i, (s, d) in enumerate(zip(src, dst)):
+        if s >= 0 and d >= 0:
+            by_source.setdefault(int(s), []).append((i, int(d)))
+    for s, wanted in by_source.items():
+        pred = nx.predecessor(g, s)
+        for i, d in wanted:
+            if d == s or d not in pred:
+                out[i] = [s] if d == s else []
+                continue
+            path = [d]
+            while path[-1] != s:
+                path.append(pred[path[-1]][0])
+            out[i] = path[::-1]
+    return out
+
+
+class Particles:
+    """Particles and edge heat of the messages of a Geometry at a time `now`."""
+
+    def __init__(self, trace, layout):
+        self.trace, self.layout = trace, layout
+        self.routes = Routes(trace, layout)
+        size = link_bytes(trace, np.arange(len(trace.links)))
+        self.weight = np.where(np.isfinite(size) & (size > 0), size, 1.0) \
+            if np.isfinite(size).any() else np.ones(len(trace.links))
+        #: log-scaled sizes in [0, 1] (NaN: unknown) for the "size" colouring
+        ok = np.isfinite(size) & (size > 0)
+        self.size_level = np.full(len(size), np.nan)
+        if ok.any():
+            ls = np.log10(size[ok])
+            span = ls.max() - ls.min()
+            self.size_level[ok] = (ls - ls.min()) / span if span > 0 else 1.0
+        self._heat_max = {}
+
+    def at(self, geometry, now, how="value"):
+        """What is drawn at `now` for the messages of `geometry`: heads (n, 3) of
+        those in flight and their rgb, and trail segments (p0, p1, rgba) of those
+        in flight or arrived within the trail's span; `how`: colour by "value" or
+        "size"."""
+        ln, f = self.trace.links, geometry.frame
+        span = TRAIL_SPAN * (f.t1 - f.t0)
+        rows = geometry.message_rows
+        rows = rows[(ln.start[rows] <= now) & (ln.end[rows] >= now - span)]
+        rgb = (geometry.value_rgb[ln.value[rows]] if how == "value"
+               else colors.ramp(self.size_level[rows]))
+        z = f.z(now) + LIFT * geometry.extent
+        flying = ln.end[rows] >= now
+        r = self.routes
+        head = r.points(rows[flying], np.full(flying.sum(), now), ln.start, ln.end)
+        p0, p1, piece, owner = _trails(rows, now - span, now, TRAIL, r.of_link, r.offs,
+                                       r.pts, r.cum, ln.start, ln.end)
+        alpha = np.round(220 * (1 - (piece + 0.5) / TRAIL)).astype(np.uint8)
+        return (np.c_[head, np.full(len(head), z)], rgb[flying],
+                np.c_[p0, np.full(len(p0), z)], np.c_[p1, np.full(len(p1), z)],
+                np.c_[rgb[owner], alpha])
+
+    def heat(self, geometry, now):
+        """Per base edge: the traffic that crossed it by `now`, as a fraction of
+        what crosses the busiest edge over the whole window (0..1)."""
+        w = geometry.frame
+        key = (w.t0, w.t1, geometry.message_rows.tobytes())
+        if key not in self._heat_max:
+            self._heat_max = {key: self._heat(geometry.message_rows, w.t1).max(initial=0.0)}
+        top = self._heat_max[key]
+        h = self._heat(geometry.message_rows, now)
+        return h / top if top > 0 else h
+
+    def _heat(self, rows, now):
+        ln, r = self.trace.links, self.routes
+        rows = rows[ln.start[rows] <= now]
+        return _heat(rows, now, r.of_link, r.offs, r.cum, r.edge, ln.start, ln.end,
+                     self.weight, len(self.layout.edges))
+
+
+@njit(cache=True)
+def _cumsum_by_route(step, offs):
+    out = np.empty_like(step)
+    for r in range(len(offs) - 1):
+        acc = 0.0
+        for k in range(offs[r], offs[r + 1]):
+            acc += step[k]
+            out[k] = acc
+    return out
+
+
+@njit(cache=True)
+def _fraction(t, s, e):
+    if e <= s:
+        return 1.0 if t >= s else 0.0
+    return min(1.0, max(0.0, (t - s) / (e - s)))
+
+
+@njit(cache=True)
+def _positions(rows, t, route_of, offs, pts, cum, start, end):
+    out = np.empty((len(rows), 2))
+    for i in range(len(rows)):
+        m = rows[i]
+        r = route_of[m]
+        a, b = offs[r], offs[r + 1] - 1
+        out[i, 0], out[i, 1] = _point(_fraction(t[i], start[m], end[m]) * cum[b], a, b,
+                                      pts, cum)
+    return out
+
+
+@njit(cache=True)
+def _point(d, a, b, pts, cum):
+    """The point at arc length d of the route whose points are a..b."""
+    k = a
+    while k < b - 1 and cum[k + 1] < d:
+        k += 1
+    seg = cum[k + 1] - cum[k]
+    u = min(1.0, max(0.0, (d - cum[k]) / seg)) if seg > 0 else 1.0
+    return (pts[k, 0] + u * (pts[k + 1, 0] - pts[k, 0]),
+            pts[k, 1] + u * (pts[k + 1, 1] - pts[k, 1]))
+
+
+@njit(cache=True)
+def _trails(rows, t_lo, t_hi, pieces, route_of, offs, pts, cum, start, end):
+    """Segments along each message's route between where it was at t_lo and at
+    t_hi, cut into `pieces` of equal length (0: the newest) and at the route's
+    corners: (p0, p1, piece, index into rows)."""
+    n_max = 0
+    for i in range(len(rows)):
+        r = route_of[rows[i]]
+        n_max += pieces * (offs[r + 1] - offs[r])
+    p0 = np.empty((n_max, 2))
+    p1 = np.empty((n_max, 2))
+    piece = np.empty(n_max, np.int64)
+    owner = np.empty(n_max, np.int64)
+    n = 0
+    for i in range(len(rows)):
+        m = rows[i]
+        r = route_of[m]
+        a, b = offs[r], offs[r + 1] - 1
+        d_hi = _fraction(t_hi, start[m], end[m]) * cum[b]
+        d_lo = _fraction(t_lo, start[m], end[m]) * cum[b]
+        for j in range(pieces):  # from the head backwards
+            hi = d_hi - (d_hi - d_lo) * j / pieces
+            lo = d_hi - (d_hi - d_lo) * (j + 1) / pieces
+            if hi <= lo:
+                continue
+            x, y = _point(lo, a, b, pts, cum)
+            for k in range(a + 1, b):  # the corners between lo and hi
+                if lo < cum[k] < hi:
+                    p0[n, 0], p0[n, 1] = x, y
+                    x, y = pts[k, 0], pts[k, 1]
+                    p1[n, 0], p1[n, 1] = x, y
+                    piece[n], owner[n] = j, i
+                    n += 1
+            p0[n, 0], p0[n, 1] = x, y
+            p1[n, 0], p1[n, 1] = _point(hi, a, b, pts, cum)
+            piece[n], owner[n] = j, i
+            n += 1
+    return p0[:n], p1[:n], piece[:n], owner[:n]
+
+
+@njit(cache=True)
+def _heat(rows, now, route_of, offs, cum, edge, start, end, weight, n_edges):
+    heat = np.zeros(n_edges)
+    for i in range(len(rows)):
+        m = rows[i]
+        r = route_of[m]
+        a, b = offs[r], offs[r + 1] - 1
+        d = _fraction(now, start[m], end[m]) * cum[b]
+        for k in range(a, b):
+            e = edge[k]
+            if e < 0 or d < cum[k]:
+                continue
+            seg = cum[k + 1] - cum[k]
+            heat[e] += weight[m] * (min(1.0, (d - cum[k]) / seg) if seg > 0 else 1.0)
+    return heat
