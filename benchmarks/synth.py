@@ -16,7 +16,9 @@ def _names(strings):
     return Names(np.frombuffer(b"".join(data), np.uint8), offsets)
 
 
-def make_trace(n_states, n_links, n_procs=1000, procs_per_host=4, nest=10, seed=1):
+def make_trace(n_states, n_links, n_procs=1000, procs_per_host=4, nest=10, seed=1,
+               link_seconds=(0.01, 1)):
+    """`link_seconds`: the range of the links' durations."""
     rng = np.random.default_rng(seed)
     n_hosts = -(-n_procs // procs_per_host)
     # names: type names, value names, then host and process names
@@ -50,11 +52,11 @@ def make_trace(n_states, n_links, n_procs=1000, procs_per_host=4, nest=10, seed=
               "value": rng.integers(0, len(VALUES), n_states)[order], "start": start[order],
               "end": end[order], "imbrication": nested[order].astype(np.int16)}
     s, d = rng.integers(0, n_procs, n_links), rng.integers(0, n_procs, n_links)
-    t0 = rng.uniform(0, end_time - 1, n_links)
+    t0 = rng.uniform(0, end_time - link_seconds[1], n_links)
     links = {"container": np.zeros(n_links), "type": np.full(n_links, 4),
              "value": np.full(n_links, len(VALUES)), "start_container": 1 + n_hosts + s,
              "end_container": 1 + n_hosts + d, "start": t0,
-             "end": t0 + rng.uniform(0.01, 1, n_links), "key": np.zeros(n_links)}
+             "end": t0 + rng.uniform(*link_seconds, n_links), "key": np.zeros(n_links)}
     empty = {"variables": {c: [] for c in SCHEMA["variables"]},
              "events": {c: [] for c in SCHEMA["events"]}}
     cols = {"types": types, "values": values, "containers": cont, "states": states,

@@ -178,6 +178,38 @@ def test_keys_fly_and_move_through_time(qtbot):
     assert w.state.scale == pytest.approx(1.25 * scale)
 
 
+def test_a_recorded_flight_plays_back_and_exports(qtbot, tmp_path):
+    import imageio.v3 as iio
+    from triva3d import View
+    w = opened(qtbot, **BASE)
+    w.record_action.trigger()  # Ctrl+R
+    assert w.flight.recording
+    for key in (QtCore.Qt.Key_W, QtCore.Qt.Key_D, QtCore.Qt.Key_D):
+        qtbot.wait(300)
+        qtbot.keyClick(w.interactor, key)
+    qtbot.wait(300)
+    w.record_action.trigger()
+    keys = w.flight.keyframes
+    assert keys is not None and len(keys) >= 4 and keys.duration >= 1.0
+    first, last = keys.states[0].camera, keys.states[-1].camera
+    assert first != last
+    w.set_view_preset("top")  # elsewhere, then back along the flight
+    w.flight.play()
+    qtbot.waitUntil(lambda: not w.flight.playing, timeout=int(1000 * keys.duration) + 10000)
+    w.redraw()
+    assert w.view.camera.position == pytest.approx(last.position, rel=1e-6)
+    w.save_flight(str(tmp_path / "flight.json"))
+    assert len(type(keys).load(tmp_path / "flight.json")) == len(keys)
+    w.export_animation(str(tmp_path / "flight.mp4"))
+    frames = iio.imread(tmp_path / "flight.mp4", index=None)
+    width, height = w.interactor.ren_win.GetSize()
+    assert frames.shape[0] == max(2, round(keys.duration * 25))
+    assert frames.shape[1:3] == (height - height % 2, width - width % 2)
+    # the last frame is the last keyframe (MP4 is lossy: close, not equal)
+    end = View(w.trace, keys.states[-1], size=(frames.shape[2], frames.shape[1])).render()
+    assert np.abs(frames[-1].astype(int) - end).mean() < 3
+
+
 def test_the_window_stays_responsive_while_loading(qtbot, tmp_path, monkeypatch):
     """A 1e6-event trace is read and laid out in a worker thread: meanwhile the event
     loop never stops more than 100 ms. (Building the scene and the first frame, once

@@ -117,6 +117,10 @@ class View:
         self.update()
         self.renderer.ResetCameraClippingRange()
         self.scene.fit_view(self.renderer)
+        # A GUI's window may have drawn since: take the context back and forget the
+        # GL state VTK remembers (the viewport...), which the other one changed.
+        self.render_window.MakeCurrent()
+        self.render_window.GetState().Reset()
         self.render_window.Render()
 
     def render(self):

@@ -6,8 +6,10 @@ ViewerModel is the model). A state saves to and loads from JSON exactly, and two
 states can be interpolated (camera paths). The View follows a ViewState; the
 command line builds one from its options; the GUI's controls read and write one.
 """
+import inspect
 import json
 import math
+import weakref
 from dataclasses import dataclass, field, fields
 
 from .errors import OptionsError, TraceError
@@ -249,21 +251,27 @@ CHECKS = {
 
 
 class Events:
-    """A small callback registry: `connect(f)`, then f(name, value) on each change."""
+    """A small callback registry: `connect(f)`, then f(name, value) on each change.
+    A bound method is held weakly (as napari's events do): a View that follows a
+    state makes no reference cycle with it, so it is freed, with its render
+    window, where it is dropped (not by the garbage collector in another thread)."""
 
     def __init__(self):
         self._callbacks = []
 
     def connect(self, callback):
-        self._callbacks.append(callback)
+        self._callbacks.append(weakref.WeakMethod(callback) if inspect.ismethod(callback)
+                               else (lambda f=callback: f))
         return callback
 
     def disconnect(self, callback):
-        self._callbacks.remove(callback)
+        self._callbacks = [r for r in self._callbacks if r() not in (callback, None)]
 
     def emit(self, name, value):
-        for f in list(self._callbacks):
-            f(name, value)
+        for ref in list(self._callbacks):
+            f = ref()
+            if f is not None:
+                f(name, value)
 
 
 @dataclass(eq=False)

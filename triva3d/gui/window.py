@@ -6,7 +6,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..errors import Triva3dError
 from ..viewstate import ViewState
-from . import docks
+from . import docks, flight
 
 HELP = """<h3>Flying through the execution</h3>
 <table>
@@ -20,6 +20,8 @@ HELP = """<h3>Flying through the execution</h3>
 <tr><td>+ / -</td><td>stretch / squeeze time (the time scale)</td></tr>
 <tr><td>Home</td><td>back to the view preset, fitted</td></tr>
 <tr><td>drag in the overview strip</td><td>choose the time window; double-click: all of it</td></tr>
+<tr><td>Ctrl+R</td><td>record the flight (again: stop); Ctrl+P plays it back, Ctrl+M
+exports it (or, with nothing recorded, a turn around the scene) as MP4 or GIF</td></tr>
 <tr><td>drop a file</td><td>a trace, a topology (.dot, .gv, .xml) or a saved view (.json)</td></tr>
 </table>"""
 
@@ -86,6 +88,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.cancel.clicked.connect(self._cancel_load)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel)
+        self.flight = flight.Flight(self)
         self._menus()
         self._good = self.state.copy()
         self.state.events.connect(self._changed)
@@ -119,6 +122,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self._show_recent()
         m.addSeparator()
         m.addAction("&Quit", self.close).setShortcut(QtGui.QKeySequence("Ctrl+Q"))
+        f = self.menuBar().addMenu("&Movie")
+        self.record_action = f.addAction("&Record flight")
+        self.record_action.setCheckable(True)
+        self.record_action.toggled.connect(self.flight.record)
+        self.record_action.setShortcut(QtGui.QKeySequence("Ctrl+R"))
+        f.addAction("&Play flight", self.flight.play).setShortcut(QtGui.QKeySequence("Ctrl+P"))
+        f.addAction("&Save flight...", self.save_flight)
+        f.addAction("E&xport animation...", self.export_animation).setShortcut(
+            QtGui.QKeySequence("Ctrl+M"))
         v = self.menuBar().addMenu("&View")
         for name in ("iso", "top", "side", "timeline"):
             v.addAction(name, lambda n=name: self.set_view_preset(n))
@@ -258,6 +270,33 @@ class MainWindow(QtWidgets.QMainWindow):
         except Triva3dError as e:
             self.error(str(e))
 
+    def save_flight(self, path=None):
+        """The recorded flight's keyframes (`triva3d animate --path` renders them)."""
+        if self.flight.keyframes is None:
+            self.error("nothing recorded: Movie > Record flight, fly, then stop")
+            return
+        if not path:
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save the flight",
+                                                            "flight.json", "Keyframes (*.json)")
+        if path:
+            try:
+                self.flight.save(path)
+            except Triva3dError as e:
+                self.error(str(e))
+
+    def export_animation(self, path=None):
+        """The recorded flight (else a turn around the scene) as MP4 or GIF."""
+        if self.trace is None:
+            return
+        if not path:
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export an animation",
+                                                            "triva3d.mp4", "Movies (*.mp4 *.gif)")
+        if path:
+            try:
+                self.flight.export(path)
+            except Triva3dError as e:
+                self.error(str(e))
+
     def keep_camera(self):
         """Store where the user flew the camera in the state."""
         if self.view is not None:
@@ -381,6 +420,8 @@ class MainWindow(QtWidgets.QMainWindow):
         return True
 
     def closeEvent(self, event):
+        self.flight.record(False)
+        self.flight.stop()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("docks", self.saveState())
         for loader in self._dropped + [self.loader]:

@@ -16,7 +16,7 @@ covered.
 """
 import networkx as nx
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .. import colors
 from ..analysis.metrics import link_bytes
@@ -108,9 +108,9 @@ class Particles:
 
     def at(self, geometry, now, how="value"):
         """What is drawn at `now` for the messages of `geometry`: heads (n, 3) of
-        those in flight and their rgb, and trail segments (p0, p1, rgba) of those
-        in flight or arrived within the trail's span; `how`: colour by "value" or
-        "size"."""
+        those in flight and their rgb, and trail segments ((m, 2, 3) end points,
+        (m, 4) rgba) of those in flight or arrived within the trail's span; `how`:
+        colour by "value" or "size"."""
         ln, f = self.trace.links, geometry.frame
         span = TRAIL_SPAN * (f.t1 - f.t0)
         rows = geometry.message_rows
@@ -121,12 +121,9 @@ class Particles:
         flying = ln.end[rows] >= now
         r = self.routes
         head = r.points(rows[flying], np.full(flying.sum(), now), ln.start, ln.end)
-        p0, p1, piece, owner = _trails(rows, now - span, now, TRAIL, r.of_link, r.offs,
-                                       r.pts, r.cum, ln.start, ln.end)
-        alpha = np.round(220 * (1 - (piece + 0.5) / TRAIL)).astype(np.uint8)
-        return (np.c_[head, np.full(len(head), z)], rgb[flying],
-                np.c_[p0, np.full(len(p0), z)], np.c_[p1, np.full(len(p1), z)],
-                np.c_[rgb[owner], alpha])
+        pairs, rgba = _trails(rows, rgb, now - span, now, z, TRAIL, r.of_link, r.offs,
+                              r.pts, r.cum, ln.start, ln.end)
+        return np.c_[head, np.full(len(head), z)], rgb[flying], pairs, rgba
 
     def heat(self, geometry, now):
         """Per base edge: the traffic that crossed it by `now`, as a fraction of
@@ -188,44 +185,54 @@ def _point(d, a, b, pts, cum):
             pts[k, 1] + u * (pts[k + 1, 1] - pts[k, 1]))
 
 
-@njit(cache=True)
-def _trails(rows, t_lo, t_hi, pieces, route_of, offs, pts, cum, start, end):
-    """Segments along each message's route between where it was at t_lo and at
-    t_hi, cut into `pieces` of equal length (0: the newest) and at the route's
-    corners: (p0, p1, piece, index into rows)."""
-    n_max = 0
-    for i in range(len(rows)):
+@njit(cache=True, parallel=True)
+def _trails(rows, rgb, t_lo, t_hi, z, pieces, route_of, offs, pts, cum, start, end):
+    """Segments at height z along each message's route between where it was at
+    t_lo and at t_hi, cut into `pieces` of equal length, the oldest the most
+    transparent, and at the route's corners: ((m, 2, 3) float32 end points,
+    (m, 4) uint8 rgba of the row's `rgb`)."""
+    n = len(rows)
+    first = np.zeros(n + 1, np.int64)
+    for i in prange(n):  # room per message: a piece and the corners it spans
         r = route_of[rows[i]]
-        n_max += pieces * (offs[r + 1] - offs[r])
-    p0 = np.empty((n_max, 2))
-    p1 = np.empty((n_max, 2))
-    piece = np.empty(n_max, np.int64)
-    owner = np.empty(n_max, np.int64)
-    n = 0
-    for i in range(len(rows)):
+        first[i + 1] = pieces * (offs[r + 1] - offs[r] - 1)
+    first = np.cumsum(first)
+    out = np.empty((first[-1], 2, 3), np.float32)
+    rgba = np.empty((first[-1], 4), np.uint8)
+    used = np.zeros(n, np.int64)
+    for i in prange(n):
         m = rows[i]
         r = route_of[m]
         a, b = offs[r], offs[r + 1] - 1
         d_hi = _fraction(t_hi, start[m], end[m]) * cum[b]
         d_lo = _fraction(t_lo, start[m], end[m]) * cum[b]
+        k_out = first[i]
         for j in range(pieces):  # from the head backwards
             hi = d_hi - (d_hi - d_lo) * j / pieces
             lo = d_hi - (d_hi - d_lo) * (j + 1) / pieces
             if hi <= lo:
                 continue
+            alpha = np.uint8(round(220 * (1 - (j + 0.5) / pieces)))
             x, y = _point(lo, a, b, pts, cum)
-            for k in range(a + 1, b):  # the corners between lo and hi
-                if lo < cum[k] < hi:
-                    p0[n, 0], p0[n, 1] = x, y
-                    x, y = pts[k, 0], pts[k, 1]
-                    p1[n, 0], p1[n, 1] = x, y
-                    piece[n], owner[n] = j, i
-                    n += 1
-            p0[n, 0], p0[n, 1] = x, y
-            p1[n, 0], p1[n, 1] = _point(hi, a, b, pts, cum)
-            piece[n], owner[n] = j, i
-            n += 1
-    return p0[:n], p1[:n], piece[:n], owner[:n]
+            for k in range(a, b + 1):  # corners strictly between lo and hi, then hi
+                if k < b and not (lo < cum[k] < hi):
+                    continue
+                if k < b:
+                    x1, y1 = pts[k, 0], pts[k, 1]
+                else:
+                    x1, y1 = _point(hi, a, b, pts, cum)
+                out[k_out, 0, 0], out[k_out, 0, 1], out[k_out, 0, 2] = x, y, z
+                out[k_out, 1, 0], out[k_out, 1, 1], out[k_out, 1, 2] = x1, y1, z
+                rgba[k_out, 0], rgba[k_out, 1], rgba[k_out, 2] = rgb[i, 0], rgb[i, 1], rgb[i, 2]
+                rgba[k_out, 3] = alpha
+                k_out += 1
+                x, y = x1, y1
+        used[i] = k_out - first[i]
+    keep = np.empty(first[-1], np.bool_)
+    keep[:] = False
+    for i in prange(n):
+        keep[first[i]:first[i] + used[i]] = True
+    return out[keep], rgba[keep]
 
 
 @njit(cache=True)

@@ -85,7 +85,13 @@ def segments(p0, p1, rgb=None):
     n = len(p0)
     pts = np.empty((n, 2, 3), np.float32)
     pts[:, 0], pts[:, 1] = p0, p1
-    return polydata(pts.reshape(-1, 3), np.arange(2 * n).reshape(-1, 2), 2, "lines", rgb)
+    return lines(pts, rgb)
+
+
+def lines(pairs, rgb=None):
+    """n line segments between the points of `pairs` (n, 2, 3)."""
+    n = len(pairs)
+    return polydata(pairs.reshape(-1, 3), np.arange(2 * n).reshape(-1, 2), 2, "lines", rgb)
 
 
 def points(p, rgb=None):

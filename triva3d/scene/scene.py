@@ -77,15 +77,20 @@ class Scene:
                                                    color=SELECTION_RGB, line_width=3)]
                       if len(p0) else [])
         if changed & {"link_opacity", "particles"}:
+            opacity = _line_opacity(state)
+            if bool(self._slots.get("links")) != bool(len(self.geometry.link_rows)
+                                                      and opacity > 0):
+                self._entities(opacity)  # no lines at opacity 0
             for a in self._slots.get("links", []) + self._slots.get("moving_links", []):
-                a.GetProperty().SetOpacity(_line_opacity(state))
+                a.GetProperty().SetOpacity(opacity)
         self._applied = dict(now, titled=True)
         return changed
 
     def _entities(self, link_opacity):
         g = self.geometry
         self._set("states", [self._states()] if len(g.state_rows) else [])
-        self._set("links", [self._links(link_opacity)] if len(g.link_rows) else [])
+        self._set("links", [self._links(link_opacity)]
+                  if len(g.link_rows) and link_opacity > 0 else [])
         self._set("events", [polydata.actor(polydata.points(g.event_p, g.event_rgb),
                                             point_size=7)] if len(g.event_rows) else [])
         self._set("variables", [polydata.actor(polydata.boxes(*g.var_boxes.T, rgb=g.var_rgb),
@@ -133,9 +138,9 @@ class Scene:
         self._set("now", plane)
         flying = []
         if on and state.particles:
-            heads, rgb, p0, p1, rgba = self._particles_of().at(g, now, state.particles)
-            if len(p0):
-                trail = polydata.actor(polydata.segments(p0, p1, rgba), line_width=4)
+            heads, rgb, pairs, rgba = self._particles_of().at(g, now, state.particles)
+            if len(pairs):
+                trail = polydata.actor(polydata.lines(pairs, rgba), line_width=4)
                 trail.ForceTranslucentOn()
                 flying.append(trail)
             if len(heads):
