@@ -170,7 +170,7 @@ class View:
 
     def _fit(self, bounds, view):
         set_view(self.renderer, bounds, *parse_view(view), up=UPS.get(view),
-                 margins=self.scene.overlay.margins(view in UPS))
+                 margins=self.scene.overlay.margins(view in UPS, self.renderer.GetSize()))
 
     def warnings(self):
         """Lines for a picture that is empty or partial (see Layout and Geometry)."""

@@ -327,7 +327,7 @@ class TimeSliceTreemap:
         legend = Legend(add, text_size)
         legend.set(self.legend_entries() if keys else [])
         legend.place(size[0], size[1] - 30)
-        key_w = size[0] - legend.rect[0] + 10 if keys else 0
+        key_w = size[0] - legend.rect[0] + 10 if legend.rect else 0  # None: did not fit
         if keys:
             title = add(text_actor(14, valign="top"))
             title.SetInput(self.title())

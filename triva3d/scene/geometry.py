@@ -8,7 +8,6 @@ new window, scale, filters or colours; the Layout and the lanes of the bars
 Movies and tests use it without a window; the Scene turns it into actors.
 """
 import numpy as np
-from numba import njit
 
 from .. import colors
 from ..analysis.roles import platform_link_types, variable_roles
@@ -45,7 +44,7 @@ class Geometry:
         #: Link types that describe the platform: base edges, never drawn as messages.
         self.platform_links = platform_link_types(trace)
         self.n_bins = 512
-        self._rules = self._palette_of = None
+        self._rules = self._palette_of = self._value_order = None
         self.update(state or ViewState())
 
     def _lanes(self, state):
@@ -292,17 +291,22 @@ class Geometry:
 
     def legend_entries(self):
         """(text, rgb) of the keys of the picture: the state values drawn, longest
-        total time first; the message and event values; the usage profiles with
-        what their width is relative to; a line (rgb None) on the base's edges."""
-        tr, f = self.trace, self.cut
+        total time over the whole trace first (an order that stays while the
+        window moves: movies, the brush); the message and event values; the
+        usage profiles with what their width is relative to; a line (rgb None)
+        on the base's edges."""
+        tr = self.trace
         st, rows = tr.states, self.state_rows
         name = tr.names.display
         out = []
         if len(rows):
-            time, count = _value_time(rows, st.value, st.start, st.end, f.t0, f.t1,
-                                      len(tr.values))
-            shown = np.flatnonzero(count)
-            shown = shown[np.argsort(-time[shown], kind="stable")]
+            if self._value_order is None:
+                time = np.bincount(st.value, weights=st.end - st.start,
+                                   minlength=len(tr.values))
+                self._value_order = np.argsort(-time, kind="stable")
+            shown = np.zeros(len(tr.values), bool)
+            shown[st.value[rows]] = True
+            shown = self._value_order[shown[self._value_order]]
             out += [(name(tr.values.name[v]), self.value_rgb[v]) for v in shown]
         for what, values in (("message", tr.links.value[self.link_rows]),
                              ("event", tr.events.value[self.event_rows])):
@@ -401,15 +405,3 @@ def _box_edges(boxes):
             p0.append(c[a])
             p1.append(c[b])
     return np.array(p0).reshape(-1, 3), np.array(p1).reshape(-1, 3)
-
-
-@njit(cache=True)
-def _value_time(rows, value, start, end, t0, t1, n_values):
-    """Seconds within [t0, t1] and count of the states `rows`, per value."""
-    time = np.zeros(n_values)
-    count = np.zeros(n_values, np.int64)
-    for r in rows:
-        v = value[r]
-        time[v] += min(end[r], t1) - max(start[r], t0)
-        count[v] += 1
-    return time, count

@@ -27,6 +27,9 @@ LABEL_PX, LEGEND_PX, AXIS_PX = 13, 14, 13
 BOX_RGB, BOX_OPACITY = (0.05, 0.05, 0.06), 0.85
 MAX_LABELS = 3000
 MAX_LEGEND = 16
+#: The legend is left out of a picture where it would take more than this share
+#: of the width (a small movie frame), or not fit in its height.
+LEGEND_SHARE = 0.4
 #: A label keeps this many pixels from every other.
 PAD = 3
 
@@ -114,13 +117,24 @@ class Legend:
         for i, a in enumerate(self.texts):
             a.SetInput(shown[i][0] if i < len(shown) else "")
 
-    def width(self):
-        """Its width in pixels (0 without entries)."""
+    def width(self, size=None):
+        """Its width in pixels (0 without entries, or where it does not fit in a
+        window of `size`)."""
         texts = self.texts[:len(self.entries)]
-        return max(self._sizes(a)[0] for a in texts) + LEGEND_PX + 24 if texts else 0
+        w = max(self._sizes(a)[0] for a in texts) + LEGEND_PX + 24 if texts else 0
+        fits = size is None or (w <= LEGEND_SHARE * size[0]
+                                and self.height() <= size[1] - 20)
+        return w if fits else 0
+
+    def height(self):
+        return (LEGEND_PX + 6) * len(self.entries) + 10
 
     def place(self, w, h):
-        texts = self.texts[:len(self.entries)]
+        texts = self.texts[:len(self.entries)] if self.width((w, h)) else []
+        for a in self.texts[len(texts):]:
+            a.SetVisibility(False)
+        for a in texts:
+            a.SetVisibility(True)
         self.rect = None
         self.box.SetVisibility(bool(texts))
         self.swatches.SetVisibility(bool(texts))
@@ -128,7 +142,7 @@ class Legend:
             return
         line, sw = LEGEND_PX + 6, LEGEND_PX
         box_w = self.width()
-        box_h = line * len(texts) + 10
+        box_h = self.height()
         x0, y1 = w - box_w - 10, h - 10
         self.rect = (x0, y1 - box_h, x0 + box_w, y1)
         quads, rgb = [], []
@@ -200,10 +214,10 @@ class Overlay:
             a.SetInput("")
         self.note.SetInput(f"time {frame.t0:.9g} .. {frame.t1:.9g} {unit}")
 
-    def margins(self, time_across):
-        """Room (left, right, bottom, top pixels) the camera leaves around the scene:
-        the axis's labels, the legend, the title."""
-        return (110 if time_across else 70, self.legend.width() + 20,
+    def margins(self, time_across, size):
+        """Room (left, right, bottom, top pixels) the camera leaves around the scene
+        in a window of `size`: the axis's labels, the legend, the title."""
+        return (110 if time_across else 70, self.legend.width(size) + 20,
                 50 if time_across else 20, 34)
 
     def set_legend(self, entries):

@@ -8,10 +8,11 @@ as nodes, so paths go through them) to the receiver's, at a constant speed along
 the route, leaving at the message's start and arriving at its end. On other bases,
 and between hosts the graph does not join, the route is the straight line. Each
 particle trails the part of its route it covered over the last TRAIL_SPAN of the
-window, in TRAIL pieces fading with age, and the trail shrinks into the receiver
-after the message arrived (so that messages much shorter than a frame show). The
-heat of an edge is the traffic (bytes where the trace gives sizes, else messages)
-that has crossed it by `now`, a message counting for the part of the edge it has
+window, in TRAIL pieces fading with age (2 above MANY trails), and the trail
+shrinks into the receiver after the message arrived (so that messages much
+shorter than a frame show). The
+heat of an edge is the traffic (bytes where the trace gives sizes, else one per
+message) that has crossed it by `now`, a message counting for the part of the edge it has
 covered.
 """
 import networkx as nx
@@ -22,6 +23,8 @@ from .. import colors
 from ..analysis.metrics import link_bytes
 
 TRAIL, TRAIL_SPAN = 4, 0.02
+#: Above this many trails, each is cut into 2 pieces, not TRAIL (half the lines).
+MANY = 20_000
 #: Particles stand this much of the base's larger side above the plane of `now`.
 LIFT = 2e-3
 
@@ -94,11 +97,11 @@ class Particles:
     def __init__(self, trace, layout):
         self.trace, self.layout = trace, layout
         self.routes = Routes(trace, layout)
-        size = link_bytes(trace, np.arange(len(trace.links)))
-        self.weight = np.where(np.isfinite(size) & (size > 0), size, 1.0) \
-            if np.isfinite(size).any() else np.ones(len(trace.links))
-        #: log-scaled sizes in [0, 1] (NaN: unknown) for the "size" colouring
+        size = link_bytes(trace)
         ok = np.isfinite(size) & (size > 0)
+        #: what a message weighs in the heat: its bytes, 1 where its size is unknown
+        self.weight = np.where(ok, size, 1.0)
+        #: log-scaled sizes in [0, 1] (NaN: unknown) for the "size" colouring
         self.size_level = np.full(len(size), np.nan)
         if ok.any():
             ls = np.log10(size[ok])
@@ -121,7 +124,8 @@ class Particles:
         flying = ln.end[rows] >= now
         r = self.routes
         head = r.points(rows[flying], np.full(flying.sum(), now), ln.start, ln.end)
-        pairs, rgba = _trails(rows, rgb, now - span, now, z, TRAIL, r.of_link, r.offs,
+        pieces = TRAIL if len(rows) <= MANY else 2
+        pairs, rgba = _trails(rows, rgb, now - span, now, z, pieces, r.of_link, r.offs,
                               r.pts, r.cum, ln.start, ln.end)
         return np.c_[head, np.full(len(head), z)], rgb[flying], pairs, rgba
 
