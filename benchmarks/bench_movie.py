@@ -33,6 +33,7 @@ from synth import make_trace  # noqa: E402
 from triva3d import View, ViewState  # noqa: E402
 from triva3d.movie.frames import frame_times, record  # noqa: E402
 from triva3d.movie.paths import make_path  # noqa: E402
+from triva3d.scene.scene import PARTICLE_LINES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 HD = (1280, 720)
@@ -107,7 +108,7 @@ def main():
         median, worst, _ = rate(view, keys)
         flying = view.scene._slots["particles"][-1].GetMapper().GetInput().GetNumberOfVerts()
         lines = (f"{len(view.scene.geometry.link_rows)} message lines at opacity "
-                 f"{opacity * 0.3:.2f}" if opacity else "no message lines")
+                 f"{opacity * PARTICLE_LINES:.2f}" if opacity else "no message lines")
         print(f"{flying} particles over {states:.0e} states, {lines}, heat"
               f"{', unfolding' if unfold else ''}, 1280x720: {median:5.1f} frames/s median, "
               f"{worst:5.1f} worst")

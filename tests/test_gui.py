@@ -108,6 +108,39 @@ def test_a_click_picks_the_state_drawn_there(qtbot):
     qtbot.waitUntil(lambda: len(w.view.scene._slots["selection"]) == 1)  # the outline
 
 
+def test_ctrl_drag_moves_a_node_and_the_move_is_saved(qtbot, tmp_path):
+    """From above, Ctrl-dragging routerA 60 pixels right moves it on the ground by
+    what 60 pixels are there; a plain drag would rotate the camera instead."""
+    w = opened(qtbot, view="top", labels=False, **BASE)
+    w.view.render()
+    lay = w.view.layout
+    i = lay.node_names.index("routerA")
+    centre = lay.node_rects[i, :2].copy()
+    proj = w.view.projection
+    px, py, _ = proj.to_display([[*centre, 0.0]])[0]
+    h = w.interactor.height()
+    ratio = w.interactor.ren_win.GetSize()[1] / h
+
+    def at(x, y):
+        return QtCore.QPoint(round(x / ratio), round(h - y / ratio))
+    camera = w.view.camera
+    ctrl = QtCore.Qt.ControlModifier
+    qtbot.mousePress(w.interactor, QtCore.Qt.LeftButton, ctrl, at(px, py))
+    qtbot.mouseMove(w.interactor, at(px + 30, py))
+    qtbot.mouseRelease(w.interactor, QtCore.Qt.LeftButton, ctrl, at(px + 60, py))
+    qtbot.waitUntil(lambda: "node:routerA" in w.state.moved)
+    # where 60 pixels to the right land on the ground, by the same projection
+    o0, d0 = proj.ray(*[round(v / ratio) * ratio for v in (px, py)])
+    o1, d1 = proj.ray(round((px + 60) / ratio) * ratio, round(py / ratio) * ratio)
+    g0, g1 = (o - o[2] / d[2] * d for o, d in ((o0, d0), (o1, d1)))
+    assert w.state.moved["node:routerA"] == pytest.approx(tuple(centre + (g1 - g0)[:2]))
+    w.redraw()
+    assert w.view.layout.node_rects[i, :2] == pytest.approx(w.state.moved["node:routerA"])
+    assert w.view.camera.position == pytest.approx(camera.position)  # no rotation
+    w.save_view(str(tmp_path / "v.json"))
+    assert ViewState.load(tmp_path / "v.json").moved == w.state.moved
+
+
 def test_hiding_a_value_takes_its_colour_out_of_the_frame(qtbot):
     w = opened(qtbot, view="top", **BASE)
     v = int(w.trace.find("values", "Computing")[0])

@@ -262,3 +262,56 @@ def test_the_legend_keeps_its_order_while_the_window_slides(small):
         keys = [t for t, rgb in view.scene.geometry.legend_entries()
                 if rgb is not None and "(" not in t]
         assert keys == [v for v in expected if v in keys] and len(keys) >= 3
+
+
+def test_trails_follow_the_route_round_its_corners():
+    """A message flying 30 units in 3 s along (0,0) (10,0) (10,10) (20,10): at 2 s
+    its trail over the last 2 s covers 0..20, in 3 pieces, cut at the corner."""
+    from triva3d.scene.particles import _trails
+    pts = np.array([[0, 0], [10, 0], [10, 10], [20, 10]], np.float64)
+    rgb = np.array([[200, 100, 50]], np.uint8)
+    pairs, rgba = _trails(np.array([0]), rgb, 0.0, 2.0, 5.0, 3, np.array([0]),
+                          np.array([0, 4]), pts, np.array([0.0, 10, 20, 30]),
+                          np.array([0.0]), np.array([3.0]))
+    third = 20 / 3
+    expected = [((10, 2 * third - 10), (10, 10)),          # the newest piece
+                ((third, 0), (10, 0)), ((10, 0), (10, 2 * third - 10)),  # the corner
+                ((0, 0), (third, 0))]                     # the oldest
+    assert len(pairs) == 4 and (pairs[:, :, 2] == 5.0).all()
+    for (a, b), (p, q) in zip(expected, pairs[:, :, :2]):
+        assert p == pytest.approx(a, abs=1e-4) and q == pytest.approx(b, abs=1e-4)
+    alpha = rgba[:, 3].astype(int)
+    assert alpha[0] > alpha[1] == alpha[2] > alpha[3] > 0
+    assert (rgba[:, :3] == rgb).all()
+
+
+def test_many_particles_get_shorter_trails(hand, monkeypatch):
+    from triva3d.scene import particles
+    trace, base = hand
+    view = View(trace, ViewState(**base, particles="value"), size=SIZE)
+    parts = view.scene._particles_of()
+    p1, s, p2 = route_numbers(trace, view)
+    a, b = np.linalg.norm(s - p1), np.linalg.norm(p2 - s)
+    now = 1 + 2 * a / (a + b) + 0.03  # just past the switch: the trail (0.1 s) turns there
+    full = len(parts.at(view.scene.geometry, now)[2])
+    monkeypatch.setattr(particles, "MANY", 0)
+    fewer = len(parts.at(view.scene.geometry, now)[2])
+    # 4 pieces and the corner at the switch, then 2 pieces and the corner
+    assert (full, fewer) == (particles.TRAIL + 1, 3)
+
+
+def test_one_keyframe_is_held_and_a_saved_view_unfolds(tmp_path):
+    state = ViewState(**BASE, unfold=True)
+    state.save(tmp_path / "v.json")
+    (tmp_path / "one.json").write_text(json.dumps(
+        {"format": 1, "keyframes": [{"at": 0, "state": {"view": "top"}}]}))
+    r = cli("animate", SMALL, "--state", tmp_path / "v.json", "--no-cache", "--path",
+            tmp_path / "one.json", "--duration", "1", "--fps", "5", "--size", "240x160",
+            "--script", tmp_path / "used.json", "-o", f"{tmp_path}/f/")
+    assert r.returncode == 0, r.stderr
+    assert len(read_frames(tmp_path / "f")) == 5
+    used = json.loads((tmp_path / "used.json").read_text())["keyframes"]
+    assert [k["at"] for k in used] == [0, 1]
+    first, last = (k["state"] for k in used)
+    assert first["unfold"] and first["view"] == "top" and first["camera"] == last["camera"]
+    assert first["now"] < last["now"]  # the saved view's unfold drives the cursor

@@ -333,3 +333,38 @@ def test_no_display_and_an_empty_level_are_one_line_errors(small):
     from triva3d import make_layout
     with pytest.raises(OptionsError, match="no container at level '7'"):
         make_layout(small, base="appgraph", level="7")
+
+
+def test_moving_a_node_and_a_container(small, tmp_path):
+    """A moved base node carries the containers on it; a moved container carries
+    those drawn on it; the moves are saved with the view and refused by name."""
+    view = View(small, ViewState(**BASE), size=SIZE)
+    before = view.layout
+    i = before.node_names.index("a-1")  # host-0 and its processes stand on it
+    on = np.flatnonzero(before.node == i)
+    assert len(on) >= 2
+    dx, dy = 40.0, -25.0
+    target = (before.node_rects[i, 0] + dx, before.node_rects[i, 1] + dy)
+    view.state.moved = {"node:a-1": target}
+    view.update()
+    after = view.layout
+    assert tuple(after.node_rects[i, :2]) == pytest.approx(target)
+    assert after.x[on] == pytest.approx(before.x[on] + dx)
+    assert after.y[on] == pytest.approx(before.y[on] + dy)
+    others = np.ones(len(before.x), bool)
+    others[on] = False
+    assert np.array_equal(after.x[others], before.x[others])
+    # a process on a host: itself only (nothing stands on it)
+    rank = small.find("containers", "rank-5")[0]
+    view.state.moved = {**view.state.moved, "container:rank-5": (0.0, 0.0)}
+    view.update()
+    assert (view.layout.x[rank], view.layout.y[rank]) == (0.0, 0.0)
+    view.state.save(tmp_path / "v.json")
+    again = View(small, ViewState.load(tmp_path / "v.json"), size=SIZE)
+    assert np.array_equal(again.layout.x, view.layout.x)
+    assert np.array_equal(again.layout.node_rects, view.layout.node_rects)
+    with pytest.raises(OptionsError, match="no base node named 'nowhere'"):
+        view.state.moved = {"node:nowhere": (1, 2)}
+        view.update()
+    with pytest.raises(OptionsError, match="'node:x' must go to"):
+        ViewState(moved={"node:x": (1, float("nan"))})

@@ -113,7 +113,7 @@ def _positive(text):
         v = float(text)
     except ValueError:
         v = -1.0
-    if not v > 0:
+    if not 0 < v < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return v
 
@@ -165,27 +165,30 @@ def cmd_render(args):
 def cmd_animate(args):
     from tqdm import tqdm
     from .movie.encode import check_output
-    from .movie.frames import frame_times, record
+    from .movie.frames import record
     from .movie.paths import make_path
     from .view import View
     t0 = time.perf_counter()
     check_output(args.output, args.size)
     state = _state(args)
-    state.update(unfold=args.unfold, particles=args.particles, heat=args.heat)
+    for name in ("unfold", "particles", "heat"):  # given: on top of a --state's
+        if getattr(args, name):
+            setattr(state, name, getattr(args, name))
     trace, _ = _load(args)
     _report(trace)
     view = View(trace, state, size=args.size, quality=args.quality)
     for line in view.warnings():
         print(f"triva3d: warning: {line}", file=sys.stderr)
     keys = make_path(view, args.path, args.duration,
-                     cursor=args.unfold or bool(args.particles) or args.heat)
+                     cursor=state.unfold or bool(state.particles) or state.heat)
     if args.script:
         keys.save(args.script)
-    n = len(frame_times(keys.duration, args.fps))
-    with tqdm(total=n, unit="frame", desc=os.path.basename(args.output.rstrip("/")),
+    with tqdm(unit="frame", desc=os.path.basename(args.output.rstrip("/")),
               file=sys.stderr, disable=None) as bar:
-        frames, size, seconds = record(view, keys, args.output, args.fps,
-                                       progress=lambda i, n: bar.update(1))
+        def progress(i, n):
+            bar.total = n
+            bar.update(1)
+        frames, size, seconds = record(view, keys, args.output, args.fps, progress=progress)
     print(f"{args.output}: {frames} frames of {view.summary().split(',')[0]} at {args.fps:g} "
           f"frames/s ({keys.duration:g} s, {len(keys)} keyframes), {size / 1e6:.1f} MB, "
           f"rendered at {frames / seconds:.1f} frames/s; "

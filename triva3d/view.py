@@ -44,7 +44,7 @@ class View:
             apply_quality(render_window, renderer, quality)
         self.render_window, self.renderer = render_window, renderer
         self.use_cache = use_cache
-        self.layout = self.scene = None
+        self.layout = self.scene = self._laid = None
         self._given_layout, self._given_geometry = layout, geometry
         self.legend = legend
         self._grab = None
@@ -84,15 +84,23 @@ class View:
             return
         try:
             refit = False
-            if self.scene is None or dirty & set(BASE_FIELDS):
-                if self.scene is not None and self.state.selection is not None:
-                    self.state.selection = None  # its rows were the old base's
-                layout = self._given_layout or make_layout(
-                    self.trace, **self.state.base_options(), use_cache=self.use_cache)
-                geometry = self._given_geometry if self._given_layout is not None else None
-                self._given_layout = self._given_geometry = None
+            relayout = self.scene is None or dirty & set(BASE_FIELDS)
+            if relayout or "moved" in dirty:
+                geometry = None
+                if relayout:
+                    if self.scene is not None and self.state.selection is not None:
+                        self.state.selection = None  # its rows were the old base's
+                    laid = self._given_layout or make_layout(
+                        self.trace, **self.state.base_options(), use_cache=self.use_cache)
+                    if self._given_layout is not None and not self.state.moved:
+                        geometry = self._given_geometry
+                    self._given_layout = self._given_geometry = None
+                else:
+                    laid = self._laid
+                layout = laid.moved(self.trace, self.state.moved)
                 scene = Scene(self.trace, layout, self.state, legend=self.legend,
                               geometry=geometry)
+                self._laid = laid  # as the base laid it out, before the user's moves
                 if self.scene is not None:
                     self.scene.remove_from(self.renderer)
                 self.layout, self.scene = layout, scene

@@ -182,6 +182,22 @@ def _colors(v):
     return {k: c.lower() for k, c in v.items()}
 
 
+def _moves(v):
+    if not isinstance(v, dict):
+        raise OptionsError(f"moved must map 'node:NAME' or 'container:NAME' to [x, y], "
+                           f"not {v!r}")
+    out = {}
+    for k, p in v.items():
+        if not (isinstance(k, str) and k.partition(":")[0] in ("node", "container")
+                and k.partition(":")[2]):
+            raise OptionsError(f"moved: {k!r} must be 'node:NAME' or 'container:NAME'")
+        if (not isinstance(p, (list, tuple)) or len(p) != 2
+                or not all(_number(c) and math.isfinite(c) for c in p)):
+            raise OptionsError(f"moved: {k!r} must go to [x, y] (finite numbers), not {p!r}")
+        out[k] = (float(p[0]), float(p[1]))
+    return out
+
+
 def _rules(v):
     if not isinstance(v, dict) or not all(isinstance(k, str) and isinstance(r, str)
                                           for k, r in v.items()):
@@ -247,6 +263,7 @@ CHECKS = {
     "unfold": _flag("unfold"),
     "particles": _choice("particles", PARTICLES, optional=True),
     "heat": _flag("heat"),
+    "moved": _moves,
 }
 
 
@@ -254,7 +271,8 @@ class Events:
     """A small callback registry: `connect(f)`, then f(name, value) on each change.
     A bound method is held weakly (as napari's events do): a View that follows a
     state makes no reference cycle with it, so it is freed, with its render
-    window, where it is dropped (not by the garbage collector in another thread)."""
+    window, where it is dropped (not by the garbage collector in another thread);
+    keep the object whose method you connect."""
 
     def __init__(self):
         self._callbacks = []
@@ -291,7 +309,9 @@ class ViewState:
     translucent plane at that time; with `unfold` only what began by then is
     drawn, older things dimmed; `particles` ("value" or "size": their colour)
     draws each message in flight at `now` as a particle on its route; `heat`
-    colours the base's edges by the traffic that crossed them until `now`."""
+    colours the base's edges by the traffic that crossed them until `now`.
+    `moved`: base nodes and containers the user moved ("node:NAME" or
+    "container:NAME" -> new centre [x, y])."""
     topology: str = None
     base: str = None
     program: str = None
@@ -316,6 +336,7 @@ class ViewState:
     unfold: bool = False
     particles: str = None
     heat: bool = False
+    moved: dict = field(default_factory=dict)
 
     def __post_init__(self):
         object.__setattr__(self, "events", Events())

@@ -4,7 +4,7 @@ the application's communication graph, or on a squarified treemap.
 Rectangles everywhere are (centre x, centre y, width, height) in base units
 (Graphviz points for graphs, the requested size for treemaps).
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numba import njit
@@ -59,6 +59,57 @@ class Layout:
     def unplaced(self):
         """How many containers matched no node (drawn in the unplaced area)."""
         return self.report.get("by rule", {}).get("unplaced", 0)
+
+    def moved(self, trace, moves):
+        """This layout with things moved: `moves` maps "node:NAME" (a base node,
+        with the containers on it) or "container:NAME" (a container, with the
+        containers drawn on it) to the new centre (x, y)."""
+        if not moves:
+            return self
+        x, y, rects = self.x.copy(), self.y.copy(), self.node_rects.copy()
+        parent = trace.containers.parent
+        for key, (nx, ny) in moves.items():
+            kind, _, name = key.partition(":")
+            if kind == "node":
+                if name not in self.node_names:
+                    raise OptionsError(f"no base node named {name!r} to move")
+                i = self.node_names.index(name)
+                dx, dy = nx - rects[i, 0], ny - rects[i, 1]
+                rects[i, :2] = nx, ny
+                on = self.node == i
+            else:
+                rows = trace.find("containers", name)
+                if not len(rows) or self.w[rows[0]] <= 0:
+                    raise OptionsError(f"no container named {name!r} drawn here to move")
+                c = rows[0]
+                dx, dy = nx - x[c], ny - y[c]
+                on = np.arange(len(x)) == c
+                up = parent.astype(np.int64)
+                while (has := up >= 0).any():  # and what stands on it
+                    on[has] |= up[has] == c
+                    up[has] = parent[up[has]]
+            x[on] += dx
+            y[on] += dy
+        return replace(self, x=x, y=y, node_rects=rects)
+
+    def drag_target(self, trace, picked, ground):
+        """What a drag from a picked thing (see scene.pick, or None) at `ground`
+        (x, y) moves: a container (picked, or the container of a picked state),
+        else the base node under `ground`: ("container:NAME" or "node:NAME", its
+        centre now), or (None, None)."""
+        kind, row = (picked["kind"], picked["row"]) if picked else (None, -1)
+        if kind == "state":
+            kind, row = "container", int(trace.states.container[row])
+        if kind == "container":
+            return (f"container:{trace.display_name('containers', row)}",
+                    (self.x[row], self.y[row]))
+        r = self.node_rects
+        under = np.flatnonzero((np.abs(r[:, 0] - ground[0]) <= r[:, 2] / 2)
+                               & (np.abs(r[:, 1] - ground[1]) <= r[:, 3] / 2))
+        if len(under):
+            i = under[np.argmin(r[under, 2] * r[under, 3])]  # the innermost
+            return f"node:{self.node_names[i]}", tuple(r[i, :2])
+        return None, None
 
     def rows(self, trace):
         """One row per container but the root: (container, type, node, rule, x, y,

@@ -39,7 +39,9 @@ class Flight(QtCore.QObject):
         """Start or stop recording the camera and the state as keyframes."""
         from ..movie.paths import Keyframes
         w = self.window
-        if on and w.view is not None:
+        if on and w.view is None:
+            w.record_action.setChecked(False)  # nothing to record yet
+        elif on:
             self.stop()
             self._items, self._t0 = [], time.perf_counter()
             self._capture()
@@ -65,7 +67,7 @@ class Flight(QtCore.QObject):
         if self.keyframes is None or self.window.view is None:
             self.window.error("nothing recorded: Movie > Record flight, fly, then stop")
             return
-        self.record(False)
+        self.window.record_action.setChecked(False)  # stops a recording
         self._t0 = time.perf_counter()
         self._play.start()
 
@@ -89,28 +91,32 @@ class Flight(QtCore.QObject):
 
     def export(self, path, duration=10.0):
         """Render the recorded flight (else an orbit of `duration` from the current
-        view) to `path` offscreen at the 3D view's size, with a progress dialog
-        that can cancel (the partial file is removed)."""
-        from ..movie.frames import frame_times, record
+        view) to `path` offscreen at the 3D view's size (rounded down to even),
+        with a progress dialog that can cancel (record removes the partial
+        file)."""
+        from ..movie.encode import check_output
+        from ..movie.frames import record
         from ..movie.paths import make_path, resolve
         from ..view import View
         w = self.window
         w.keep_camera()
         width, height = w.interactor.ren_win.GetSize()
         size = (width - width % 2, height - height % 2)
+        check_output(path, size)  # a bad name fails before any work
         dialog = QtWidgets.QProgressDialog(f"rendering {os.path.basename(path)}", "Cancel",
                                            0, 1, w)
         dialog.setWindowModality(QtCore.Qt.WindowModal)
         dialog.setMinimumDuration(0)
         dialog.setValue(0)  # shown before the offscreen window opens
         QtWidgets.QApplication.processEvents()
-        view = View(w.trace, w.state.copy(), size=size, quality=w.quality)
+        view = None
         try:
+            view = View(w.trace, w.state.copy(), size=size, quality=w.quality)
             keys = (resolve(view, self.keyframes) if self.keyframes is not None
                     else make_path(view, "orbit", duration))
-            dialog.setMaximum(len(frame_times(keys.duration, PLAY_FPS)))
 
             def progress(i, n):
+                dialog.setMaximum(n)
                 dialog.setValue(i)
                 QtWidgets.QApplication.processEvents()
                 if dialog.wasCanceled():
@@ -119,12 +125,11 @@ class Flight(QtCore.QObject):
             w.statusBar().showMessage(f"{path}: {frames} frames, {size_b / 1e6:.1f} MB, "
                                       f"{frames / seconds:.1f} frames/s", 10000)
         except Cancelled:
-            if os.path.isfile(path):
-                os.remove(path)
             w.statusBar().showMessage("export cancelled", 10000)
         finally:
             dialog.close()
-            view.close()
+            if view is not None:
+                view.close()
 
 
 class Cancelled(Exception):

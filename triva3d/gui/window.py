@@ -14,6 +14,8 @@ HELP = """<h3>Flying through the execution</h3>
 <tr><td>right drag / wheel</td><td>zoom</td></tr>
 <tr><td>middle drag, shift + left drag</td><td>pan</td></tr>
 <tr><td>click</td><td>pick: what is under the pointer is outlined, its fields in Details</td></tr>
+<tr><td>Ctrl + left drag</td><td>move a base node or a container (a bar: its container);
+saved with the view</td></tr>
 <tr><td>W / S, Up / Down</td><td>fly forward / back</td></tr>
 <tr><td>A / D, Left / Right</td><td>turn left / right around the scene</td></tr>
 <tr><td>Page Up / Page Down</td><td>move the time window later / earlier by half its length</td></tr>
@@ -28,7 +30,7 @@ exports it (or, with nothing recorded, a turn around the scene) as MP4 or GIF</t
 TOPOLOGY_EXTENSIONS = (".dot", ".gv", ".xml")
 #: ViewState fields that name things of a trace, reset when another one is opened.
 FRESH = {"window": None, "hidden": (), "containers": None, "colors": {}, "variables": {},
-         "selection": None}
+         "selection": None, "moved": {}}
 MAX_RECENT = 8
 
 
@@ -97,6 +99,10 @@ class MainWindow(QtWidgets.QMainWindow):
         iren = self.interactor.iren
         self._iren = iren.interactor
         self._press = None
+        self._drag = None  # (key, centre, ground point) while Ctrl-dragging
+        # before the interactor style (priority 0), which would rotate the camera
+        self._drag_tags = {e: self._iren.AddObserver(e, self._ctrl_drag, 10.0)
+                           for e in ("LeftButtonPressEvent", "LeftButtonReleaseEvent")}
         iren.add_observer("LeftButtonPressEvent", self._left_press)
         iren.add_observer("LeftButtonReleaseEvent", self._left_release)
         iren.add_observer("StartInteractionEvent", lambda *_: self._moving(True))
@@ -370,6 +376,39 @@ class MainWindow(QtWidgets.QMainWindow):
         if abs(pos[0] - self._press[0]) + abs(pos[1] - self._press[1]) <= 3:
             self.pick(*pos)
 
+    def _ctrl_drag(self, iren, event):
+        """Ctrl-drag moves a base node or a container (a bar moves its container):
+        the press picks it, the release puts it where the pointer went on the
+        ground; the move is kept in the state (`moved`), so saved with the view."""
+        press = event == "LeftButtonPressEvent"
+        if self.view is None or (press and not iren.GetControlKey()) \
+                or (not press and self._drag is None):
+            return
+        iren.GetCommand(self._drag_tags[event]).SetAbortFlag(1)  # no rotation
+        x, y = iren.GetEventPosition()
+        if press:
+            ground = self._ground(x, y)
+            if ground is not None:
+                self._drag = (self.view.layout.drag_target(self.trace, self.view.pick(x, y),
+                                                           ground), ground)
+            return
+        (key, centre), start = self._drag
+        self._drag = None
+        end = self._ground(x, y)
+        if key is None or end is None:
+            return
+        self.keep_camera()
+        self.state.moved = {**self.state.moved,
+                            key: (centre[0] + end[0] - start[0], centre[1] + end[1] - start[1])}
+
+    def _ground(self, x, y):
+        """The point of the ground plane (z = 0) under display point (x, y)."""
+        origin, d = self.view.projection.ray(x, y)
+        if abs(d[2]) < 1e-9:
+            return None
+        t = -origin[2] / d[2]
+        return (origin + t * d)[:2] if t > 0 else None
+
     def pick(self, x, y):
         """Pick at display point (x, y) (origin bottom left)."""
         picked = self.view.pick(x, y)
@@ -420,7 +459,7 @@ class MainWindow(QtWidgets.QMainWindow):
         return True
 
     def closeEvent(self, event):
-        self.flight.record(False)
+        self.record_action.setChecked(False)
         self.flight.stop()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("docks", self.saveState())

@@ -5,9 +5,7 @@ import os
 
 import numpy as np
 
-from ..errors import OptionsError, TraceError
-
-FORMATS = ("mp4", "gif", "frames")
+from ..errors import OptionsError, TraceError, Triva3dError
 
 
 def movie_format(path):
@@ -28,8 +26,7 @@ def check_output(path, size):
     if fmt == "mp4" and (size[0] % 2 or size[1] % 2):
         raise OptionsError(f"{path}: MP4 (H.264, 4:2:0) needs an even width and height, "
                            f"not {size[0]}x{size[1]}")
-    folder = path if fmt == "frames" else os.path.dirname(os.path.abspath(path))
-    if fmt != "frames" and not os.path.isdir(folder):
+    if fmt != "frames" and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
         raise TraceError(path, None, "cannot write the movie: its folder does not exist")
     return fmt
 
@@ -52,9 +49,8 @@ class MovieWriter:
                     self.path, tuple(size), fps=fps, codec="libx264", quality=8,
                     macro_block_size=1, ffmpeg_log_level="error")
                 self._ffmpeg.send(None)  # start ffmpeg
-        except OSError as e:
-            raise TraceError(self.path, None, f"cannot write the movie: {e.strerror or e}") \
-                from None
+        except (OSError, RuntimeError) as e:  # RuntimeError: no ffmpeg
+            raise TraceError(self.path, None, f"cannot write the movie: {_line(e)}") from None
 
     def append(self, frame):
         frame = np.ascontiguousarray(frame, np.uint8)
@@ -69,9 +65,8 @@ class MovieWriter:
                 self._gif.append(Image.fromarray(frame).quantize(
                     256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE))
         except (OSError, RuntimeError) as e:
-            self.close()
-            raise TraceError(self.path, None, f"cannot write the movie: "
-                             f"{getattr(e, 'strerror', None) or e}") from None
+            self.abort()
+            raise TraceError(self.path, None, f"cannot write the movie: {_line(e)}") from None
         self.count += 1
 
     def close(self):
@@ -85,9 +80,24 @@ class MovieWriter:
                 frames[0].save(self.path, save_all=True, append_images=frames[1:],
                                duration=round(1000 / self.fps), loop=0)
             except OSError as e:
-                raise TraceError(self.path, None, f"cannot write the movie: "
-                                 f"{e.strerror or e}") from None
+                raise TraceError(self.path, None, f"cannot write the movie: {_line(e)}") \
+                    from None
         if self.format == "frames":
             return sum(e.stat().st_size for e in os.scandir(self.path)
                        if e.name.startswith("frame_"))
         return os.path.getsize(self.path) if os.path.exists(self.path) else 0
+
+    def abort(self):
+        """Stop, and remove the partial movie file (frames written stay)."""
+        self._gif = []
+        try:
+            self.close()
+        except (Triva3dError, OSError, RuntimeError):
+            pass  # what failed was said already
+        if self.format != "frames" and os.path.isfile(self.path):
+            os.remove(self.path)
+
+
+def _line(e):
+    """The first line of an error's text (ffmpeg's come with its command line)."""
+    return (getattr(e, "strerror", None) or str(e) or type(e).__name__).splitlines()[0]

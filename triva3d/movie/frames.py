@@ -22,8 +22,8 @@ def frames(view, keyframes, fps):
 
 def record(view, keyframes, path, fps=25, progress=None):
     """Render `keyframes` through `view` into `path` (.mp4, .gif or a folder);
-    `progress(i, n)` is called after each frame. Returns (frames, bytes,
-    seconds)."""
+    `progress(i, n)` is called after each frame (an exception it raises stops,
+    and the partial file is removed). Returns (frames, bytes, seconds)."""
     t0 = time.perf_counter()
     n = len(frame_times(keyframes.duration, fps))
     w, h = view.render_window.GetSize()
@@ -33,6 +33,7 @@ def record(view, keyframes, path, fps=25, progress=None):
             out.append(frame)
             if progress:
                 progress(i + 1, n)
-    finally:
-        size = out.close()
-    return out.count, size, time.perf_counter() - t0
+    except BaseException:  # an error, a cancel, Ctrl-C: no partial movie file
+        out.abort()
+        raise
+    return out.count, out.close(), time.perf_counter() - t0

@@ -51,9 +51,9 @@ class Keyframes:
         return float(self.times[-1])
 
     def scaled(self, duration):
-        """The same keyframes spread over `duration` seconds."""
+        """The same keyframes spread over `duration` seconds (one keyframe: held)."""
         if len(self) == 1:
-            return Keyframes([(0, self.states[0])])
+            return Keyframes([(0, self.states[0]), (duration, self.states[0])])
         k = duration / self.duration
         return Keyframes([(0 if i == 0 else t * k, s)
                           for i, (t, s) in enumerate(zip(self.times, self.states))])
@@ -225,13 +225,13 @@ def with_cursor(keyframes, view):
 def make_path(view, path, duration=None, cursor=False):
     """Keyframes of `path` (orbit, rise, sweep, or a keyframes JSON file) over
     `view` and its state, spread over `duration` seconds (default: 10, or the
-    file's), with a `now` cursor if `cursor`; every keyframe gets a camera."""
+    file's; a file of one keyframe holds it), with a `now` cursor if `cursor`; every keyframe gets a camera."""
     if path in PATHS:
         keys = {"orbit": orbit, "rise": rise, "sweep": sweep}[path](view, duration or 10.0)
     else:
         keys = Keyframes.load(path, base=view.state)
-        if duration:
-            keys = keys.scaled(duration)
+        if duration or len(keys) == 1:
+            keys = keys.scaled(duration or 10.0)
     if cursor:
         keys = with_cursor(keys, view)
     return resolve(view, keys)

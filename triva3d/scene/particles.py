@@ -197,9 +197,9 @@ def _trails(rows, rgb, t_lo, t_hi, z, pieces, route_of, offs, pts, cum, start, e
     (m, 4) uint8 rgba of the row's `rgb`)."""
     n = len(rows)
     first = np.zeros(n + 1, np.int64)
-    for i in prange(n):  # room per message: a piece and the corners it spans
+    for i in prange(n):  # room per message: its pieces, and the corners between
         r = route_of[rows[i]]
-        first[i + 1] = pieces * (offs[r + 1] - offs[r] - 1)
+        first[i + 1] = pieces + offs[r + 1] - offs[r] - 2
     first = np.cumsum(first)
     out = np.empty((first[-1], 2, 3), np.float32)
     rgba = np.empty((first[-1], 4), np.uint8)

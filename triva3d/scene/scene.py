@@ -63,7 +63,7 @@ class Scene:
                    or self._applied[k] != v}
         if changed:
             self._fitted = None
-        geometry = changed & set(FIELDS) or (state.unfold and "now" in changed)
+        geometry = changed & set(FIELDS) or (state.unfold and self.geometry.now != state.now)
         if geometry:
             self.geometry.update(state)
             self._entities(_line_opacity(state))
@@ -78,6 +78,7 @@ class Scene:
                       if len(p0) else [])
         if changed & {"link_opacity", "particles"}:
             opacity = _line_opacity(state)
+            self._line_opacity = opacity
             if bool(self._slots.get("links")) != bool(len(self.geometry.link_rows)
                                                       and opacity > 0):
                 self._entities(opacity)  # no lines at opacity 0
@@ -88,6 +89,7 @@ class Scene:
 
     def _entities(self, link_opacity):
         g = self.geometry
+        self._line_opacity = link_opacity
         self._set("states", [self._states()] if len(g.state_rows) else [])
         self._set("links", [self._links(link_opacity)]
                   if len(g.link_rows) and link_opacity > 0 else [])
@@ -219,8 +221,7 @@ class Scene:
                 np.c_[cx, cy, b[:, 4]], np.c_[cx, cy, b[:, 5]], g.bar_rgb), line_width=4)])
         if cheap_links and not self._slots.get("moving_links"):
             keep = np.linspace(0, len(g.link_rows) - 1, MOVING_LINKS).astype(np.int64)
-            opacity = self._applied.get("link_opacity", 0.7) * (
-                PARTICLE_LINES if self._applied.get("particles") else 1.0)
+            opacity = self._line_opacity
             self._set("moving_links", [polydata.actor(
                 polydata.segments(g.link_p0[keep], g.link_p1[keep], g.link_rgb[keep]),
                 opacity=opacity)])
@@ -246,6 +247,6 @@ class Scene:
         return pick.pick(self.geometry, proj, x, y)
 
 
-
 def _line_opacity(state):
+    """The message lines' opacity for a ViewState."""
     return state.link_opacity * (PARTICLE_LINES if state.particles else 1.0)
