@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")
 if not os.environ.get("DISPLAY"):
     pytest.skip("no display: Xvfb is not installed (see .ci/run)", allow_module_level=True)
 
-from PySide6 import QtCore, QtWidgets  # noqa: E402
+from PySide6 import QtCore, QtGui, QtWidgets  # noqa: E402
 
 from triva3d import ViewState  # noqa: E402
 from triva3d.gui.window import MainWindow  # noqa: E402
@@ -22,6 +22,15 @@ ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "examples/small.trace"
 BASE = {"topology": str(ROOT / "topologies/two_site_grid.dot"),
         "mapping": str(ROOT / "examples/small_on_two_site_grid.csv")}
+
+
+@pytest.fixture(autouse=True)
+def collected():
+    """Each test's windows are freed here, in the GUI thread, not by a garbage
+    collection that happens to run in a later test's loader thread."""
+    yield
+    import gc
+    gc.collect()
 
 
 def opened(qtbot, path=SMALL, **fields):
@@ -139,6 +148,33 @@ def test_ctrl_drag_moves_a_node_and_the_move_is_saved(qtbot, tmp_path):
     assert w.view.camera.position == pytest.approx(camera.position)  # no rotation
     w.save_view(str(tmp_path / "v.json"))
     assert ViewState.load(tmp_path / "v.json").moved == w.state.moved
+
+
+def test_hovering_a_treemap_cell_outlines_its_containers_in_3d(qtbot):
+    w = opened(qtbot, **BASE)
+    dock = w.treemap_dock
+    qtbot.waitUntil(lambda: dock.treemap is not None)
+    tm = dock.treemap
+    node = int(np.flatnonzero(tm.containers == w.trace.find("containers", "host-3")[0])[0])
+    x, y, cw, ch = tm.node_rects[node]
+    px, py, _ = tm.projection.to_display([[x + cw * 0.5, y + ch * 0.1, 0.0]])[0]
+    before = dock._img.copy()
+    pos = QtCore.QPointF(round(px), round(dock._size[1] - py))
+    QtWidgets.QApplication.sendEvent(dock.picture, QtGui.QMouseEvent(  # the pointer moves
+        QtCore.QEvent.MouseMove, pos, dock.picture.mapToGlobal(pos), QtCore.Qt.NoButton,
+        QtCore.Qt.NoButton, QtCore.Qt.NoModifier))
+    qtbot.waitUntil(lambda: dock._hovered is not None)
+    hovered = dock._hovered
+    assert w.trace.display_name("containers", tm.containers[hovered]) in (
+        "host-3", *[w.trace.display_name("containers", c) for c in w.trace.children(
+            w.trace.find("containers", "host-3")[0])])
+    # host-3 and its 4 processes (or one of them): 12 edges per column outlined
+    placed = w.trace.subtree([tm.containers[hovered]]) & (w.view.layout.w > 0)
+    slot = w.view.scene._slots["highlight"]
+    assert len(slot) == 1 and slot[0].GetMapper().GetInput().GetNumberOfCells() == 12 * placed.sum()
+    assert not np.array_equal(before, dock._img)  # the node outlined in the panel
+    dock.hover(None)  # the pointer left
+    assert w.view.scene._slots["highlight"] == []
 
 
 def test_hiding_a_value_takes_its_colour_out_of_the_frame(qtbot):

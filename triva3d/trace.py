@@ -163,6 +163,18 @@ class Trace:
         offsets, order = self.children_index
         return order[offsets[c]:offsets[c + 1]]
 
+    def subtree(self, rows):
+        """Mask of the containers that are `rows` or below one of them."""
+        parent = self.containers.parent
+        chosen = np.zeros(len(parent), bool)
+        chosen[rows] = True
+        out = chosen.copy()
+        up = parent.astype(np.int64)
+        while (has := up >= 0).any():
+            out[has] |= chosen[up[has]]
+            up[has] = parent[up[has]]
+        return out
+
     @property
     def depth(self):
         """Depth of every container (the root is 0)."""

@@ -67,7 +67,6 @@ class Layout:
         if not moves:
             return self
         x, y, rects = self.x.copy(), self.y.copy(), self.node_rects.copy()
-        parent = trace.containers.parent
         for key, (nx, ny) in moves.items():
             kind, _, name = key.partition(":")
             if kind == "node":
@@ -83,11 +82,7 @@ class Layout:
                     raise OptionsError(f"no container named {name!r} drawn here to move")
                 c = rows[0]
                 dx, dy = nx - x[c], ny - y[c]
-                on = np.arange(len(x)) == c
-                up = parent.astype(np.int64)
-                while (has := up >= 0).any():  # and what stands on it
-                    on[has] |= up[has] == c
-                    up[has] = parent[up[has]]
+                on = trace.subtree([c])  # and what stands on it
             x[on] += dx
             y[on] += dy
         return replace(self, x=x, y=y, node_rects=rects)

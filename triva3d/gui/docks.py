@@ -32,7 +32,10 @@ class Dock(QtWidgets.QDockWidget):
         self.form = QtWidgets.QFormLayout(self.body)
         self.setWidget(self.body)
         if self.at_once:
-            self.state.events.connect(lambda name, value: self.show_state())
+            self.state.events.connect(self._state_changed)  # held weakly: no cycle
+
+    def _state_changed(self, name, value):
+        self.show_state()
 
     def show_state(self):
         """Show the state (override)."""
@@ -263,9 +266,12 @@ class TreemapDock(Dock):
         self.picture.setMinimumSize(240, 180)
         self.picture.setAlignment(QtCore.Qt.AlignLeft | QtCore.Qt.AlignTop)
         self.picture.mousePressEvent = self._clicked
+        self.picture.setMouseTracking(True)
+        self.picture.mouseMoveEvent = lambda e: self.hover(self._node_at(e))
+        self.picture.leaveEvent = lambda e: self.hover(None)
         self.form.addRow(self.picture)
         self.treemap = None
-        self._shown = None
+        self._shown = self._hovered = None
 
     def show_trace(self, trace, geometry):
         self.trace = trace
@@ -295,33 +301,58 @@ class TreemapDock(Dock):
         except Triva3dError as e:
             self.picture.setText(str(e))
             return
-        sel = self.state.selection
-        highlight = None
-        if sel and sel["kind"] == "container":
-            hits = np.flatnonzero(tm.containers == sel["row"])
-            highlight = int(hits[0]) if len(hits) else None
-        img = np.ascontiguousarray(tm.render((w, h), highlight, keys=False))
+        self.treemap, self._size = tm, (w, h)
+        self._paint(self._selected())
+        self._shown = (self.state.window, self.state.selection)
+
+    def _selected(self):
+        """The node of the container picked in 3D (a state's container), or None."""
+        sel, tm = self.state.selection, self.treemap
+        if sel and sel["kind"] in ("container", "state"):
+            c = (sel["row"] if sel["kind"] == "container"
+                 else self.trace.states.container[sel["row"]])
+            hits = np.flatnonzero(tm.containers == c)
+            return int(hits[0]) if len(hits) else None
+        return None
+
+    def _paint(self, highlight):
+        """The picture, outlining node `highlight` and its ancestors."""
+        img = np.ascontiguousarray(self.treemap.render(self._size, highlight, keys=False))
         self._img = img
         self.picture.setPixmap(QtGui.QPixmap.fromImage(QtGui.QImage(
             img.data, img.shape[1], img.shape[0], 3 * img.shape[1], QtGui.QImage.Format_RGB888)))
-        self.treemap, self._size = tm, (w, h)
-        self._shown = (self.state.window, self.state.selection)
+
+    def hover(self, node):
+        """Point at treemap node `node` (None: nothing): it and its ancestors are
+        outlined here, its containers' columns in 3D."""
+        if node == self._hovered or self.treemap is None or self.window.view is None:
+            return
+        self._hovered = node
+        self._paint(self._selected() if node is None else node)
+        scene = self.window.view.scene
+        scene.highlight([] if node is None else self.trace.subtree([self.treemap.containers[node]]))
+        self.window.interactor.ren_win.Render()
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
         if self.treemap is not None:
             QtCore.QTimer.singleShot(0, self.refresh)
 
-    def _clicked(self, event):
+    def _node_at(self, event):
+        """The treemap node under a mouse event, or None."""
         tm = self.treemap
         if tm is None:
-            return
+            return None
         origin, direction = tm.projection.ray(event.position().x(),
                                               self._size[1] - event.position().y())
         x, y, _ = origin - origin[2] / direction[2] * direction  # on the treemap's plane
         hit = tm.pick(x, y)
-        if hit:
-            self.state.selection = {"kind": "container", "row": hit["container"]}
+        return int(np.flatnonzero(tm.containers == hit["container"])[0]) if hit else None
+
+    def _clicked(self, event):
+        node = self._node_at(event)
+        if node is not None:
+            self.state.selection = {"kind": "container", "row": int(self.treemap.containers[node])}
 
 
 class DetailsDock(Dock):

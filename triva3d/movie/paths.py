@@ -225,7 +225,8 @@ def with_cursor(keyframes, view):
 def make_path(view, path, duration=None, cursor=False):
     """Keyframes of `path` (orbit, rise, sweep, or a keyframes JSON file) over
     `view` and its state, spread over `duration` seconds (default: 10, or the
-    file's; a file of one keyframe holds it), with a `now` cursor if `cursor`; every keyframe gets a camera."""
+    file's; a file of one keyframe holds it), with a `now` cursor if `cursor`;
+    every keyframe gets a camera."""
     if path in PATHS:
         keys = {"orbit": orbit, "rise": rise, "sweep": sweep}[path](view, duration or 10.0)
     else:

@@ -89,18 +89,13 @@ class Geometry:
         values &= types[tr.values.type]
         cont = np.ones(len(tr.containers), bool)
         if state.containers is not None:
-            chosen = np.zeros(len(cont), bool)
+            chosen = []
             for name in state.containers:
                 rows = tr.find("containers", name)
                 if not len(rows):
                     raise OptionsError(f"{tr.source}: no container named {name!r}")
-                chosen[rows] = True
-            cont = chosen.copy()
-            parent = tr.containers.parent
-            up = parent.astype(np.int64)
-            while (has := up >= 0).any():  # a chosen ancestor shows the subtree
-                cont[has] |= chosen[up[has]]
-                up[has] = parent[up[has]]
+                chosen.extend(rows)
+            cont = tr.subtree(chosen)  # a chosen ancestor shows the subtree
         cont &= self.layout.w > 0
         return values, types, cont
 
@@ -343,9 +338,9 @@ class Geometry:
         if kind == "state":
             if self.cols.of_state[row] < 0 or not np.isin(row, self.state_rows):
                 return none
-            return _box_edges(entities.bar_bounds(tr, lay, f, np.array([row]), self.cols))
+            return box_edges(entities.bar_bounds(tr, lay, f, np.array([row]), self.cols))
         if kind == "variable":
-            return _box_edges(self.var_boxes[self.var_rows == row])
+            return box_edges(self.var_boxes[self.var_rows == row])
         if kind in ("link", "bundle"):
             i = np.flatnonzero(self.link_rows == row)
             return self.link_p0[i], self.link_p1[i]
@@ -360,7 +355,7 @@ class Geometry:
             return (np.c_[lay.node_rects[[a], :2], [0.0]], np.c_[lay.node_rects[[b], :2], [0.0]])
         x, y, w, h = ((lay.x[row], lay.y[row], lay.w[row], lay.h[row]) if kind == "container"
                       else lay.node_rects[row])
-        return _box_edges(np.array([[x - w / 2, x + w / 2, y - h / 2, y + h / 2, 0.0, 0.0]]))
+        return box_edges(np.array([[x - w / 2, x + w / 2, y - h / 2, y + h / 2, 0.0, 0.0]]))
 
     def warnings(self):
         """Lines for a picture that is empty or partial."""
@@ -395,13 +390,11 @@ def _cut(frame, now):
                                                if frame.t1 > frame.t0 else 1.0))
 
 
-def _box_edges(boxes):
+def box_edges(boxes):
     """The 12 edges of each box (x0, x1, y0, y1, z0, z1) as segments (p0, p1)."""
-    p0, p1 = [], []
-    for x0, x1, y0, y1, z0, z1 in boxes:
-        c = np.array([[x, y, z] for z in (z0, z1) for y in (y0, y1) for x in (x0, x1)])
-        for a, b in ((0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7),
-                     (0, 4), (1, 5), (2, 6), (3, 7)):
-            p0.append(c[a])
-            p1.append(c[b])
-    return np.array(p0).reshape(-1, 3), np.array(p1).reshape(-1, 3)
+    b = np.asarray(boxes, np.float64).reshape(-1, 6)
+    c = np.stack([np.c_[b[:, x], b[:, 2 + y], b[:, 4 + z]]
+                  for z in (0, 1) for y in (0, 1) for x in (0, 1)], axis=1)  # (n, 8, 3)
+    a = [0, 2, 4, 6, 0, 1, 4, 5, 0, 1, 2, 3]
+    e = [1, 3, 5, 7, 2, 3, 6, 7, 4, 5, 6, 7]
+    return c[:, a].reshape(-1, 3), c[:, e].reshape(-1, 3)

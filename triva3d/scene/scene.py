@@ -14,15 +14,15 @@ import numpy as np
 
 from ..viewstate import ViewState
 from . import base, pick, polydata
-from .geometry import EXACT_LIMIT, FIELDS, Geometry
+from .geometry import EXACT_LIMIT, FIELDS, Geometry, box_edges
 from .overlay import Overlay
 
 MOVING_LINKS = 10_000
 #: ViewState fields the scene follows.
 SCENE_FIELDS = FIELDS + ("link_opacity", "labels", "time_unit", "selection", "now",
                          "particles", "heat")
-#: The outline of what is picked.
-SELECTION_RGB = (255, 220, 0)
+#: The outline of what is picked, and of the containers a panel points at.
+SELECTION_RGB, HIGHLIGHT_RGB = (255, 220, 0), (0, 220, 255)
 #: With particles, message lines (their history) are drawn at this fraction of
 #: the link opacity.
 PARTICLE_LINES = 0.3
@@ -152,6 +152,19 @@ class Scene:
         if on and state.heat and len(self.layout.edges):
             strips = base.heat(self.layout, g.extent, self._particles_of().heat(g, now))
         self._set("heat", [] if strips is None else [polydata.actor(strips)])
+
+    def highlight(self, containers):
+        """Outline the columns of `containers` (rows, or a mask) over the whole
+        window's height (a panel's hover); empty: none."""
+        g, lay = self.geometry, self.layout
+        mask = np.zeros(len(lay.x), bool)
+        mask[containers] = True
+        c = np.flatnonzero(mask & (lay.w > 0))
+        boxes = np.c_[lay.x[c] - lay.w[c] / 2, lay.x[c] + lay.w[c] / 2, lay.y[c] - lay.h[c] / 2,
+                      lay.y[c] + lay.h[c] / 2, np.zeros(len(c)), np.full(len(c), g.frame.height)]
+        p0, p1 = box_edges(boxes)
+        self._set("highlight", [polydata.actor(polydata.segments(p0, p1), color=HIGHLIGHT_RGB,
+                                               line_width=2)] if len(c) else [])
 
     def _particles_of(self):
         if self._particles is None:
