@@ -81,6 +81,25 @@ def mpi_ring(path, rounds=3, extra_event_on=None):
         stream.leave(2500, reg["saxpy"])
 
 
+def threads(path, n_threads=1):
+    """A run without MPI: one process on host "node-A" whose `n_threads` threads
+    (1: a serial run) each Enter "main" [0, 1000 + 100 t] and, nested, "loop"
+    [100, 600 + 100 t] (ns), no message."""
+    with otf2.writer.open(str(path), timer_resolution=1_000_000_000) as w:
+        d = w.definitions
+        host = d.system_tree_node("node-A", class_name="node")
+        group = d.location_group("Process", system_tree_parent=host)
+        main = d.region("main", paradigm=Paradigm.USER, region_role=RegionRole.FUNCTION)
+        loop = d.region("loop", paradigm=Paradigm.OPENMP, region_role=RegionRole.LOOP)
+        for t in range(n_threads):
+            ev = w.event_writer(f"OpenMP thread {t}" if n_threads > 1 else "Master thread",
+                                group=group)
+            ev.enter(0, main)
+            ev.enter(100, loop)
+            ev.leave(600 + 100 * t, loop)
+            ev.leave(1000 + 100 * t, main)
+
+
 def big(path, events, ranks=8):
     """About `events` events: ranks exchanging messages in a ring with nested regions
     (for the reading benchmark)."""

@@ -229,3 +229,25 @@ def test_stats_and_render_of_an_archive(ring, tmp_path):
                         str(tmp_path / "r.png"), "--no-cache"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "12 links" in r.stderr
+
+
+@pytest.mark.parametrize("n_threads", [1, 4])
+def test_archives_without_messages_load_strictly(tmp_path, n_threads):
+    """A serial run and an OpenMP-like run (no MPI at all) were an IndexError in
+    the message matcher in every command."""
+    path = tmp_path / "run"
+    otf2gen.threads(path, n_threads)
+    tr = load(path, cache=False)
+    assert len(tr.links) == 0 and len(tr.states) == 2 * n_threads
+    st = tr.states
+    by_value = Counter(names(tr, "states", "value"))
+    assert by_value == {"main": n_threads, "loop": n_threads}
+    loops = np.flatnonzero(np.array(names(tr, "states", "value")) == "loop")
+    assert (st.imbrication[loops] == 1).all()
+    # thread t: loop [100, 600 + 100 t] ns after the first event (at 0)
+    assert sorted(np.round((st.end[loops] - st.start[loops]) / NS)) == \
+        [500 + 100 * t for t in range(n_threads)]
+    for args in (["stats"], ["render", "-o", tmp_path / "run.png"]):
+        r = subprocess.run([sys.executable, "-m", "triva3d.cli", args[0], str(path), "--no-cache",
+                            *map(str, args[1:])], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr

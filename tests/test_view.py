@@ -368,3 +368,17 @@ def test_moving_a_node_and_a_container(small, tmp_path):
         view.update()
     with pytest.raises(OptionsError, match="'node:x' must go to"):
         ViewState(moved={"node:x": (1, float("nan"))})
+
+
+def test_the_legend_keys_show_in_a_scene_without_translucent_things(small):
+    """Without message lines nothing is translucent: the legend's texts and swatches
+    must still be drawn over its box (re-reading VTK's whole GL state before each
+    frame once drew the box over them)."""
+    from triva3d.scene.overlay import TEXT_RGB
+    view = View(small, ViewState(**BASE, link_opacity=0.0), size=(1280, 720))
+    img = view.render()
+    x0, y0, x1, y1 = (int(c) for c in view.scene.overlay.legend.rect)
+    box = img[720 - y1:720 - y0, x0:x1]
+    assert near(box, [255 * c for c in TEXT_RGB], tol=12) > 200  # the key texts
+    computing = view.scene.geometry.value_rgb[small.find("values", "Computing")[0]]
+    assert near(box, computing) > 100  # its swatch

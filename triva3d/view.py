@@ -125,10 +125,12 @@ class View:
         self.update()
         self.renderer.ResetCameraClippingRange()
         self.scene.fit_view(self.renderer)
-        # A GUI's window may have drawn since: take the context back and forget the
-        # GL state VTK remembers (the viewport...), which the other one changed.
+        # A GUI's window may have drawn since: take the context back and re-read the
+        # GL state VTK caches, which the other one changed (the viewport, culling...;
+        # re-reading the depth function, as a whole Reset() does, hides the legend's
+        # keys under its box).
         self.render_window.MakeCurrent()
-        self.render_window.GetState().Reset()
+        _reread_gl_state(self.render_window.GetState())
         self.render_window.Render()
 
     def render(self):
@@ -296,6 +298,20 @@ def _frame(ren, b, margins):
         cx, cy = cam.GetWindowCenter()
         cam.SetWindowCenter(cx - 2 * dx / w, cy - 2 * dy / h)
     ren.ResetCameraClippingRange()
+
+
+#: GL_BLEND, GL_CULL_FACE, GL_DEPTH_TEST, GL_SCISSOR_TEST
+_GL_ENUMS = (0x0BE2, 0x0B44, 0x0B71, 0x0C11)
+
+
+def _reread_gl_state(gl):
+    for reset in (gl.ResetGLViewportState, gl.ResetGLScissorState, gl.ResetGLCullFaceState,
+                  gl.ResetGLDepthMaskState, gl.ResetGLBlendFuncState,
+                  gl.ResetGLBlendEquationState, gl.ResetGLColorMaskState,
+                  gl.ResetGLClearColorState, gl.ResetGLClearDepthState, gl.ResetGLActiveTexture):
+        reset()
+    for e in _GL_ENUMS:
+        gl.ResetEnumState(e)
 
 
 def grabber(rw):

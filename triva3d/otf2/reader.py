@@ -460,7 +460,8 @@ class _Builder:
         # send of a group is the k-th receive's message.
         o = np.lexsort((side, tag, dst, src, comm))
         keys = np.c_[comm, src, dst, tag][o]
-        starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]).any(axis=1)])
+        starts = (np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]).any(axis=1)])
+                  if len(o) else np.zeros(0, np.int64))  # no message: no group
         size = np.diff(np.r_[starts, len(o)])
         n_send = np.add.reduceat(1 - side[o], starts) if len(o) else np.zeros(0, np.int64)
         pairs = np.minimum(n_send, size - n_send)
