@@ -279,13 +279,21 @@ def test_a_recorded_flight_plays_back_and_exports(qtbot, tmp_path):
     assert np.abs(frames[-1].astype(int) - end).mean() < 3
 
 
-def test_the_window_stays_responsive_while_loading(qtbot, tmp_path, monkeypatch):
-    """A 1e6-event trace is read and laid out in a worker thread: meanwhile the event
-    loop never stops more than 100 ms. (Building the scene and the first frame, once
-    it is read, still happen on the GUI thread: see the closing note.)"""
-    out = tmp_path / "big.trace"
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """A Pajé trace of 1e6 events (26 MB: two blocks of the reader)."""
+    out = tmp_path_factory.mktemp("big") / "big.trace"
     subprocess.run([sys.executable, str(ROOT / "benchmarks/gen_trace.py"), "1000000", str(out)],
                    check=True, capture_output=True)
+    return out
+
+
+def test_the_window_stays_responsive_while_loading(qtbot, big, monkeypatch):
+    """A 1e6-event trace is read and laid out in a worker thread: meanwhile the event
+    loop never stops more than 100 ms, and the progress bar counts the bytes read.
+    (Building the scene and the first frame, once it is read, still happen on the
+    GUI thread: see the closing note.)"""
+    out = big
     entered = []
     loaded = MainWindow._loaded
     monkeypatch.setattr(MainWindow, "_loaded", lambda self, *a: (
@@ -299,8 +307,28 @@ def test_the_window_stays_responsive_while_loading(qtbot, tmp_path, monkeypatch)
     timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
     timer.start(10)
     w.open_trace(str(out))
+    percents = []
+    w.loader.progressed.connect(lambda loader, p, what: percents.append(p))
     qtbot.waitUntil(lambda: w.trace is not None, timeout=120000)
     timer.stop()
     before = np.array([t for t in ticks if t < entered[0]])
     assert len(before) > 20, "the worker took the whole time"
     assert np.diff(before).max() <= 0.1
+    read = [p for p in percents if p >= 0]
+    assert read == sorted(read) and 0 < read[0] < 100 and read[-1] == 100 and percents[-1] == -1
+
+
+def test_cancel_stops_the_reading(qtbot, big):
+    """Cancel stops the worker at its next block (the trace is not read to its
+    end), and the window stays as it was."""
+    w = MainWindow(ViewState(base="treemap"))
+    qtbot.addWidget(w)
+    w.show()
+    w.open_trace(str(big))
+    loader = w.loader
+    percents = []
+    loader.progressed.connect(lambda _, p, what: percents.append(p))
+    qtbot.waitUntil(lambda: len(percents) > 0, timeout=60000)
+    w.cancel.click()
+    qtbot.waitUntil(loader.isFinished, timeout=60000)
+    assert max(percents) < 100 and w.trace is None and w.progress.isHidden()

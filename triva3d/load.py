@@ -8,7 +8,8 @@ def load(path, lenient=False, cache=True, progress=False):
 
     With `cache`, a Trace saved by an earlier load of the unchanged file is reused,
     and a fresh load is saved. `lenient` recovers from what PajeNG rejects and
-    lists every recovery in `trace.report`. Raises TraceError on bad input.
+    lists every recovery in `trace.report`. `progress` (Pajé): True for a bar on
+    stderr, or f(bytes read, bytes in all). Raises TraceError on bad input.
     """
     from .otf2 import anchor_of
     anchor = anchor_of(path)

@@ -40,26 +40,42 @@ class Loader(QtCore.QThread):
 
     done = QtCore.Signal(object, str, object, object, object)  # loader, path, trace,
     failed = QtCore.Signal(object, str)                        # layout, geometry; message
+    #: loader, percent read (-1: reading done, laying out), what is going on
+    progressed = QtCore.Signal(object, int, str)
 
     def __init__(self, path, state, lenient):
         super().__init__()
         self.path, self.state, self.lenient = path, state, lenient
         self.base = state.base_options()
 
+    def _read(self, done, total):
+        if self.isInterruptionRequested():
+            raise Cancelled()
+        self.progressed.emit(self, int(100 * done / max(total, 1)), "reading")
+
     def run(self):
         from ..bases.layout import make_layout
         from ..load import load
         from ..scene.geometry import Geometry
         try:
-            trace = load(self.path, lenient=self.lenient)
+            trace = load(self.path, lenient=self.lenient, progress=self._read)
+            if self.isInterruptionRequested():
+                return
+            self.progressed.emit(self, -1, "laying out")
             layout = make_layout(trace, **self.base)
             geometry = Geometry(trace, layout, self.state)
             geometry.legend_entries()
             self.done.emit(self, self.path, trace, layout, geometry)
+        except Cancelled:
+            pass
         except Triva3dError as e:
             self.failed.emit(self, str(e))
         except Exception as e:  # a bug must not take the window down
             self.failed.emit(self, f"{self.path}: {type(e).__name__}: {e}")
+
+
+class Cancelled(Exception):
+    """The user cancelled a load."""
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -175,10 +191,19 @@ class MainWindow(QtWidgets.QMainWindow):
         self.loader = Loader(str(path), state, self.lenient)
         self.loader.done.connect(self._loaded)  # bound slots: run in the GUI thread
         self.loader.failed.connect(self._load_failed)
+        self.loader.progressed.connect(self._load_progress)
+        self.progress.setRange(0, 0)
         self.loader.start()
 
+    def _load_progress(self, loader, percent, what):
+        if loader is self.loader:
+            self.progress.setRange(0, 0 if percent < 0 else 100)
+            self.progress.setValue(max(percent, 0))
+            self.statusBar().showMessage(f"{what} {loader.path}...")
+
     def _cancel_load(self):
-        self._dropped.append(self.loader)  # its result, when it comes, is dropped
+        self.loader.requestInterruption()  # the reading stops at its next block
+        self._dropped.append(self.loader)  # its result, if it comes, is dropped
         self.loader = None
         self._idle()
 

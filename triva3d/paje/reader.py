@@ -13,11 +13,15 @@ CHUNK = 16 << 20
 
 
 def read_paje(path, lenient=False, progress=False):
-    """Parse and simulate the Pajé trace at `path`. Raises TraceError on bad input."""
+    """Parse and simulate the Pajé trace at `path`. Raises TraceError on bad input.
+    `progress`: True for a bar on stderr, or a callable f(bytes read, bytes in
+    all) called after each block (an exception it raises stops the read)."""
     path = os.fspath(path)
     sim = SimState(lenient)
-    with tqdm(total=0, unit="B", unit_scale=True, delay=1.0, disable=not progress,
-              leave=False, desc="reading") as bar:
+    report = progress if callable(progress) else None
+    with tqdm(total=0, unit="B", unit_scale=True, delay=1.0,
+              disable=not progress or report is not None, leave=False, desc="reading") as bar:
+        bar.report, bar.read = report, 0  # (a disabled bar counts nothing)
         _read_file(sim, path, [], bar)
     return sim.finish(path)
 
@@ -37,6 +41,9 @@ def _read_file(sim, path, chain, bar):
         while True:
             block = f.read(CHUNK)
             bar.update(len(block))
+            bar.read += len(block)
+            if bar.report:
+                bar.report(bar.read, bar.total)
             eof = not block
             data = carry + block
             if eof:
