@@ -285,7 +285,7 @@ def test_trails_follow_the_route_round_its_corners():
     assert (rgba[:, :3] == rgb).all()
 
 
-def test_many_particles_get_shorter_trails(hand, monkeypatch):
+def test_many_particles_are_their_trails_in_one_piece(hand, monkeypatch):
     from triva3d.scene import particles
     trace, base = hand
     view = View(trace, ViewState(**base, particles="value"), size=SIZE)
@@ -293,11 +293,12 @@ def test_many_particles_get_shorter_trails(hand, monkeypatch):
     p1, s, p2 = route_numbers(trace, view)
     a, b = np.linalg.norm(s - p1), np.linalg.norm(p2 - s)
     now = 1 + 2 * a / (a + b) + 0.03  # just past the switch: the trail (0.1 s) turns there
-    full = len(parts.at(view.scene.geometry, now)[2])
+    heads, _, full, _ = parts.at(view.scene.geometry, now)
     monkeypatch.setattr(particles, "MANY", 0)
-    fewer = len(parts.at(view.scene.geometry, now)[2])
-    # 4 pieces and the corner at the switch, then 2 pieces and the corner
-    assert (full, fewer) == (particles.TRAIL + 1, 3)
+    no_heads, _, fewer, rgba = parts.at(view.scene.geometry, now)
+    # 4 pieces and the corner at the switch, then one piece and the corner, no head
+    assert (len(full), len(fewer)) == (particles.TRAIL + 1, 2)
+    assert (len(heads), len(no_heads)) == (1, 0) and (rgba[:, 3] == 220).all()
 
 
 def test_one_keyframe_is_held_and_a_saved_view_unfolds(tmp_path):

@@ -8,8 +8,8 @@ as nodes, so paths go through them) to the receiver's, at a constant speed along
 the route, leaving at the message's start and arriving at its end. On other bases,
 and between hosts the graph does not join, the route is the straight line. Each
 particle trails the part of its route it covered over the last TRAIL_SPAN of the
-window, in TRAIL pieces fading with age (2 above MANY trails), and the trail
-shrinks into the receiver after the message arrived (so that messages much
+window, in TRAIL pieces fading with age (one piece, without a head, above MANY
+particles), and the trail shrinks into the receiver after the message arrived (so that messages much
 shorter than a frame show). The
 heat of an edge is the traffic (bytes where the trace gives sizes, else one per
 message) that has crossed it by `now`, a message counting for the part of the edge it has
@@ -23,7 +23,8 @@ from .. import colors
 from ..analysis.metrics import link_bytes
 
 TRAIL, TRAIL_SPAN = 4, 0.02
-#: Above this many trails, each is cut into 2 pieces, not TRAIL (half the lines).
+#: Above this many particles, each is its trail alone, in one piece: no head point
+#: and no fading pieces (software OpenGL pays per point and per segment).
 MANY = 20_000
 #: Particles stand this much of the base's larger side above the plane of `now`.
 LIFT = 2e-3
@@ -123,8 +124,10 @@ class Particles:
         z = f.z(now) + LIFT * geometry.extent
         flying = ln.end[rows] >= now
         r = self.routes
+        if len(rows) > MANY:  # the level of detail: the trail alone shows the particle
+            flying[:] = False
         head = r.points(rows[flying], np.full(flying.sum(), now), ln.start, ln.end)
-        pieces = TRAIL if len(rows) <= MANY else 2
+        pieces = TRAIL if len(rows) <= MANY else 1
         pairs, rgba = _trails(rows, rgb, now - span, now, z, pieces, r.of_link, r.offs,
                               r.pts, r.cum, ln.start, ln.end)
         return np.c_[head, np.full(len(head), z)], rgb[flying], pairs, rgba
@@ -216,7 +219,7 @@ def _trails(rows, rgb, t_lo, t_hi, z, pieces, route_of, offs, pts, cum, start, e
             lo = d_hi - (d_hi - d_lo) * (j + 1) / pieces
             if hi <= lo:
                 continue
-            alpha = np.uint8(round(220 * (1 - (j + 0.5) / pieces)))
+            alpha = np.uint8(round(220 * (1 - j / pieces)))
             x, y = _point(lo, a, b, pts, cum)
             for k in range(a, b + 1):  # corners strictly between lo and hi, then hi
                 if k < b and not (lo < cum[k] < hi):
