@@ -106,7 +106,9 @@ def main():
         keys = type(keys)([(t, s.copy(now=per * (0.4 + 0.2 * t / keys.duration)))
                            for t, s in zip(keys.times, keys.states)])
         median, worst, _ = rate(view, keys)
-        flying = view.scene._slots["particles"][-1].GetMapper().GetInput().GetNumberOfVerts()
+        g, ln, now = view.scene.geometry, trace.links, view.state.now
+        rows = g.message_rows
+        flying = int(((ln.start[rows] <= now) & (ln.end[rows] >= now)).sum())
         lines = (f"{len(view.scene.geometry.link_rows)} message lines at opacity "
                  f"{opacity * PARTICLE_LINES:.2f}" if opacity else "no message lines")
         print(f"{flying} particles over {states:.0e} states, {lines}, heat"
