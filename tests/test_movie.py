@@ -224,8 +224,9 @@ def test_the_same_inputs_give_the_same_frames_and_a_script_replays_them(tmp_path
     a, b, c = (read_frames(tmp_path / x) for x in "abc")
     assert len(a) == 6 and np.array_equal(a, b) and np.array_equal(a, c)
     script = json.loads((tmp_path / "k.json").read_text())
-    assert [k["at"] for k in script["keyframes"]] == [0, 1]
-    assert script["keyframes"][0]["state"]["now"] < script["keyframes"][1]["state"]["now"]
+    assert [k["at"] for k in script["keyframes"]] == pytest.approx(np.linspace(0, 1, 11))
+    now = [k["state"]["now"] for k in script["keyframes"]]
+    assert now == sorted(now) and now[0] < now[-1]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -316,3 +317,21 @@ def test_one_keyframe_is_held_and_a_saved_view_unfolds(tmp_path):
     first, last = (k["state"] for k in used)
     assert first["unfold"] and first["view"] == "top" and first["camera"] == last["camera"]
     assert first["now"] < last["now"]  # the saved view's unfold drives the cursor
+
+
+def test_the_legend_says_what_heat_and_sizes_mean(small):
+    view = View(small, ViewState(**BASE), size=SIZE)
+    lines = [t for t, rgb in view.scene.geometry.legend_entries() if rgb is None]
+    assert lines == ["edges: width bandwidth, colour latency"]
+    edges = view.scene._edges
+    assert edges.GetMapper().GetScalarVisibility()  # latency colours
+    view.state.update(now=0.1, heat=True, particles="size")
+    view.update()
+    keys = [a.GetInput() for a in view.scene.overlay.legend.texts]
+    assert "edges: traffic so far, narrow blue to wide red" in keys
+    assert "particles: size, small blue to large red (grey: unknown)" in keys
+    assert not edges.GetMapper().GetScalarVisibility()  # grey under the heat
+    # unfolding keys the whole window from the start: the legend does not grow
+    view.state.update(unfold=True, now=view.scene.geometry.frame.t0)
+    view.update()
+    assert [a.GetInput() for a in view.scene.overlay.legend.texts][:len(keys)] == keys

@@ -21,9 +21,9 @@ PATHS = ("orbit", "rise", "sweep")
 FORMAT = 1
 #: Orbit keyframes per turn (the spline between them keeps the radius within 0.06 %).
 ORBIT_STEPS = 72
-#: Rise: the camera frames the base and this fraction of the window's height
-#: around the plane of `now`.
-RISE_DEPTH = 0.3
+#: Rise: the camera frames the base up to half this fraction of the window's
+#: height above the plane of `now` (this fraction at least), RISE_STEPS keyframes.
+RISE_DEPTH, RISE_STEPS = 0.3, 10
 #: Sweep: the sliding window's width (of the trace) when no window is given.
 SWEEP_WIDTH = 0.1
 
@@ -170,21 +170,20 @@ def orbit(view, duration, turns=1.0):
 
 
 def rise(view, duration):
-    """The camera travels up the time axis, looking at the plane of `now` as it
-    climbs the window from its first to its last time."""
+    """The plane of `now` climbs the window from its first to its last time; the
+    camera rises with it, looking at it, and draws back so that the ground stays
+    in the picture (it frames the base from the ground to RISE_DEPTH / 2 of the
+    height above the plane)."""
     state = view.state.copy()
     g = view.scene.geometry
     xmin, xmax, ymin, ymax, _, _ = g.world_bounds()
-    half = RISE_DEPTH * g.frame.height / 2
-    cam = view.fitted_camera(bounds=(xmin, xmax, ymin, ymax, -half, half))
+    f = g.frame
     items = []
-    for i, z in enumerate((0.0, g.frame.height)):
-        c = Camera(position=np.add(cam.position, (0, 0, z)).tolist(),
-                   focal_point=np.add(cam.focal_point, (0, 0, z)).tolist(),
-                   view_up=cam.view_up, view_angle=cam.view_angle,
-                   parallel_scale=cam.parallel_scale, parallel=cam.parallel,
-                   window_center=cam.window_center)
-        items.append((duration * i, state.copy(camera=c, now=(g.frame.t0, g.frame.t1)[i])))
+    for i in range(RISE_STEPS + 1):
+        k = i / RISE_STEPS
+        top = max(RISE_DEPTH, k + RISE_DEPTH / 2) * f.height
+        cam = view.fitted_camera(bounds=(xmin, xmax, ymin, ymax, 0.0, top))
+        items.append((duration * k, state.copy(camera=cam, now=f.t0 + (f.t1 - f.t0) * k)))
     return Keyframes(items)
 
 

@@ -28,7 +28,7 @@ FIELDS = ("window", "scale", "detail", "hidden", "containers", "colors", "variab
           "unfold")
 #: Unfolding: what ended FADE of the window before `now` is HISTORY of the way to
 #: the background.
-FADE, HISTORY = 0.1, 0.65
+FADE, HISTORY = 0.1, 0.5
 
 
 class Geometry:
@@ -134,6 +134,7 @@ class Geometry:
                               & values[st.value])
         n = len(rows)  # the detail follows the window, not the part unfolded
         self.state_rows = rows if f is w else rows[st.start[rows] <= f.t1]
+        self._key_states = rows  # the legend keys the whole window: stable while unfolding
         self.mode = ("lod" if state.detail == "lod"
                      or (state.detail == "auto" and n > self.exact_limit) else "exact")
         if self.mode == "exact":
@@ -163,8 +164,9 @@ class Geometry:
         self.link_rgb = self.fade(self.link_rgb, ln.end[self.link_rows])
 
         ev = tr.events
-        keep = (ev.time >= f.t0) & (ev.time <= f.t1) & cont[ev.container] & values[ev.value]
-        self.event_rows = np.flatnonzero(keep)
+        keep = (ev.time >= w.t0) & (ev.time <= w.t1) & cont[ev.container] & values[ev.value]
+        self._key_events = np.flatnonzero(keep)
+        self.event_rows = self._key_events[ev.time[self._key_events] <= f.t1]
         self.event_p = entities.event_points(tr, self.layout, f, self.event_rows)
         self.event_rgb = self.fade(self.value_rgb[ev.value[self.event_rows]],
                                    ev.time[self.event_rows])
@@ -209,10 +211,12 @@ class Geometry:
 
     def _profiles(self, cont, types):
         """Boxes of the usage profiles in the window: `var_boxes` (n, 6), `var_rows`."""
-        f, var = self.cut, self.trace.variables
-        keep = ((var.end >= f.t0) & (var.start <= f.t1) & cont[var.container]
+        f, w, var = self.cut, self.frame, self.trace.variables
+        keep = ((var.end >= w.t0) & (var.start <= w.t1) & cont[var.container]
                 & types[var.type] & self.roles.drawn[var.type])
         rows = np.flatnonzero(keep)
+        self._key_profiles = np.unique(var.type[rows])  # the window's, for the legend
+        rows = rows[var.start[rows] <= f.t1]
         col = self.cols.index(var.container[rows], self.roles.lane[var.type[rows]])
         order = np.lexsort((var.start[rows], var.type[rows], col))
         rows, col = rows[order], col[order]
@@ -284,14 +288,15 @@ class Geometry:
         m = 0.06 * self.extent
         return (xmin - m, xmax + m, ymin - m, ymax + m, 0.0, self.frame.height + m)
 
-    def legend_entries(self):
-        """(text, rgb) of the keys of the picture: the state values drawn, longest
-        total time over the whole trace first (an order that stays while the
-        window moves: movies, the brush); the message and event values; the
-        usage profiles with what their width is relative to; a line (rgb None)
-        on the base's edges."""
+    def legend_entries(self, particles=None, heat=False):
+        """(text, rgb) of the keys of the picture: the state values in the window,
+        longest total time over the whole trace first (an order that stays while
+        the window moves or unfolds: movies, the brush); the message and event
+        values; the usage profiles with what their width is relative to; lines
+        (rgb None) on particles coloured by size and on what the base's edges
+        show (bandwidth and latency, or the `heat` of the traffic)."""
         tr = self.trace
-        st, rows = tr.states, self.state_rows
+        st, rows = tr.states, self._key_states
         name = tr.names.display
         out = []
         if len(rows):
@@ -303,21 +308,25 @@ class Geometry:
             shown[st.value[rows]] = True
             shown = self._value_order[shown[self._value_order]]
             out += [(name(tr.values.name[v]), self.value_rgb[v]) for v in shown]
-        for what, values in (("message", tr.links.value[self.link_rows]),
-                             ("event", tr.events.value[self.event_rows])):
+        for what, values in (("message", tr.links.value[self.message_rows]),
+                             ("event", tr.events.value[self._key_events])):
             out += [(f"{name(tr.values.name[v])} ({what})", self.value_rgb[v])
                     for v in np.unique(values)]
         profiles = {}  # one key per colour: SimGrid's p<cat> and b<cat> share theirs
-        for ty in np.unique(tr.variables.type[self.var_rows]):
+        for ty in self._key_profiles:
             cap = self.roles.relative_to[ty]
             of = (name(tr.types.name[cap]) if cap >= 0
                   else f"its max {self.capacity[np.argmax(tr.variables.type == ty)]:.4g}")
             profiles.setdefault(tuple(self.type_rgb[ty]), []).append(
                 f"{name(tr.types.name[ty])} (of {of})")
         out += [(", ".join(texts), np.array(rgb, np.uint8)) for rgb, texts in profiles.items()]
+        if particles == "size":
+            out.append(("particles: size, small blue to large red (grey: unknown)", None))
         lay = self.layout
-        if len(lay.edges) and (np.isfinite(lay.edge_bandwidth).any()
-                               or np.isfinite(lay.edge_latency).any()):
+        if heat and len(lay.edges):
+            out.append(("edges: traffic so far, narrow blue to wide red", None))
+        elif len(lay.edges) and (np.isfinite(lay.edge_bandwidth).any()
+                                 or np.isfinite(lay.edge_latency).any()):
             out.append(("edges: width bandwidth, colour latency", None))
         return out
 

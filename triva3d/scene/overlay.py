@@ -108,9 +108,13 @@ class Legend:
         self.rect = None
 
     def set(self, entries):
-        shown = entries[:MAX_LEGEND]
+        """At most MAX_LEGEND keys; the lines of text alone (rgb None) always show."""
+        shown = entries
         if len(entries) > MAX_LEGEND:
-            shown = shown + [(f"... {len(entries) - MAX_LEGEND} more", None)]
+            notes = [e for e in entries if e[1] is None]
+            keys = [e for e in entries if e[1] is not None]
+            room = max(MAX_LEGEND - len(notes), 1)
+            shown = keys[:room] + [(f"... {len(keys) - room} more", None)] + notes
         self.entries = shown
         while len(self.texts) < len(shown):
             self.texts.append(self._new(text_actor(LEGEND_PX, valign="top")))

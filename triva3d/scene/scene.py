@@ -12,6 +12,7 @@ import os
 
 import numpy as np
 
+from .. import colors
 from ..viewstate import ViewState
 from . import base, pick, polydata
 from .geometry import EXACT_LIMIT, FIELDS, Geometry, box_edges
@@ -46,9 +47,12 @@ class Scene:
         self._fitted = None  # the camera fit_view fitted for (None: fit again)
         self._moving = False
         self._particles = None  # particles.Particles, made when first needed
+        self._keys = (None, False)  # what the legend says of particles and heat
         ground = (base.edges(layout, g.extent), base.nodes(layout, g.extent),
                   base.borders(layout, g.extent), base.unplaced(layout, g.extent))
         self._set("base", [polydata.actor(pd, line_width=1) for pd in ground if pd is not None])
+        #: the edges' strips (their latency colours give way to grey under the heat)
+        self._edges = self._slots["base"][0] if ground[0] is not None else None
         self.overlay = Overlay(trace, layout, g.bounds, g.extent, self.renderers)
         self._entities(_line_opacity(state))
         self._applied = dict(g.applied)  # the fields the geometry was made for
@@ -97,7 +101,7 @@ class Scene:
                                             point_size=7)] if len(g.event_rows) else [])
         self._set("variables", [polydata.actor(polydata.boxes(*g.var_boxes.T, rgb=g.var_rgb),
                                                lit=True, cull=True)] if len(g.var_rows) else [])
-        self.overlay.set_legend(g.legend_entries() if self.legend else [])
+        self.overlay.set_legend(g.legend_entries(*self._keys) if self.legend else [])
         self._set("moving_states", [])
         self._set("moving_links", [])
         if self._moving:
@@ -129,6 +133,13 @@ class Scene:
         """The plane of `now`, the particles in flight and the edges' heat."""
         g, now = self.geometry, state.now
         on = now is not None
+        keys = (state.particles if on else None, bool(on and state.heat))
+        if keys != self._keys:
+            self._keys = keys
+            self.overlay.set_legend(g.legend_entries(*keys) if self.legend else [])
+            if self._edges is not None:
+                self._edges.GetMapper().SetScalarVisibility(not keys[1])
+                self._edges.GetProperty().SetColor(*(c / 255 for c in colors.NO_LATENCY))
         plane = []
         if on:
             xmin, xmax, ymin, ymax, _, _ = g.world_bounds()
