@@ -66,3 +66,33 @@ def test_lenient_reports_recoveries(trace_file, tmp_path):
     p = run("dump", "--lenient", path, tmp_path=tmp_path)
     assert p.returncode == 0
     assert "triva3d: recovered: PajePopState with nothing pushed ignored: 1" in p.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["convert", "{t}", "-o", "{t}"],
+    ["topology", "convert", "{g}", "-o", "{g}"],
+    ["place", "{t}", "--topology", "{g}", "--mapping", "{m}", "--csv", "{m}"],
+    ["render", "{t}", "--topology", "{g}", "--state", "{v}", "--save-state", "{v}",
+     "-o", "{dir}/x.png"],
+    ["animate", "{t}", "--path", "{v}", "--script", "{v}", "-o", "{dir}/x.gif"],
+])
+def test_an_output_naming_an_input_is_refused(trace_file, tmp_path, command):
+    """`convert T -o T` wrote over the trace: every output is checked against every
+    input before any work (issue 17), through links too."""
+    t = trace_file(HEADER + TYPES + BODY)
+    g = tmp_path / "g.dot"
+    g.write_text('graph g { "p1" [kind=host]; "p2" [kind=host]; "p1" -- "p2"; }\n')
+    m = tmp_path / "m.csv"
+    m.write_text("container,node\nP1,p1\n")
+    v = tmp_path / "v.json"
+    v.write_text('{"format": 1}\n')
+    (tmp_path / "link.trace").symlink_to(t)
+    names = {"t": t, "g": g, "m": m, "v": v, "dir": tmp_path}
+    before = {p: p.read_bytes() for p in (t, g, m, v)}
+    args = [a.format(**names) for a in command]
+    if command[0] == "convert":
+        args[-1] = str(tmp_path / "link.trace")  # the same file under another name
+    p = run(*args, tmp_path=tmp_path)
+    assert p.returncode == 2 and "this is also an input" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert {p: p.read_bytes() for p in before} == before

@@ -19,6 +19,18 @@ def _load(args):
     return trace, time.perf_counter() - t0
 
 
+#: Options that name files a command reads, and files it writes.
+INPUTS = ("trace", "input", "topology", "mapping", "state", "colors", "path")
+OUTPUTS = ("output", "csv", "save_state", "script")
+
+
+def _outputs_safe(args):
+    """Refuse an output that names an input (render T -o T wrote over the trace)."""
+    from .output import not_an_input
+    not_an_input([getattr(args, n, None) for n in OUTPUTS],
+                 [getattr(args, n, None) for n in INPUTS])
+
+
 def _report(trace):
     for line in trace.report_lines():
         print(f"triva3d: {line}", file=sys.stderr)
@@ -404,6 +416,7 @@ def main(argv=None):
         argv.insert(0, "view")  # triva3d TRACE
     args = p.parse_args(argv)
     try:
+        _outputs_safe(args)
         args.func(args)
     except Triva3dError as e:
         print(f"triva3d: error: {e}", file=sys.stderr)

@@ -15,6 +15,16 @@ def image_format(path):
     return IMAGE_FORMATS[ext]
 
 
+def not_an_input(outputs, inputs):
+    """OptionsError if writing one of `outputs` would overwrite one of `inputs`
+    (paths; None skipped), before any work: nothing a user gave is lost."""
+    for out in filter(None, outputs):
+        for path in filter(None, inputs):
+            if os.path.exists(out) and os.path.exists(path) and os.path.samefile(out, path):
+                raise OptionsError(f"{out}: this is also an input ({path}); write the "
+                                   "output elsewhere")
+
+
 def write_image(image, path):
     """Write an (h, w, 3) uint8 image as PNG or JPEG (by extension); its size in bytes."""
     import imageio.v3 as iio
