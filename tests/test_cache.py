@@ -2,6 +2,7 @@
 import os
 
 import numpy as np
+import pytest
 
 from conftest import HEADER, TYPES
 from triva3d import cache, load
@@ -62,3 +63,29 @@ def test_beside_the_trace_when_writable_else_user_dir(trace_file, tmp_path, monk
         assert where.startswith(str(tmp_path / "xdg" / "triva3d"))
     finally:
         os.chmod(path.parent, 0o755)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "fifo"])
+def test_a_damaged_cache_is_parsed_again_with_a_note(trace_file, damage):
+    """A truncated cache, one flipped byte, a FIFO in its place: each was a traceback
+    (or a hang) on every later command (issue 17); now the trace is parsed again,
+    the cache written over, and a note says so once."""
+    path = trace_file(HEADER + TYPES + BODY)
+    fresh = load(path)
+    (where,) = [p for p in cache.paths(path, "strict") if os.path.exists(p)]
+    data = open(where, "rb").read()
+    os.remove(where)
+    if damage == "truncated":
+        open(where, "wb").write(data[:len(data) // 2])
+    elif damage == "flipped":  # in the zip's directory (a byte flipped inside an
+        b = bytearray(data)      # array's data is not detected: see the closing note)
+        b[len(b) - 30] ^= 0xFF
+        open(where, "wb").write(bytes(b))
+    else:
+        os.mkfifo(where)
+    again = load(path)
+    assert not again.from_cache and again.notes == [
+        f"{where}: the cached copy could not be read; parsed again"]
+    same(fresh, again)
+    third = load(path)
+    assert third.from_cache and not getattr(third, "notes", [])

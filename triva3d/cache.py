@@ -46,9 +46,17 @@ def _stamp(files):
     return out
 
 
-def read(trace_path, mode):
-    """The cached Trace, or None when there is none or it is stale or unreadable."""
+def read(trace_path, mode, damaged=None):
+    """The cached Trace, or None when there is none or it is stale or unreadable;
+    the paths of damaged copies (truncated, altered: anything that fails to read)
+    are appended to `damaged`: the load parses again and writes over them."""
     for p in paths(trace_path, mode):
+        if not os.path.lexists(p):
+            continue
+        if not os.path.isfile(p):  # a FIFO, a folder...: opening it could hang
+            if damaged is not None:
+                damaged.append(p)
+            continue
         try:
             with np.load(p, allow_pickle=False) as z:
                 meta = json.loads(z["meta"].tobytes())
@@ -57,8 +65,9 @@ def read(trace_path, mode):
                 if os.path.abspath(trace_path) != meta["files"][0][0]:
                     continue
                 return _from_arrays(z, meta, trace_path)
-        except (OSError, ValueError, KeyError, json.JSONDecodeError):
-            continue
+        except Exception:  # a damaged cache must never stop a load
+            if damaged is not None:
+                damaged.append(p)
     return None
 
 

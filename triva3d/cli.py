@@ -16,6 +16,8 @@ def _load(args):
     t0 = time.perf_counter()
     trace = load(args.trace, lenient=args.lenient, cache=not args.no_cache,
                  progress=sys.stderr.isatty())
+    for note in getattr(trace, "notes", []):
+        print(f"triva3d: note: {note}", file=sys.stderr)
     return trace, time.perf_counter() - t0
 
 

@@ -8,15 +8,17 @@ def load(path, lenient=False, cache=True, progress=False):
 
     With `cache`, a Trace saved by an earlier load of the unchanged file is reused,
     and a fresh load is saved. `lenient` recovers from what PajeNG rejects and
-    lists every recovery in `trace.report`. `progress` (Pajé): True for a bar on
+    lists every recovery in `trace.report`. A damaged cached copy is parsed again
+    and written over, said in `trace.notes`. `progress` (Pajé): True for a bar on
     stderr, or f(bytes read, bytes in all). Raises TraceError on bad input.
     """
     from .otf2 import anchor_of
     anchor = anchor_of(path)
     path = anchor if anchor else path
     mode = "lenient" if lenient else "strict"
+    damaged = []
     if cache:
-        trace = _cache.read(path, mode)
+        trace = _cache.read(path, mode, damaged)
         if trace is not None:
             trace.from_cache = True
             return trace
@@ -27,6 +29,7 @@ def load(path, lenient=False, cache=True, progress=False):
         from .paje.reader import read_paje
         trace = read_paje(path, lenient=lenient, progress=progress)
     trace.from_cache = False
+    trace.notes = [f"{p}: the cached copy could not be read; parsed again" for p in damaged]
     if cache:
         _cache.write(trace, mode)
     return trace
