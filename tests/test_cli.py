@@ -96,3 +96,25 @@ def test_an_output_naming_an_input_is_refused(trace_file, tmp_path, command):
     assert p.returncode == 2 and "this is also an input" in p.stderr, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
     assert {p: p.read_bytes() for p in before} == before
+
+
+def test_unwritable_outputs_and_a_full_disk_are_one_line(trace_file, tmp_path):
+    """No OSError handling at all gave tracebacks (issue 17)."""
+    import os
+    t = trace_file(HEADER + TYPES + BODY)
+    g = tmp_path / "g.dot"
+    g.write_text('graph g { "p1" -- "p2"; }\n')
+    nowhere = tmp_path / "missing" / "out"
+    for args, where in ((["topology", "convert", g, "-o", f"{nowhere}.dot"], f"{nowhere}.dot"),
+                        (["place", t, "--csv", f"{nowhere}.csv"], f"{nowhere}.csv")):
+        p = run(*args, tmp_path=tmp_path)
+        assert p.returncode == 2 and p.stderr.strip() == \
+            f"triva3d: error: {where}: No such file or directory"
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    for command in ("dump", "stats"):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([sys.executable, "-m", "triva3d.cli", command, str(t)],
+                               stdout=full, stderr=subprocess.PIPE, text=True)
+        assert p.returncode == 2
+        assert p.stderr.strip() == "triva3d: error: standard output: No space left on device"

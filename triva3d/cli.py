@@ -426,6 +426,12 @@ def main(argv=None):
     except BrokenPipeError:
         sys.stderr.close()  # output closed early (e.g. piped to head)
         return 0
+    except OSError as e:  # a file the command writes (or stdout: a full disk...)
+        print(f"triva3d: error: {e.filename or 'standard output'}: {e.strerror or e}",
+              file=sys.stderr)
+        if e.filename is None:  # what stdout still holds must not fail again at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 2
     except KeyboardInterrupt:
         return 130
     return 0
