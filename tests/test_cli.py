@@ -118,3 +118,15 @@ def test_unwritable_outputs_and_a_full_disk_are_one_line(trace_file, tmp_path):
                                stdout=full, stderr=subprocess.PIPE, text=True)
         assert p.returncode == 2
         assert p.stderr.strip() == "triva3d: error: standard output: No space left on device"
+
+
+def test_errors_never_echo_escape_sequences_or_huge_lines(trace_file, tmp_path):
+    """An input's terminal escape sequences are escaped, and a 100 000-character
+    token is cut: the error stays one safe line (issue 17)."""
+    evil = trace_file(HEADER + TYPES + "\x1b[31mEVIL\x1b[0m 1 p1\n")
+    p = run("stats", evil, "--no-cache", tmp_path=tmp_path)
+    assert p.returncode == 2 and "\x1b" not in p.stderr and "\\x1b[31mEVIL" in p.stderr
+    huge = trace_file(HEADER + TYPES + "9" * 100_000 + " 1 p1\n")
+    p = run("stats", huge, "--no-cache", tmp_path=tmp_path)
+    line = p.stderr.strip()
+    assert p.returncode == 2 and line.endswith("...") and len(line) <= len("triva3d: error: ") + 400

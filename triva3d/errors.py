@@ -5,8 +5,23 @@ a command-line flag: the CLI prints them on one line, the GUI in a dialog.
 """
 
 
+#: Longest error text shown (an input's excerpt can be a 10 MB line).
+MAX_TEXT = 400
+
+
+def printable(text, limit=MAX_TEXT):
+    """`text` safe for a terminal and one line: control and other unprintable
+    characters escaped (an input's escape sequences or binary bytes), at most
+    `limit` characters."""
+    out = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text)[:limit + 1])
+    return out if len(out) <= limit else out[:limit - 3] + "..."
+
+
 class Triva3dError(Exception):
-    """Anything a user can cause; its text is one line for people."""
+    """Anything a user can cause; its text is one line for people, printable."""
+
+    def __str__(self):
+        return printable(super().__str__())
 
 
 class TraceError(Triva3dError):
