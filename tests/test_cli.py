@@ -130,3 +130,27 @@ def test_errors_never_echo_escape_sequences_or_huge_lines(trace_file, tmp_path):
     p = run("stats", huge, "--no-cache", tmp_path=tmp_path)
     line = p.stderr.strip()
     assert p.returncode == 2 and line.endswith("...") and len(line) <= len("triva3d: error: ") + 400
+
+
+@pytest.mark.parametrize("name, data, command, message", [
+    ("latin.dot", b'graph g { "h\xe9te" [kind=host]; "b" -- "h\xe9te"; }\n',
+     ["topology", "info", "{f}"], "latin.dot:1: not UTF-8 text (byte 0xe9): save it as UTF-8"),
+    ("latin.csv", b"container,node\nP1,a-\xe91\n", ["place", "{t}", "--topology", "{g}",
+                                                   "--mapping", "{f}"],
+     "latin.csv:2: not UTF-8 text (byte 0xe9): save it as UTF-8"),
+    ("big.csv", b"container,node\nP1," + b"x" * 200_000 + b"\n",
+     ["place", "{t}", "--topology", "{g}", "--mapping", "{f}"],
+     "big.csv:2: not a CSV row: field larger than field limit (131072)"),
+    ("enc.xml", b'<?xml version="1.0" encoding="klingon"?>\n<platform version="4.1"/>\n',
+     ["topology", "info", "{f}"], "enc.xml:1: malformed XML: unknown encoding: klingon"),
+])
+def test_topology_and_mapping_files_that_are_not_utf8_or_csv(trace_file, tmp_path, name, data,
+                                                             command, message):
+    """Four tracebacks of issue 17, each one line now, naming the file and line."""
+    f = tmp_path / name
+    f.write_bytes(data)
+    g = tmp_path / "g.dot"
+    g.write_text('graph g { "p1" [kind=host]; "a-1" [kind=host]; "p1" -- "a-1"; }\n')
+    t = trace_file(HEADER + TYPES + BODY)
+    p = run(*[a.format(f=f, g=g, t=t) for a in command], tmp_path=tmp_path)
+    assert p.returncode == 2 and p.stderr.strip() == f"triva3d: error: {f.parent}/{message}"

@@ -35,3 +35,19 @@ class TraceError(Triva3dError):
 
 class OptionsError(Triva3dError, ValueError):
     """A bad argument or setting: a value outside what the option takes."""
+
+
+def read_text(path, what="the file"):
+    """The text of `path` as UTF-8; a TraceError naming the line of the first byte
+    that is not UTF-8 (a Latin-1 file, binary), or why it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise TraceError(path, None, f"cannot read {what}: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise TraceError(path, data[:e.start].count(b"\n") + 1,
+                         f"not UTF-8 text (byte 0x{data[e.start]:02x}): save it as UTF-8") \
+            from None

@@ -5,7 +5,7 @@ import os
 import re
 import tempfile
 
-from ..errors import TraceError
+from ..errors import TraceError, read_text
 from . import units
 from .topology import KINDS, Topology, parse_pos
 
@@ -40,6 +40,7 @@ def read_dot(path):
     other attribute is kept as a string."""
     import pygraphviz
 
+    read_text(path, "the topology")  # Graphviz reads any bytes; their names must decode
     err = []
     try:
         with _graphviz_stderr(err):

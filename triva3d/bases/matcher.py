@@ -7,13 +7,14 @@ but has placed descendants covers their bounding box ("descendants"); the rest a
 unplaced: reported and put in a visible area beside the base, never dropped.
 """
 import csv
+import io
 import math
 import re
 
 import numpy as np
 from numba import njit
 
-from ..errors import OptionsError, TraceError
+from ..errors import OptionsError, TraceError, read_text
 
 RULES = ("unplaced", "mapping", "pattern", "name", "ancestor", "descendants")
 R_UNPLACED, R_MAPPING, R_PATTERN, R_NAME, R_ANCESTOR, R_DESCENDANTS = range(6)
@@ -24,25 +25,27 @@ def read_mapping(path, node_index):
     allowed) as a dict of container name -> node index; unknown nodes are errors."""
     out = {}
     first = True
-    try:
-        f = open(path, newline="", encoding="utf-8")
-    except OSError as e:
-        raise TraceError(path, None, e.strerror or str(e)) from None
-    with f:
-        for lineno, row in enumerate(csv.reader(f), 1):
-            if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
-                continue
-            if len(row) != 2:
-                raise TraceError(path, lineno, f"expected 'container,node', got {len(row)} fields")
-            container, node = row[0].strip(), row[1].strip()
-            header = first and (container.lower(), node.lower()) == ("container", "node")
-            first = False
-            if header:
-                continue
-            if node not in node_index:
-                raise TraceError(path, lineno, f"no node {node!r} in the topology")
-            out[container] = node_index[node]
-    return out
+    rows = csv.reader(io.StringIO(read_text(path, "the mapping"), newline=""))
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return out
+        except csv.Error as e:  # a field over csv's limit, a stray quote...
+            raise TraceError(path, rows.line_num, f"not a CSV row: {e}") from None
+        if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
+            continue
+        if len(row) != 2:
+            raise TraceError(path, rows.line_num,
+                             f"expected 'container,node', got {len(row)} fields")
+        container, node = row[0].strip(), row[1].strip()
+        header = first and (container.lower(), node.lower()) == ("container", "node")
+        first = False
+        if header:
+            continue
+        if node not in node_index:
+            raise TraceError(path, rows.line_num, f"no node {node!r} in the topology")
+        out[container] = node_index[node]
 
 
 def compile_pattern(pattern):

@@ -52,6 +52,8 @@ def _parse(path):
             p.ParseFile(f)
     except xml.parsers.expat.ExpatError as e:
         raise TraceError(path, e.lineno, f"malformed XML: {xml.parsers.expat.ErrorString(e.code)}") from None
+    except LookupError as e:  # an encoding Python does not know
+        raise TraceError(path, 1, f"malformed XML: {e}") from None
     platform = [e for e in root.children if e.tag == "platform"]
     if not platform:
         raise TraceError(path, None, "not a SimGrid platform (no <platform> element)")
