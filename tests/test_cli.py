@@ -154,3 +154,25 @@ def test_topology_and_mapping_files_that_are_not_utf8_or_csv(trace_file, tmp_pat
     t = trace_file(HEADER + TYPES + BODY)
     p = run(*[a.format(f=f, g=g, t=t) for a in command], tmp_path=tmp_path)
     assert p.returncode == 2 and p.stderr.strip() == f"triva3d: error: {f.parent}/{message}"
+
+
+def test_hierarchies_thousands_deep(trace_file, tmp_path):
+    """2000 nested container types and containers: stats recursed past Python's
+    limit and the treemap divided by zero once sizes underflowed (issue 17)."""
+    lines = [HEADER]
+    parent = "0"
+    for i in range(2000):
+        lines.append(f'0 T{i} {parent} "T{i}"\n')
+        parent = f"T{i}"
+    lines.append('2 S T1999 "S"\n')
+    parent = "0"
+    for i in range(2000):
+        lines.append(f'6 0 c{i} T{i} {parent} "c{i}"\n')
+        parent = f"c{i}"
+    lines.append("11 1 c1999 S run\n11 2 c1999 S io\n")
+    t = trace_file("".join(lines))
+    p = run("stats", t, tmp_path=tmp_path)
+    assert p.returncode == 0 and "T1999: container, 1" in p.stdout
+    for args in (["render", t, "-o", tmp_path / "r.png"], ["treemap", t, "-o", tmp_path / "t.png"]):
+        p = run(*args, tmp_path=tmp_path)
+        assert p.returncode == 0, p.stderr

@@ -77,7 +77,9 @@ def render(s):
     for i, t in enumerate(s["types"]):
         children.setdefault(t["parent"], []).append(i)
 
-    def walk(i, depth):
+    stack = [(0, 0)]  # depth first, without recursion: hierarchies can be 1000s deep
+    while stack:
+        i, depth = stack.pop()
         t = s["types"][i]
         label = "root" if i == 0 else f"{t['name']}: {t['kind']}, {t['count']}"
         if "max_imbrication" in t:
@@ -90,10 +92,7 @@ def render(s):
         if len(values) > SHOWN_VALUES:
             lines.append("  " * (depth + 3) + f"... {len(values) - SHOWN_VALUES} more values "
                                               "(--json lists all)")
-        for ch in children.get(i, []):
-            walk(ch, depth + 1)
-
-    walk(0, 0)
+        stack.extend((ch, depth + 1) for ch in reversed(children.get(i, [])))
     if s.get("other_records"):
         lines.append("records not drawn  " + ", ".join(f"{k} {v}"
                                                        for k, v in s["other_records"].items()))

@@ -21,24 +21,26 @@ def _squarify(values, x, y, w, h, out):
     i = 0
     while i < n:
         side = min(w, h)
-        if values[i] <= 0.0 or side <= 0.0:
-            for k in range(i, n):
-                out[k, 0] = x
-                out[k, 1] = y
-                out[k, 2] = 0.0
-                out[k, 3] = 0.0
-            return
         j = i
         row = 0.0
         worst = np.inf
-        while j < n and values[j] > 0.0:
+        while j < n and values[j] > 0.0 and side > 0.0:
             s = row + values[j]
+            if s * s <= 0.0 or side * side * values[j] <= 0.0:
+                break  # below what floats resolve (hierarchies 1000s deep)
             new = max(side * side * values[i] / (s * s), s * s / (side * side * values[j]))
             if j > i and new > worst:
                 break
             worst = new
             row = s
             j += 1
+        if j == i:  # nothing more that can be drawn
+            for k in range(i, n):
+                out[k, 0] = x
+                out[k, 1] = y
+                out[k, 2] = 0.0
+                out[k, 3] = 0.0
+            return
         thick = row / side
         if j == n or values[j] <= 0.0:
             thick = w if w >= h else h  # the last row fills what is left exactly
