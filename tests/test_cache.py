@@ -89,3 +89,19 @@ def test_a_damaged_cache_is_parsed_again_with_a_note(trace_file, damage):
     same(fresh, again)
     third = load(path)
     assert third.from_cache and not getattr(third, "notes", [])
+
+
+def test_a_trace_replaced_with_the_same_size_and_time_is_read_again(trace_file, tmp_path):
+    """Another trace of the same size and modification time renamed over the first
+    was served from the stale cache (issue 17): the inode and change time tell."""
+    path = trace_file(HEADER + TYPES + BODY)
+    first = load(path)
+    other = tmp_path / "other.trace"
+    other.write_text(HEADER + TYPES + BODY.replace("S run", "S io "))  # same size
+    st = os.stat(path)
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.replace(other, path)
+    again = load(path)
+    assert not again.from_cache
+    assert again.display_name("values", again.states.value[0]) == "io"
+    assert first.display_name("values", first.states.value[0]) == "run"

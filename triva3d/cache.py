@@ -16,7 +16,7 @@ import numpy as np
 
 from .trace import SCHEMA, Names, Table, Trace
 
-FORMAT = 2  # 2: OTF2 locations sharing a name are named GROUP / NAME
+FORMAT = 3  # 2: OTF2 locations sharing a name are named GROUP / NAME; 3: inode, ctime
 SUFFIX = ".t3dcache"
 
 
@@ -39,10 +39,12 @@ def paths(trace_path, mode):
 
 
 def _stamp(files):
+    """What tells a file changed: size, modification time, and inode and change
+    time (a file replaced by one of the same size and mtime, or renamed over)."""
     out = []
     for f in files:
         st = os.stat(f)
-        out.append([os.path.abspath(f), st.st_size, st.st_mtime_ns])
+        out.append([os.path.abspath(f), st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns])
     return out
 
 
@@ -60,7 +62,7 @@ def read(trace_path, mode, damaged=None):
         try:
             with np.load(p, allow_pickle=False) as z:
                 meta = json.loads(z["meta"].tobytes())
-                if meta["format"] != FORMAT or meta["files"] != _stamp([f for f, _, _ in meta["files"]]):
+                if meta["format"] != FORMAT or meta["files"] != _stamp([f[0] for f in meta["files"]]):
                     continue
                 if os.path.abspath(trace_path) != meta["files"][0][0]:
                     continue
@@ -79,7 +81,7 @@ def _from_arrays(z, meta, trace_path):
     names = Names(z["names.arena"], z["names.offsets"])
     report = [tuple(r) for r in meta["report"]]
     return Trace(names, tables, z["type_colors"], z["value_colors"], trace_path, report,
-                 [f for f, _, _ in meta["files"]], meta.get("other_records"))
+                 [f[0] for f in meta["files"]], meta.get("other_records"))
 
 
 def write(trace, mode):
