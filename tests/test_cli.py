@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -176,3 +177,22 @@ def test_hierarchies_thousands_deep(trace_file, tmp_path):
     for args in (["render", t, "-o", tmp_path / "r.png"], ["treemap", t, "-o", tmp_path / "t.png"]):
         p = run(*args, tmp_path=tmp_path)
         assert p.returncode == 0, p.stderr
+
+
+def test_hierarchy_files_with_bad_sizes_or_very_deep(tmp_path):
+    """NaN and 1e400 sizes were a ValueError traceback, 500-deep JSON a
+    RecursionError (issue 17): 600 levels now read, 6000 are one line."""
+    small = Path(__file__).resolve().parents[1] / "examples/small.trace"
+    bad = tmp_path / "nan.json"
+    bad.write_text('{"name": "r", "children": [{"name": "a", "size": NaN}]}')
+    p = run("render", small, "--topology", bad, "-o", tmp_path / "x.png", tmp_path=tmp_path)
+    assert p.returncode == 2 and p.stderr.strip() == (
+        f"triva3d: error: {bad}: a: size must be a finite non-negative number, not nan")
+    for depth, ok in ((600, True), (6000, False)):
+        deep = tmp_path / f"deep{depth}.json"
+        deep.write_text('{"name": "n", "children": [' * depth + '{"name": "leaf"}'
+                        + "]}" * depth)
+        p = run("render", small, "--topology", deep, "-o", tmp_path / "x.png", tmp_path=tmp_path)
+        assert (p.returncode == 0) == ok, p.stderr
+        if not ok:
+            assert p.stderr.strip() == f"triva3d: error: {deep}: nested deeper than 5000 levels"

@@ -7,11 +7,13 @@ minus `pad` on each side, in proportion to their values, its own size keeping th
 rest (without padding, every area is exactly value / total x the whole area).
 """
 import json
+import math
+import sys
 
 import numpy as np
 from numba import njit
 
-from ..errors import TraceError
+from ..errors import TraceError, read_text
 
 
 @njit(cache=True)
@@ -148,17 +150,25 @@ def _children_by_value(parent, value):
     return offsets, order
 
 
+#: Deepest resource hierarchy read (each level is an object and a list in JSON).
+MAX_JSON_DEPTH = 5000
+
+
 def read_hierarchy(path):
     """A resource hierarchy file (JSON objects with name, type, children and an
     optional size: 1 for a leaf, 0 for an inner node unless given) as
     (names, types, parent, sizes) in topological order."""
+    text = read_text(path, "the hierarchy")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 2 * MAX_JSON_DEPTH + 100))  # json's parser recurses
     try:
-        with open(path, encoding="utf-8") as f:
-            root = json.load(f)
-    except OSError as e:
-        raise TraceError(path, None, e.strerror or str(e)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise TraceError(path, getattr(e, "lineno", None), f"not JSON: {e}") from None
+        root = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise TraceError(path, e.lineno, f"not JSON: {e.msg}") from None
+    except RecursionError:
+        raise TraceError(path, None, f"nested deeper than {MAX_JSON_DEPTH} levels") from None
+    finally:
+        sys.setrecursionlimit(limit)
     names, types, parent, sizes = [], [], [], []
     stack = [(root, -1, "root")]
     while stack:
@@ -171,8 +181,10 @@ def read_hierarchy(path):
         parent.append(p)
         kids = node.get("children", [])
         size = node.get("size", 0.0 if kids else 1.0)
-        if not isinstance(size, (int, float)) or size < 0:
-            raise TraceError(path, None, f"{names[-1]}: size must be a non-negative number")
+        if not isinstance(size, (int, float)) or isinstance(size, bool) \
+                or not 0 <= size < math.inf:  # NaN, Infinity, 1e400 fail here
+            raise TraceError(path, None, f"{names[-1]}: size must be a finite non-negative "
+                             f"number, not {size!r}")
         sizes.append(float(size))
         if not isinstance(kids, list):
             raise TraceError(path, None, f"{names[-1]}: children must be a list")
