@@ -196,3 +196,18 @@ def test_hierarchy_files_with_bad_sizes_or_very_deep(tmp_path):
         assert (p.returncode == 0) == ok, p.stderr
         if not ok:
             assert p.stderr.strip() == f"triva3d: error: {deep}: nested deeper than 5000 levels"
+
+
+def test_platform_zones_nested_deep(tmp_path):
+    """Zones 600 deep were a RecursionError (issue 17): they read now; beyond 5000
+    levels it is one line."""
+    for depth, ok in ((600, True), (6000, False)):
+        xml = tmp_path / f"z{depth}.xml"
+        xml.write_text('<?xml version="1.0"?>\n<platform version="4.1">\n'
+                       + "".join(f'<zone id="z{i}" routing="Full">\n' for i in range(depth))
+                       + '<host id="h" speed="1Gf"/>\n' + "</zone>\n" * depth + "</platform>\n")
+        p = run("topology", "info", xml, tmp_path=tmp_path)
+        assert (p.returncode == 0) == ok, p.stderr
+        if not ok:
+            assert p.stderr.strip() == (f"triva3d: error: {xml}: zones nested 6000 deep; this "
+                                        "reader takes 5000 levels at most")

@@ -18,6 +18,7 @@ SimGrid expands them:
 Switch and dragonfly router names are triva3d's: SimGrid keeps those internal.
 """
 import math
+import sys
 import xml.parsers.expat
 
 from ..errors import TraceError
@@ -60,6 +61,10 @@ def _parse(path):
     return platform[0]
 
 
+#: Deepest nesting of zones read.
+MAX_ZONE_DEPTH = 5000
+
+
 def read_platform(path):
     """The Topology of the SimGrid platform file at `path`."""
     return _Reader(path).run()
@@ -100,7 +105,21 @@ class _Reader:
             self.error(e, str(ex))
 
     def run(self):
-        self.zone(_parse(self.path), [])
+        root = _parse(self.path)
+        stack, deepest = [(root, 0)], 0
+        while stack:  # the zones' depth, before walking them by recursion
+            e, d = stack.pop()
+            deepest = max(deepest, d)
+            stack.extend((c, d + 1) for c in e.children if c.tag in ("zone", "AS"))
+        if deepest > MAX_ZONE_DEPTH:
+            raise TraceError(self.path, None, f"zones nested {deepest} deep; this reader "
+                             f"takes {MAX_ZONE_DEPTH} levels at most")
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 4 * MAX_ZONE_DEPTH + 200))  # zones recurse
+        try:
+            self.zone(root, [])
+        finally:
+            sys.setrecursionlimit(limit)
         for tag, n in sorted(self.skipped.items()):
             self.topo.notes.append(f"{n} <{tag}> elements not part of the topology, skipped")
         self.topo.dedup_edges()
