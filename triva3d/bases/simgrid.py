@@ -18,11 +18,10 @@ SimGrid expands them:
 Switch and dragonfly router names are triva3d's: SimGrid keeps those internal.
 """
 import math
-import sys
 import xml.parsers.expat
 
 from ..errors import TraceError
-from . import units
+from . import recursion_room, units
 from .topology import Topology, _edges_from_link_nodes
 
 SPLIT = "SPLITDUPLEX"
@@ -114,12 +113,8 @@ class _Reader:
         if deepest > MAX_ZONE_DEPTH:
             raise TraceError(self.path, None, f"zones nested {deepest} deep; this reader "
                              f"takes {MAX_ZONE_DEPTH} levels at most")
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 4 * MAX_ZONE_DEPTH + 200))  # zones recurse
-        try:
+        with recursion_room(4 * MAX_ZONE_DEPTH + 200):  # zones recurse
             self.zone(root, [])
-        finally:
-            sys.setrecursionlimit(limit)
         for tag, n in sorted(self.skipped.items()):
             self.topo.notes.append(f"{n} <{tag}> elements not part of the topology, skipped")
         self.topo.dedup_edges()

@@ -8,12 +8,12 @@ rest (without padding, every area is exactly value / total x the whole area).
 """
 import json
 import math
-import sys
 
 import numpy as np
 from numba import njit
 
 from ..errors import TraceError, read_text
+from . import recursion_room
 
 
 @njit(cache=True)
@@ -159,16 +159,13 @@ def read_hierarchy(path):
     optional size: 1 for a leaf, 0 for an inner node unless given) as
     (names, types, parent, sizes) in topological order."""
     text = read_text(path, "the hierarchy")
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 2 * MAX_JSON_DEPTH + 100))  # json's parser recurses
     try:
-        root = json.loads(text)
+        with recursion_room(2 * MAX_JSON_DEPTH + 100):  # json's parser recurses
+            root = json.loads(text)
     except json.JSONDecodeError as e:
         raise TraceError(path, e.lineno, f"not JSON: {e.msg}") from None
     except RecursionError:
         raise TraceError(path, None, f"nested deeper than {MAX_JSON_DEPTH} levels") from None
-    finally:
-        sys.setrecursionlimit(limit)
     names, types, parent, sizes = [], [], [], []
     stack = [(root, -1, "root")]
     while stack:
