@@ -211,3 +211,14 @@ def test_platform_zones_nested_deep(tmp_path):
         if not ok:
             assert p.stderr.strip() == (f"triva3d: error: {xml}: zones nested 6000 deep; this "
                                         "reader takes 5000 levels at most")
+
+
+def test_a_file_without_newlines_is_refused_not_buffered(trace_file, monkeypatch):
+    """/dev/zero grew a buffer without bound (issue 17): a line longer than
+    MAX_LINE is an error (here MAX_LINE is made small; /dev/zero meets the real one)."""
+    from triva3d import TraceError, load
+    from triva3d.paje import reader
+    monkeypatch.setattr(reader, "MAX_LINE", 1000)
+    path = trace_file(HEADER + "x" * 5000)
+    with pytest.raises(TraceError, match=r":\d+: a line longer than 0 MiB: not a Pajé trace"):
+        load(path, cache=False)

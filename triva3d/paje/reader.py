@@ -10,6 +10,8 @@ from .simulator import SimState
 from ..errors import TraceError
 
 CHUNK = 16 << 20
+#: Longest line read (a file without newlines would grow a buffer without bound).
+MAX_LINE = 64 << 20
 
 
 def read_paje(path, lenient=False, progress=False):
@@ -52,11 +54,12 @@ def _read_file(sim, path, chain, bar):
                 if not data.endswith(b"\n"):
                     data += b"\n"
             cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                carry = data
-                continue
-            _run(sim, np.frombuffer(data, np.uint8), cut, path, chain + [path], bar)
+            if cut:
+                _run(sim, np.frombuffer(data, np.uint8), cut, path, chain + [path], bar)
             carry = data[cut:]
+            if len(carry) > MAX_LINE:  # /dev/zero, a binary file: not Pajé text
+                raise TraceError(path, int(sim.istate[K.I_LINE]) + 1,
+                                 f"a line longer than {MAX_LINE >> 20} MiB: not a Pajé trace")
             if eof:
                 break
     if sim.header.current is not None:
