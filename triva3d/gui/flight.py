@@ -6,6 +6,7 @@ import time
 from PySide6 import QtCore, QtWidgets
 
 from ..errors import Triva3dError
+from . import Cancelled
 
 #: Keyframes recorded per second while the user flies.
 RECORD_HZ = 4
@@ -130,7 +131,3 @@ class Flight(QtCore.QObject):
             dialog.close()
             if view is not None:
                 view.close()
-
-
-class Cancelled(Exception):
-    """The user cancelled an export."""

@@ -6,7 +6,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..errors import Triva3dError
 from ..viewstate import ViewState
-from . import docks, flight
+from . import Cancelled, docks, flight
 
 HELP = """<h3>Flying through the execution</h3>
 <table>
@@ -72,10 +72,6 @@ class Loader(QtCore.QThread):
             self.failed.emit(self, str(e))
         except Exception as e:  # a bug must not take the window down
             self.failed.emit(self, f"{self.path}: {type(e).__name__}: {e}")
-
-
-class Cancelled(Exception):
-    """The user cancelled a load."""
 
 
 class MainWindow(QtWidgets.QMainWindow):

@@ -13,26 +13,20 @@ def frame_times(duration, fps):
     return np.linspace(0.0, duration, n)
 
 
-def frames(view, keyframes, fps):
-    """The frames ((h, w, 3) uint8 arrays) of `keyframes` through `view`."""
-    for s in frame_times(keyframes.duration, fps):
-        view.state.assign(keyframes.state_at(s))
-        yield view.render()
-
-
 def record(view, keyframes, path, fps=25, progress=None):
     """Render `keyframes` through `view` into `path` (.mp4, .gif or a folder);
     `progress(i, n)` is called after each frame (an exception it raises stops,
     and the partial file is removed). Returns (frames, bytes, seconds)."""
     t0 = time.perf_counter()
-    n = len(frame_times(keyframes.duration, fps))
+    times = frame_times(keyframes.duration, fps)
     w, h = view.render_window.GetSize()
     out = MovieWriter(path, (w, h), fps)
     try:
-        for i, frame in enumerate(frames(view, keyframes, fps)):
-            out.append(frame)
+        for i, s in enumerate(times):
+            view.state.assign(keyframes.state_at(s))
+            out.append(view.render())
             if progress:
-                progress(i + 1, n)
+                progress(i + 1, len(times))
     except BaseException:  # an error, a cancel, Ctrl-C: no partial movie file
         out.abort()
         raise
