@@ -22,7 +22,7 @@ def _load(args):
 
 
 #: Options that name files a command reads, and files it writes.
-INPUTS = ("trace", "input", "topology", "mapping", "state", "colors", "path")
+INPUTS = ("trace", "input", "topology", "mapping", "state", "colors", "path", "config")
 OUTPUTS = ("output", "csv", "save_state", "script")
 
 
@@ -248,6 +248,90 @@ def cmd_convert(args):
           f"from {trace.source} read in {seconds:.2f} s", file=sys.stderr)
 
 
+def cmd_generate(args):
+    from . import generate as g
+    t0 = time.perf_counter()
+    if args.kind == "workstealing":
+        from .bases.topology import read_topology
+        zones = args.zones.split(",") if args.zones else None
+        program = g.workstealing(read_topology(args.topology), processes=args.processes,
+                                 hosts=args.hosts, zones=zones, work=args.work,
+                                 seed=args.seed, slow_link=args.slow_link,
+                                 slow_site=args.slow_site, slow_latency=args.slow_latency)
+    else:
+        program = g.hierarchy(g.read_config(args.config))
+        if args.kind == "pattern":
+            g.pattern(program, args.pattern, level=args.between, count=args.count,
+                      nchildren=args.nchildren, seed=args.seed)
+    g.write(program, args.output, args.format, args.seed)
+    print(f"{args.output}: {len(program.names)} containers, {len(program.state_start)} "
+          f"states, {len(program.link_src)} links over {program.end / 1e9:g} s "
+          f"({args.format}) in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+
+
+def _count(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
+    return n
+
+
+def add_generate(sub):
+    from .generate import FORMATS
+    from .generate.hierarchy import PATTERNS
+    g = sub.add_parser("generate", help="write a synthetic trace: the scenarios of the "
+                       "Triva thesis at any scale", description="Write a synthetic trace "
+                       "(Pajé, or an OTF2 archive folder); the same --seed gives the same "
+                       "bytes.")
+    gsub = g.add_subparsers(dest="kind", required=True, metavar="KIND")
+
+    def kind(name, help):
+        c = gsub.add_parser(name, help=help, description=help)
+        c.add_argument("-o", "--output", required=True, metavar="OUT")
+        c.add_argument("--format", choices=FORMATS, default="paje",
+                       help="paje (default) or otf2 (OUT is the archive's folder)")
+        c.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        c.set_defaults(func=cmd_generate)
+        return c
+    config_help = ('JSON: {"levels": [{"count": N, "name": TYPE, "alias": ALIAS}, ...], '
+                   '"duration": S, "cosine-max-x-axis-value": X}')
+    h = kind("hierarchy", "nested containers whose leaves split the run between two "
+             "states along a cosine (thesis Listing 6.1)")
+    h.add_argument("config", metavar="CONFIG.json", help=config_help)
+    pt = kind("pattern", "the hierarchy with messages in a communication pattern "
+              "(thesis Listing 6.2)")
+    pt.add_argument("config", metavar="CONFIG.json", help=config_help)
+    pt.add_argument("--pattern", choices=PATTERNS, required=True,
+                    help="ring: i to i+1; full: all to all; star: the first to all; "
+                         "hstar: a tree, parent to child")
+    pt.add_argument("--count", type=_count, default=1, metavar="N",
+                    help="rounds of messages over the run (default 1)")
+    pt.add_argument("--nchildren", type=_count, default=2, metavar="K",
+                    help="hstar: children per node (default 2)")
+    pt.add_argument("--between", metavar="TYPE",
+                    help="level (type name) whose containers exchange (default the leaves)")
+    ws = kind("workstealing", "processes on a topology's hosts stealing work from one "
+              "another (the thesis's KAAPI runs)")
+    ws.add_argument("--topology", required=True, metavar="FILE",
+                    help=".dot/.gv, SimGrid .xml or platform trace")
+    ws.add_argument("--processes", type=_count, metavar="N",
+                    help="processes (default one per host), consecutive ranks on one host")
+    ws.add_argument("--hosts", type=_count, metavar="N", help="use the first N hosts only")
+    ws.add_argument("--zones", metavar="A,B", help="use only hosts in these zones")
+    ws.add_argument("--work", type=_positive, default=30.0, metavar="S",
+                    help="seconds of work per process (default 30), all on rank 0 at first")
+    ws.add_argument("--slow-link", metavar="NODE|A,B",
+                    help="plant a slow link: a link node, or the edge joining two nodes")
+    ws.add_argument("--slow-site", metavar="ZONE",
+                    help="plant a slow site: the edges leaving this zone are slow")
+    ws.add_argument("--slow-latency", type=_positive, default=20.0, metavar="S",
+                    help="seconds a slow link adds to each crossing (default 20: a steal "
+                         "across it takes 40 s)")
+
+
 def parser():
     p = argparse.ArgumentParser(prog="triva3d", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -335,6 +419,8 @@ def parser():
     cv = trace_command("convert", cmd_convert, "write a trace (OTF2 archive or Pajé) as a "
                        "Pajé trace that PajeNG reads")
     cv.add_argument("-o", "--output", required=True, metavar="OUT.trace")
+
+    add_generate(sub)
 
     tm = trace_command("treemap", cmd_treemap, "the Time-Slice treemap: a time interval "
                        "summarized per container, aggregated to a level, as PNG, SVG or CSV")

@@ -42,3 +42,25 @@ def write_text(path, text):
             f.write(text)
     except OSError as e:
         raise TraceError(path, None, f"cannot write: {e.strerror or e}") from None
+
+
+def write_lines(path, lines):
+    """Write text lines to `path` atomically: a temporary file beside it, renamed
+    over `path` once complete (removed if writing fails)."""
+    import tempfile
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".t3d-", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise TraceError(path, None, f"cannot write: {e.strerror or e}") from None
+    try:
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+            f.write("\n")
+        os.chmod(tmp, os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644)
+        os.replace(tmp, path)
+    except BaseException as e:
+        os.unlink(tmp)
+        if isinstance(e, OSError):
+            raise TraceError(path, None, f"cannot write: {e.strerror or e}") from None
+        raise

@@ -70,12 +70,13 @@ STANDARD = [
 STANDARD_ID = {kind: i for i, (kind, _) in enumerate(STANDARD)}
 
 
-def standard_header():
-    """`%EventDef` definitions of every event kind, ids 0-17 as listed in STANDARD."""
+def standard_header(extra=None):
+    """`%EventDef` definitions of every event kind, ids 0-17 as listed in STANDARD;
+    `extra` maps event kinds to user-defined (string) fields appended to theirs."""
     out = []
     for i, (kind, fields) in enumerate(STANDARD):
         out.append(f"%EventDef {EVENT_NAMES[kind]} {i}")
-        for f in fields:
+        for f in fields + (extra or {}).get(kind, []):
             ftype = {"Time": "date", "Color": "color"}.get(f, "string")
             if f == "Value" and SET_VARIABLE <= kind <= SUB_VARIABLE:
                 ftype = "double"

@@ -1,0 +1,264 @@
+"""A work-stealing run on a topology, like the KAAPI experiments of the Triva thesis.
+
+Processes sit on the topology's hosts (consecutive ranks share a host) and start
+with uneven shares of the work (from half to 1.5 times `work` seconds, in a seeded
+order). One that runs out (RUN ends) becomes a thief: in RSTEAL it sends a steal
+request (a link) to a random victim, in its own site four times out of five
+(hierarchical stealing, as KAAPI does on grids); on arrival the victim gives half of
+what it has left, if that is at least `MIN_CHUNK`, and the reply travels back. The
+thief then RUNs, or after a failed steal stays IDLE for a backoff (doubling from
+1 ms up to 0.5 s) and tries again. Once all work is done, everyone is IDLE to the
+end. Steals therefore crowd the end of the run.
+
+A message's delay along the fewest-hops route is the sum of the latencies of the
+edges and link nodes it crosses (1e-4 s per hop where none is known) plus its size
+over the smallest bandwidth (1.25e8 B/s where none is known); between processes of
+one host it is 1 µs. A message that crosses a planted slow link, or that starts,
+ends or passes in a planted slow site, takes `slow_latency` seconds more: a steal
+then takes twice that, which the 3D view shows as long slanted lines and tall
+RSTEAL bars.
+"""
+import heapq
+import math
+
+import networkx as nx
+import numpy as np
+
+from ..errors import TraceError
+from .program import NS, Program
+
+RUN, IDLE, RSTEAL = range(3)
+VALUES = ["RUN", "IDLE", "RSTEAL"]
+COLORS = ["0.2 0.7 0.3", "0.75 0.75 0.75", "0.9 0.2 0.15"]
+MIN_CHUNK = 0.01
+#: How often a thief picks its victim in its own site (else anywhere).
+OWN_SITE = 0.8
+BACKOFF = (0.001, 0.5)
+HOP_LATENCY, BANDWIDTH, SAME_HOST = 1e-4, 1.25e8, 1e-6
+#: At most this many processes.
+MAX_PROCESSES = 100_000
+
+
+def _hosts(topo, zones, n_hosts):
+    hosts = [i for i, k in enumerate(topo.kinds) if k == "host"]
+    if zones:
+        hosts = [i for i in hosts
+                 if set(topo.node_attrs[i].get("zone", "").split("/")) & set(zones)]
+    if n_hosts is not None:
+        hosts = hosts[:n_hosts]
+    if not hosts:
+        raise TraceError(topo.source, None, "no host to run on" +
+                         (f" in the zones {', '.join(zones)}" if zones else ""))
+    return hosts
+
+
+def _zone_levels(topo, hosts):
+    """Zone names per host below the zones all share: (level names, rows)."""
+    paths = [topo.node_attrs[h].get("zone", "").split("/") for h in hosts]
+    common = 0
+    while all(len(p) > common + 1 for p in paths) and len({p[common] for p in paths}) == 1:
+        common += 1
+    rows = [p[common:] for p in paths]
+    if len({len(r) for r in rows}) > 1 or rows[0] == [""]:
+        rows = [r[-1:] for r in rows] if all(r != [""] for r in rows) else [[] for _ in rows]
+    if len(rows[0]) == 1 and len({r[0] for r in rows}) == 1:
+        rows = [[] for _ in rows]  # one zone above every host: no level
+    depth = len(rows[0])
+    names = {0: [], 1: ["Site"], 2: ["Site", "Cluster"]}.get(
+        depth, [f"Zone{k + 1}" for k in range(depth)])
+    return names, rows
+
+
+def _slow_elements(topo, slow_link, slow_site):
+    """Edges (index pairs) and link nodes that are slow."""
+    edges, nodes = set(), set()
+    if slow_link:
+        names = slow_link.split(",")
+        missing = [n for n in names if n not in topo.index]
+        if missing or len(names) > 2:
+            raise TraceError(topo.source, None, f"slow link {slow_link!r}: give a node or "
+                             "two joined nodes NAME,NAME" + (f" ({missing[0]!r} is not in "
+                                                             "the topology)" if missing else ""))
+        ids = [topo.index[n] for n in names]
+        if len(ids) == 1:
+            nodes.add(ids[0])
+        elif not any({a, b} == set(ids) for a, b in zip(topo.src.tolist(), topo.dst.tolist())):
+            raise TraceError(topo.source, None, f"slow link {slow_link!r}: no edge joins them")
+        else:
+            edges.add(frozenset(ids))
+    if slow_site:
+        inside = {i for i, a in enumerate(topo.node_attrs)
+                  if slow_site in a.get("zone", "").split("/")}
+        if not inside:
+            raise TraceError(topo.source, None, f"slow site {slow_site!r}: no node has "
+                             "this zone")
+        nodes |= inside
+    return edges, nodes
+
+
+def delays(topo, hosts, size, slow=(set(), set()), slow_latency=0.0):
+    """(H, H) seconds for a message of `size` bytes between the given host nodes."""
+    g = nx.Graph()
+    g.add_nodes_from(range(len(topo)))
+    for a, b, bw, lat in zip(topo.src.tolist(), topo.dst.tolist(), topo.bandwidth.tolist(),
+                             topo.latency.tolist()):
+        g.add_edge(a, b, bw=bw, lat=lat)
+    node_bw = [float(a.get("bandwidth", "nan")) for a in topo.node_attrs]
+    node_lat = [float(a.get("latency", "nan")) for a in topo.node_attrs]
+    slow_edges, slow_nodes = slow
+    out = np.full((len(hosts), len(hosts)), SAME_HOST)
+    for i, h in enumerate(hosts):
+        paths = nx.single_source_shortest_path(g, h)
+        for j, k in enumerate(hosts):
+            if k == h:
+                continue
+            if k not in paths:
+                raise TraceError(topo.source, None, f"no route from {topo.names[h]} to "
+                                 f"{topo.names[k]}")
+            path = paths[k]
+            lats = [g.edges[a, b]["lat"] for a, b in zip(path, path[1:])] + \
+                [node_lat[n] for n in path[1:-1]]
+            bws = [g.edges[a, b]["bw"] for a, b in zip(path, path[1:])] + \
+                [node_bw[n] for n in path[1:-1]]
+            known = [x for x in lats if not math.isnan(x)]
+            lat = sum(known) if known else HOP_LATENCY * (len(path) - 1)
+            known = [x for x in bws if not math.isnan(x) and x > 0]
+            slow_path = any(frozenset(e) in slow_edges for e in zip(path, path[1:])) or \
+                any(n in slow_nodes for n in path)
+            out[i, j] = lat + size / (min(known) if known else BANDWIDTH) + \
+                slow_latency * slow_path
+    return out
+
+
+def workstealing(topo, processes=None, hosts=None, zones=None, work=30.0, seed=0,
+                 slow_link=None, slow_site=None, slow_latency=20.0, request=1024,
+                 reply=65536):
+    """The Program of a work-stealing run on `topo` (a Topology): `processes` (default
+    one per host) on the first `hosts` hosts (of the `zones` named, if given)."""
+    host_ids = _hosts(topo, zones, hosts)
+    n_proc = len(host_ids) if processes is None else processes
+    if not 1 <= n_proc <= MAX_PROCESSES:
+        raise TraceError(topo.source, None, f"processes must be 1..{MAX_PROCESSES}")
+    if not (0 < work <= 1e6 and 0 <= slow_latency <= 1e6):
+        raise TraceError(topo.source, None, "work must be in (0, 1e6] s and the slow "
+                         "latency in [0, 1e6] s")
+    host_of = np.arange(n_proc) * len(host_ids) // n_proc
+    slow = _slow_elements(topo, slow_link, slow_site)
+    req = delays(topo, host_ids, request, slow, slow_latency)[host_of[:, None], host_of]
+    rep = delays(topo, host_ids, reply, slow, slow_latency)[host_of[:, None], host_of]
+    zone_names, zone_rows = _zone_levels(topo, host_ids)
+    site_of_host = np.unique([r[:1] for r in zone_rows], axis=0, return_inverse=True)[1]
+    states, links = _simulate(work, req, rep, site_of_host.reshape(-1)[host_of],
+                              np.random.default_rng(seed))
+    levels = [(n, f"Z{k}") for k, n in enumerate(zone_names)] + [("Host", "H"),
+                                                                  ("Process", "P")]
+    parent, level, names, row = [], [], [], {}
+    for h, zones_of in zip(host_ids, zone_rows):  # zones, then the host, parents first
+        up = -1
+        for k, z in enumerate(zones_of):
+            key = tuple(zones_of[:k + 1])
+            if key not in row:
+                row[key] = len(names)
+                parent.append(up)
+                level.append(k)
+                names.append(z)
+            up = row[key]
+        row[h] = len(names)
+        parent.append(up)
+        level.append(len(zone_names))
+        names.append(topo.names[h])
+    first = len(names)
+    parent += [row[host_ids[h]] for h in host_of.tolist()]
+    level += [len(zone_names) + 1] * n_proc
+    names += [f"P{r}" for r in range(n_proc)]
+    st, ln = np.array(states).reshape(-1, 4), np.array(links).reshape(-1, 4)
+    ticks = lambda s: np.rint(s * NS).astype(np.int64)  # noqa: E731
+    return Program(levels=levels, parent=parent, level=level, names=names, values=VALUES,
+                   colors=COLORS, state_container=first + st[:, 0].astype(np.int64),
+                   state_value=st[:, 1].astype(np.int64), state_start=ticks(st[:, 2]),
+                   state_end=ticks(st[:, 3]), link_src=first + ln[:, 0].astype(np.int64),
+                   link_dst=first + ln[:, 1].astype(np.int64), link_start=ticks(ln[:, 2]),
+                   link_end=ticks(ln[:, 3]), link_size=np.full(len(ln), request, np.int64),
+                   state_type="Worker state", link_type="Steal request", link_value="steal")
+
+
+def _simulate(work, req, rep, site, rng):
+    """Events of the run: states (process, value, start, end) and steal requests
+    (thief, victim, sent, arrived), in seconds; `site` numbers each process's site."""
+    n = len(site)
+    members = [np.flatnonzero(site == s) for s in range(site.max() + 1)]
+    states, links = [], []
+    mode = [RUN] * n
+    since = [0.0] * n                 # when the current state began
+    run_end = [0.0] * n
+    version = [0] * n                 # bumps when a steal shortens a run
+    backoff = [BACKOFF[0]] * n
+    heap, seq = [], 0
+    busy, in_transit = n, 0           # processes running, replies carrying work
+
+    def push(t, what, p, x=0.0):
+        nonlocal seq
+        heapq.heappush(heap, (t, seq, what, p, x))
+        seq += 1
+
+    def close(p, t):
+        if t > since[p]:
+            states.append((p, mode[p], since[p], t))
+        since[p] = t
+
+    def steal(p, t):
+        close(p, t)
+        mode[p] = RSTEAL
+        mates = members[site[p]]
+        if len(mates) > 1 and rng.random() < OWN_SITE:
+            v = int(mates[rng.integers(len(mates) - 1)])
+            v = v if v != p else int(mates[-1])
+        else:
+            v = int(rng.integers(n - 1))
+            v += v >= p
+        links.append((p, v, t, t + req[p, v]))
+        push(t + req[p, v], "arrive", p, v)
+
+    share = work * (0.5 + np.arange(n) / max(n - 1, 1))  # from half to 1.5 x work
+    for p, w in enumerate(rng.permutation(share).tolist() if n > 1 else [work]):
+        mode[p], run_end[p] = RUN, w
+        push(w, "finish", p, 0)
+    while heap:
+        t, _, what, p, x = heapq.heappop(heap)
+        if what == "finish":
+            if x != version[p]:
+                continue
+            close(p, t)
+            busy -= 1
+            mode[p] = IDLE
+            if busy or in_transit:
+                steal(p, t)
+        elif what == "arrive":  # at the victim x: half of what it has left
+            v = int(x)
+            left = run_end[v] - t if mode[v] == RUN else 0.0
+            give = left / 2 if left >= 2 * MIN_CHUNK else 0.0
+            if give:
+                run_end[v] -= give
+                version[v] += 1
+                push(run_end[v], "finish", v, version[v])
+                in_transit += 1
+            push(t + rep[v, p], "reply", p, give)
+        elif what == "reply":
+            close(p, t)
+            if x:
+                in_transit -= 1
+                busy += 1
+                mode[p], run_end[p], backoff[p] = RUN, t + x, BACKOFF[0]
+                version[p] += 1
+                push(run_end[p], "finish", p, version[p])
+            else:
+                mode[p] = IDLE
+                if busy or in_transit:
+                    push(t + backoff[p], "retry", p)
+                    backoff[p] = min(2 * backoff[p], BACKOFF[1])
+        elif what == "retry" and mode[p] == IDLE and (busy or in_transit):
+            steal(p, t)
+    end = max(max(s[3] for s in states), max((ln[3] for ln in links), default=0.0))
+    for p in range(n):
+        close(p, end)
+    return states, links
