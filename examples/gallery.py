@@ -1,5 +1,6 @@
 """The gallery: every real trace of ../shared/data drawn on the base that fits it, in
-the iso, top and timeline views, with its Time-Slice treemap, into one folder with
+the iso, top and timeline views, with its Time-Slice treemap, then the scenarios of
+the Triva thesis rebuilt from generated runs (examples/thesis), into one folder with
 an index page (`make gallery`; `python examples/gallery.py [DATA] [OUT]`).
 
 Which base fits which trace:
@@ -76,6 +77,27 @@ def draw(data, out, rel, base, lenient):
     return shots, lines + tm.warnings() + tm.notes
 
 
+def thesis(out):
+    """The thesis section: every scenario of examples/thesis (generated runs, no data
+    needed), its pictures in `out`; the index page's rows."""
+    import importlib
+    sys.path.insert(0, str(ROOT / "examples" / "thesis"))
+    out.mkdir(parents=True, exist_ok=True)
+    rows = ["<h1>Scenarios of the Triva thesis (chapter 6), generated</h1>"]
+    for script in sorted((ROOT / "examples" / "thesis").glob("fig*.py")):
+        t = time.perf_counter()
+        module = importlib.import_module(script.stem)
+        shots = module.main(out)
+        print(f"thesis/{script.name}: {len(shots)} pictures in {time.perf_counter() - t:.1f} s",
+              flush=True)
+        cells = "".join(f'<figure style="display:inline-block;width:420px"><a href="thesis/'
+                        f'{s}"><img src="thesis/{s}" width="420"></a><figcaption>'
+                        f'{html.escape(c)}</figcaption></figure>' for s, c in shots)
+        doc = html.escape(module.__doc__.split("(`python")[0])
+        rows.append(f"<h2>{html.escape(script.name)}</h2><p>{doc}</p>{cells}")
+    return rows
+
+
 def main(data=ROOT.parent / "shared" / "data", out=ROOT / "gallery"):
     data, out = Path(data), Path(out)
     if not data.is_dir():
@@ -94,6 +116,7 @@ def main(data=ROOT.parent / "shared" / "data", out=ROOT / "gallery"):
         notes = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
         rows.append(f"<h2>{html.escape(rel)}</h2><p>on {html.escape(where)}; iso, top, "
                     f"timeline, treemap</p>{cells}<ul>{notes}</ul>")
+    rows += thesis(out / "thesis")
     (out / "index.html").write_text(
         "<!doctype html><meta charset=utf-8><title>triva3d gallery</title>"
         "<body style='background:#17191d;color:#ddd;font-family:sans-serif'>"

@@ -142,6 +142,16 @@ def test_paje_and_otf2_variants_are_equal_entity_for_entity(tmp_path):
     assert a[2] == b[2] and sum(a[2].values()) == 8 * 7 * 3
 
 
+def test_workstealing_paje_and_otf2_are_equal(tmp_path):
+    prog = workstealing(read_topology(TWO_SITES), processes=20, work=2.0, seed=9)
+    write(prog, tmp_path / "w.trace")
+    write(prog, tmp_path / "w.otf2", "otf2")
+    a = canonical(load(tmp_path / "w.trace", cache=False))
+    b = canonical(load(tmp_path / "w.otf2", cache=False))
+    assert a == b
+    assert len(a[0]) == 2 + 16 + 20 and sum(a[2].values()) == len(prog.link_src) > 20
+
+
 def test_seeds_give_identical_bytes(tmp_path):
     def run(kind, seed, fmt, name):
         out = tmp_path / name

@@ -9,9 +9,12 @@ seed (`triva3d generate`).
 - `workstealing`: processes on a topology's hosts stealing work from one another
   (the KAAPI runs of the thesis), optionally with a slow link or site planted.
 """
-from .hierarchy import check_config, hierarchy, pattern, read_config  # noqa: F401
-from .program import Program  # noqa: F401
-from .workstealing import workstealing  # noqa: F401
+from .hierarchy import check_config, hierarchy, pattern, read_config
+from .program import Program
+from .workstealing import workstealing
+
+__all__ = ["Program", "check_config", "hierarchy", "pattern", "read_config", "workstealing",
+           "write", "FORMATS"]
 
 FORMATS = ("paje", "otf2")
 

@@ -19,6 +19,9 @@ from .program import NS
 LEAVE, ENTER, SEND, RECV = range(4)
 #: What a folder we may replace holds: an archive of ours (and its cached Trace).
 ARCHIVE = {"traces.otf2", "traces.def", "traces", "traces.otf2.t3dcache"}
+#: Buffer size per location: the smallest the library takes (its default, 1 MiB for
+#: events and 4 MiB for definitions, made closing each location cost 5 ms).
+CHUNK = 256 * 1024
 
 
 def _events(program, rank):
@@ -55,7 +58,8 @@ def write_otf2(program, path, seed=0):
     rank = np.full(len(p.names), -1, np.int64)
     rank[leaves] = np.arange(len(leaves))
     try:
-        archive = otf2.writer.open(path, timer_resolution=NS)
+        archive = otf2.writer.open(path, timer_resolution=NS, chunk_size_events=CHUNK,
+                                   chunk_size_definitions=CHUNK)
     except Exception as e:  # the library's errors are plain exceptions
         raise TraceError(path, None, f"cannot write the archive: {e}") from None
     with archive as w:

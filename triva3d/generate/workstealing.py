@@ -20,8 +20,8 @@ RSTEAL bars.
 """
 import heapq
 import math
+from collections import deque
 
-import networkx as nx
 import numpy as np
 
 from ..errors import TraceError
@@ -96,37 +96,61 @@ def _slow_elements(topo, slow_link, slow_site):
     return edges, nodes
 
 
-def delays(topo, hosts, size, slow=(set(), set()), slow_latency=0.0):
-    """(H, H) seconds for a message of `size` bytes between the given host nodes."""
-    g = nx.Graph()
-    g.add_nodes_from(range(len(topo)))
-    for a, b, bw, lat in zip(topo.src.tolist(), topo.dst.tolist(), topo.bandwidth.tolist(),
-                             topo.latency.tolist()):
-        g.add_edge(a, b, bw=bw, lat=lat)
-    node_bw = [float(a.get("bandwidth", "nan")) for a in topo.node_attrs]
-    node_lat = [float(a.get("latency", "nan")) for a in topo.node_attrs]
+def routes(topo, hosts, slow=(set(), set())):
+    """Between the given host nodes, along fewest-hops routes (a breadth-first tree
+    from each): (H, H) arrays of latency (s), smallest bandwidth (B/s) and whether
+    the route touches a slow element."""
+    n = len(topo)
+    src, dst = topo.src.tolist(), topo.dst.tolist()
+    adj = [[] for _ in range(n)]
+    for e, (a, b) in enumerate(zip(src, dst)):
+        adj[a].append((b, e))
+        adj[b].append((a, e))
+    e_lat, e_bw = topo.latency.tolist(), topo.bandwidth.tolist()
+    n_lat = [float(a.get("latency", "nan")) for a in topo.node_attrs]
+    n_bw = [float(a.get("bandwidth", "nan")) for a in topo.node_attrs]
     slow_edges, slow_nodes = slow
-    out = np.full((len(hosts), len(hosts)), SAME_HOST)
+    e_slow = [frozenset(e) in slow_edges for e in zip(src, dst)]
+    n_slow = [i in slow_nodes for i in range(n)]
+    size = len(hosts)
+    lat, bw, hit = np.zeros((size, size)), np.full((size, size), np.inf), np.zeros((size, size),
+                                                                                    bool)
     for i, h in enumerate(hosts):
-        paths = nx.single_source_shortest_path(g, h)
+        # per node reached: known latency sum, elements with one, hops, bandwidth, slow
+        seen = [False] * n
+        L, K, H, B, S = [0.0] * n, [0] * n, [0] * n, [math.inf] * n, [False] * n
+        seen[h], S[h] = True, n_slow[h]
+        queue = deque([h])
+        while queue:
+            u = queue.popleft()
+            via = [] if u == h else [(n_lat[u], n_bw[u])]  # u is crossed on the way on
+            for v, e in adj[u]:
+                if seen[v]:
+                    continue
+                seen[v] = True
+                l, k, b = L[u], K[u], B[u]
+                for x_lat, x_bw in via + [(e_lat[e], e_bw[e])]:
+                    if x_lat == x_lat:  # not NaN
+                        l, k = l + x_lat, k + 1
+                    if x_bw == x_bw and x_bw > 0:
+                        b = min(b, x_bw)
+                L[v], K[v], H[v], B[v] = l, k, H[u] + 1, b
+                S[v] = S[u] or e_slow[e] or n_slow[v]
+                queue.append(v)
         for j, k in enumerate(hosts):
-            if k == h:
-                continue
-            if k not in paths:
+            if not seen[k]:
                 raise TraceError(topo.source, None, f"no route from {topo.names[h]} to "
                                  f"{topo.names[k]}")
-            path = paths[k]
-            lats = [g.edges[a, b]["lat"] for a, b in zip(path, path[1:])] + \
-                [node_lat[n] for n in path[1:-1]]
-            bws = [g.edges[a, b]["bw"] for a, b in zip(path, path[1:])] + \
-                [node_bw[n] for n in path[1:-1]]
-            known = [x for x in lats if not math.isnan(x)]
-            lat = sum(known) if known else HOP_LATENCY * (len(path) - 1)
-            known = [x for x in bws if not math.isnan(x) and x > 0]
-            slow_path = any(frozenset(e) in slow_edges for e in zip(path, path[1:])) or \
-                any(n in slow_nodes for n in path)
-            out[i, j] = lat + size / (min(known) if known else BANDWIDTH) + \
-                slow_latency * slow_path
+            lat[i, j] = L[k] if K[k] else HOP_LATENCY * H[k]
+            bw[i, j], hit[i, j] = B[k], S[k]
+    return lat, np.where(np.isinf(bw), BANDWIDTH, bw), hit
+
+
+def delays(route, size, slow_latency):
+    """Seconds for a message of `size` bytes on `routes`; 1 µs within a host."""
+    lat, bw, hit = route
+    out = lat + size / bw + slow_latency * hit
+    np.fill_diagonal(out, SAME_HOST)
     return out
 
 
@@ -144,8 +168,9 @@ def workstealing(topo, processes=None, hosts=None, zones=None, work=30.0, seed=0
                          "latency in [0, 1e6] s")
     host_of = np.arange(n_proc) * len(host_ids) // n_proc
     slow = _slow_elements(topo, slow_link, slow_site)
-    req = delays(topo, host_ids, request, slow, slow_latency)[host_of[:, None], host_of]
-    rep = delays(topo, host_ids, reply, slow, slow_latency)[host_of[:, None], host_of]
+    route = routes(topo, host_ids, slow)
+    req = delays(route, request, slow_latency)[host_of[:, None], host_of]
+    rep = delays(route, reply, slow_latency)[host_of[:, None], host_of]
     zone_names, zone_rows = _zone_levels(topo, host_ids)
     site_of_host = np.unique([r[:1] for r in zone_rows], axis=0, return_inverse=True)[1]
     states, links = _simulate(work, req, rep, site_of_host.reshape(-1)[host_of],

@@ -303,7 +303,9 @@ class TimeSliceTreemap:
                          self.value_rgb[self.cell_col].reshape(-1, 3)])
         z = np.r_[self.node_depth * 1e-3, np.full(len(self.cell_rects), (maxd + 1) * 1e-3)]
         quads = polydata.quads(r[:, 0], r[:, 0] + r[:, 2], r[:, 1], r[:, 1] + r[:, 3], z, rgb)
-        return quads, _outline(self.node_rects, (maxd + 2) * 1e-3)
+        # a border on a node a few pixels wide would hide its cells: only larger ones
+        big = self.node_rects[:, 2:].min(axis=1) >= OUTLINED * min(self.width, self.height)
+        return quads, _outline(self.node_rects[big], (maxd + 2) * 1e-3)
 
     def render(self, size=(1000, 1000), highlight=None, keys=True):
         """An (h, w, 3) uint8 image of the treemap (VTK offscreen), its title above
@@ -381,6 +383,10 @@ def check_output(path):
         except OptionsError:
             raise OptionsError(f"{path}: the treemap must end in .png, .jpg, .svg or .csv") \
                 from None
+
+
+#: Nodes narrower than this share of the treemap's smaller side get no border.
+OUTLINED = 0.01
 
 
 def _outline(rects, z):

@@ -1,0 +1,32 @@
+"""Thesis Fig. 6.13: Time-Slice treemaps of a 100-process work-stealing run on two
+sites, one per quarter of the run, aggregated to the hosts: RUN fills them until the
+end, where RSTEAL and IDLE take over
+(`python examples/thesis/fig6_13_time_slices.py [OUT]`)."""
+import sys
+from pathlib import Path
+
+from common import TOPOLOGIES, save, treemap
+from triva3d.bases.topology import read_topology
+from triva3d.generate import workstealing
+
+
+def main(out):
+    prog = workstealing(read_topology(str(TOPOLOGIES / "two_site_grid.dot")),
+                        processes=100, work=20.0, seed=3)
+    trace, _ = save(prog, out, "hundred.trace")
+    end = trace.end_time
+    shots = []
+    for q in range(4):
+        window = (end * q / 4, end * (q + 1) / 4)
+        shots.append((treemap(trace, out, f"fig6_13_slice{q + 1}.png", window=window,
+                              level="Host"),
+                      f"Fig. 6.13: quarter {q + 1} ({window[0]:.1f}-{window[1]:.1f} s), "
+                      "per host"))
+    return shots
+
+
+if __name__ == "__main__":
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "gallery/thesis")
+    out.mkdir(parents=True, exist_ok=True)
+    for name, caption in main(out):
+        print(out / name, caption)

@@ -1,0 +1,35 @@
+"""Thesis Fig. 6.16: 2900 processes on 310 machines of four Grid'5000 sites
+(Bordeaux, Lyon, Toulouse, Sophia) stealing work, seen in four time slices: each
+quarter of the run drawn over the platform (the level of detail draws the 2900
+processes' states as columns) (`python examples/thesis/fig6_16_2900_processes.py [OUT]`)."""
+import sys
+from pathlib import Path
+
+from common import TOPOLOGIES, save, shot
+from triva3d.bases.topology import read_topology
+from triva3d.generate import workstealing
+
+TOPOLOGY = str(TOPOLOGIES / "g5k.dot")
+CLUSTERS = ["AS_bordereau", "AS_sagittaire", "AS_pastel", "AS_helios", "AS_suno"]
+
+
+def main(out):
+    prog = workstealing(read_topology(TOPOLOGY), processes=2900, hosts=310, zones=CLUSTERS,
+                        work=30.0, seed=5)
+    trace, _ = save(prog, out, "g5k_2900.trace")
+    end = trace.end_time
+    shots = []
+    for q in range(4):
+        window = (end * q / 4, end * (q + 1) / 4)
+        shots.append((shot(trace, out, f"fig6_16_slice{q + 1}.png", topology=TOPOLOGY,
+                           window=window, link_opacity=0.12),
+                      f"Fig. 6.16: quarter {q + 1} of the run ({window[0]:.1f}-"
+                      f"{window[1]:.1f} s), 2900 processes on 310 machines"))
+    return shots
+
+
+if __name__ == "__main__":
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "gallery/thesis")
+    out.mkdir(parents=True, exist_ok=True)
+    for name, caption in main(out):
+        print(out / name, caption)
