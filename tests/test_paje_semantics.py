@@ -250,3 +250,34 @@ def test_lenient_out_of_order_events_take_the_previous_time(paje):
     t = paje("11 2.0 p1 S run\n11 1.0 p1 S io\n8 3 p2 V 1\n8 2.5 p2 V 7\n", lenient=True)
     assert states_of(t) == [("run", 2, 2, 0), ("io", 2, 3, 0)]
     assert list(zip(t.variables.start, t.variables.value)) == [(3, 7)]
+
+
+INCLUDE = HEADER + "%EventDef PajeTraceFile 20\n% Container string\n% Type string\n" \
+                   "% Filename string\n%EndEventDef\n" + TYPES
+
+
+@pytest.mark.parametrize("name", ["/etc/passwd", "../outside.trace", "sub/../../outside.trace",
+                                  "link.trace"])
+def test_trace_file_outside_the_traces_folder_is_refused(tmp_path, name):
+    folder = tmp_path / "trace"
+    folder.mkdir()
+    (tmp_path / "outside.trace").write_text("11 2.0 p1 S secret\n")
+    (folder / "link.trace").symlink_to(tmp_path / "outside.trace")
+    main = folder / "main.trace"
+    main.write_text(INCLUDE + f'11 1.0 p1 S before\n20 p1 P "{name}"\n')
+    with pytest.raises(TraceError, match="outside the folder of the trace") as e:
+        load(main, cache=False)
+    assert e.value.line == len(main.read_text().splitlines()) and "secret" not in str(e.value)
+
+
+def test_trace_file_chains_deeper_than_the_limit_are_one_error(tmp_path):
+    from triva3d.paje.reader import MAX_INCLUDES
+    for i in range(MAX_INCLUDES + 1):  # f0 includes f1 ... includes f64
+        (tmp_path / f"f{i}.trace").write_text(
+            (INCLUDE if i == 0 else "") + f'11 {i}.0 p1 S s{i}\n20 p1 P "f{i + 1}.trace"\n')
+    (tmp_path / f"f{MAX_INCLUDES + 1}.trace").write_text("11 99.0 p1 S last\n")
+    with pytest.raises(TraceError, match=f"more than {MAX_INCLUDES} files deep"):
+        load(tmp_path / "f0.trace", cache=False)
+    (tmp_path / f"f{MAX_INCLUDES - 1}.trace").write_text(f"11 {MAX_INCLUDES - 1}.0 p1 S end\n")
+    t = load(tmp_path / "f0.trace", cache=False)  # exactly the limit reads
+    assert len(t.files) == MAX_INCLUDES and len(t.states) == MAX_INCLUDES

@@ -12,6 +12,8 @@ from ..errors import TraceError
 CHUNK = 16 << 20
 #: Longest line read (a file without newlines would grow a buffer without bound).
 MAX_LINE = 64 << 20
+#: Deepest chain of files including one another (PajeTraceFile).
+MAX_INCLUDES = 64
 
 
 def read_paje(path, lenient=False, progress=False):
@@ -113,7 +115,15 @@ def _python_line(sim, buf, pos, path, chain, bar):
 
 def _include(sim, name, path, chain, bar):
     """PajeTraceFile: read the named file here, sharing definitions and names."""
-    target = os.path.join(os.path.dirname(path), name.decode("utf-8", "replace").strip('"'))
+    name = name.decode("utf-8", "replace").strip('"')
+    target = os.path.join(os.path.dirname(path), name)
+    root = os.path.dirname(os.path.realpath(chain[0]))
+    if os.path.isabs(name) or \
+            os.path.commonpath([root, os.path.realpath(target)]) != root:
+        raise ValueError(f"PajeTraceFile names '{name}', outside the folder of the trace "
+                         f"({root}); not read")
+    if len(chain) >= MAX_INCLUDES:
+        raise ValueError(f"PajeTraceFile nested more than {MAX_INCLUDES} files deep")
     if not os.path.isfile(target):
         raise ValueError(f"PajeTraceFile names '{target}', which is not a readable file")
     if any(os.path.exists(p) and os.path.exists(target) and os.path.samefile(p, target)
