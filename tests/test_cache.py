@@ -105,3 +105,31 @@ def test_a_trace_replaced_with_the_same_size_and_time_is_read_again(trace_file, 
     assert not again.from_cache
     assert again.display_name("values", again.states.value[0]) == "io"
     assert first.display_name("values", first.states.value[0]) == "run"
+
+
+@pytest.mark.parametrize("table, column, value", [
+    ("states", "container", 10**6),   # beyond the containers: numba read out of bounds
+    ("links", "end_container", -5),
+    ("types", "kind", 9),             # no such kind
+    ("states", "start", np.inf),
+    ("containers", "parent", 3),      # a container before its parent
+])
+def test_a_crafted_cache_with_valid_stamps_is_not_trusted(trace_file, table, column, value):
+    """A cache planted with the right stamps but indices out of range made the
+    compiled scene code read and write out of bounds (issue 17): it is checked on
+    load, refused as damaged, and the trace parsed again."""
+    path = trace_file(HEADER + TYPES + BODY)
+    fresh = load(path)
+    (where,) = [p for p in cache.paths(path, "strict") if os.path.exists(p)]
+    with np.load(where) as z:
+        arrays = {k: z[k] for k in z.files}
+    col = arrays[f"{table}.{column}"].copy()
+    col[0 if column != "parent" else 1] = value
+    arrays[f"{table}.{column}"] = col
+    os.remove(where)
+    with open(where, "wb") as f:
+        np.savez(f, **arrays)
+    again = load(path)
+    assert not again.from_cache and again.notes == [
+        f"{where}: the cached copy could not be read; parsed again"]
+    same(fresh, again)

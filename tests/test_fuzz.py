@@ -1,4 +1,5 @@
-"""Mutated real traces: only TraceError comes out, quickly, in one line."""
+"""Mutated real traces: only TraceError comes out, quickly, in one line, and what
+loads satisfies the Trace's invariants."""
 import os
 import tempfile
 import time
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 
 from conftest import DATA
 from triva3d import TraceError, load
+from triva3d.trace import check
 
 TRACES = ["states.trace", "links.trace", "variables.trace", "events.trace", "gattaca.trace",
           "ms.trace", "simgrid-fg126.trace", "containers.trace", "categories.trace"]
@@ -59,9 +61,42 @@ def test_mutated_traces_raise_only_trace_error(data):
         for lenient in (False, True):
             t = time.perf_counter()
             try:
-                load(path, lenient=lenient, cache=False)
+                trace = load(path, lenient=lenient, cache=False)
             except TraceError as e:
                 assert "\n" not in str(e) and e.file == path
+            else:  # what loads holds together (indices in range, times finite...)
+                assert check(trace) is None
             assert time.perf_counter() - t < 5
     finally:
         os.unlink(path)
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_mutated_caches_never_break_a_load(data):
+    """Bytes of a cache overwritten, inserted or cut: the load still gives a Trace
+    that holds together (from the cache, or parsed again)."""
+    from triva3d import cache
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "t.trace")
+        with open(path, "wb") as f:
+            f.write((DATA / "paje" / data.draw(st.sampled_from(TRACES))).read_bytes())
+        load(path)
+        where = cache.paths(path, "strict")[0]
+        raw = bytearray(open(where, "rb").read())
+        for _ in range(data.draw(st.integers(1, 4))):
+            k = data.draw(st.integers(0, len(raw) - 1))
+            op = data.draw(st.sampled_from(["set", "insert", "cut"]))
+            junk = data.draw(st.binary(min_size=1, max_size=8))
+            if op == "set":
+                raw[k:k + len(junk)] = junk
+            elif op == "insert":
+                raw[k:k] = junk
+            else:
+                del raw[k:k + len(junk)]
+        stat = os.stat(where)
+        with open(where, "wb") as f:
+            f.write(bytes(raw))
+        os.utime(where, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        assert check(load(path)) is None

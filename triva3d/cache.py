@@ -4,7 +4,8 @@ The cache is an uncompressed `.npz` of every column plus JSON metadata. It is
 written beside the trace (`TRACE.t3dcache`), or in the user cache directory
 (`$TRIVA3D_CACHE_DIR`, else `$XDG_CACHE_HOME/triva3d`, else `~/.cache/triva3d`)
 when that folder is not writable. It is valid while every file the trace was read
-from keeps its size and modification time, and this format version.
+from keeps its size, modification time, inode and change time, and this format
+version; what it holds is checked (`trace.check`) before use, as untrusted input.
 """
 import hashlib
 import json
@@ -14,7 +15,7 @@ import tempfile
 
 import numpy as np
 
-from .trace import SCHEMA, Names, Table, Trace
+from .trace import SCHEMA, Names, Table, Trace, check
 
 FORMAT = 3  # 2: OTF2 locations sharing a name are named GROUP / NAME; 3: inode, ctime
 SUFFIX = ".t3dcache"
@@ -66,7 +67,11 @@ def read(trace_path, mode, damaged=None):
                     continue
                 if os.path.abspath(trace_path) != meta["files"][0][0]:
                     continue
-                return _from_arrays(z, meta, trace_path)
+                trace = _from_arrays(z, meta, trace_path)
+            if check(trace) is None:  # untrusted: compiled code would index with it
+                return trace
+            if damaged is not None:
+                damaged.append(p)
         except Exception:  # a damaged cache must never stop a load
             if damaged is not None:
                 damaged.append(p)

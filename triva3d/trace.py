@@ -117,6 +117,79 @@ SCHEMA = {
     "events": {"container": np.int32, "type": np.int32, "value": np.int32, "time": np.float64},
 }
 
+#: Columns that index another table (-1 allowed where marked), for `check`.
+REFERENCES = {
+    ("types", "parent"): ("types", True), ("types", "start_type"): ("types", True),
+    ("types", "end_type"): ("types", True), ("values", "type"): ("types", False),
+    ("containers", "parent"): ("containers", True), ("containers", "type"): ("types", False),
+    ("states", "container"): ("containers", False), ("states", "type"): ("types", False),
+    ("states", "value"): ("values", False), ("links", "container"): ("containers", False),
+    ("links", "type"): ("types", False), ("links", "value"): ("values", False),
+    ("links", "start_container"): ("containers", False),
+    ("links", "end_container"): ("containers", False),
+    ("variables", "container"): ("containers", False), ("variables", "type"): ("types", False),
+    ("events", "container"): ("containers", False), ("events", "type"): ("types", False),
+    ("events", "value"): ("values", False)}
+NAME_COLUMNS = ("name", "alias", "key")
+TIME_COLUMNS = ("start", "end", "time")
+
+
+def check(trace):
+    """The first broken invariant of `trace` as a sentence, or None: what compiled
+    code relies on (column types and lengths, indices in range, the root first,
+    parents before children, known kinds) and what every load guarantees (times
+    finite, start <= end, imbrication >= 0). A cached Trace is untrusted input."""
+    names = trace.names
+    off = names.offsets
+    if off.ndim != 1 or not len(off) or off[0] != 0 or off[-1] != len(names.arena) or \
+            (np.diff(off) < 0).any():
+        return "the name table's offsets are not increasing within its bytes"
+    sizes = {t: len(getattr(trace, t)) for t in SCHEMA}
+    for table, cols in SCHEMA.items():
+        t = getattr(trace, table)
+        for c, dtype in cols.items():
+            col = t.columns.get(c)
+            if col is None or col.dtype != dtype or col.ndim != 1:
+                return f"{table}.{c} is missing or not {np.dtype(dtype)}"
+            ref = REFERENCES.get((table, c))
+            if ref is not None or c in NAME_COLUMNS:
+                hi = sizes[ref[0]] if ref is not None else len(names)
+                lo = -1 if ref is None or ref[1] else 0
+                if len(col) and (col.min() < lo or col.max() >= hi):
+                    return f"{table}.{c} holds an index outside {lo}..{hi - 1}"
+            if c in TIME_COLUMNS and not np.isfinite(col).all():
+                return f"{table}.{c} holds a time that is not finite"
+        if len(t.columns) != len(cols):
+            return f"{table} has unknown columns"
+        for name, col in t.extra.items():
+            if col.dtype != np.int32 or (len(col) and (col.min() < -1 or col.max() >= len(names))):
+                return f"{table}.{name} holds a name outside the name table"
+        if "start" in cols and table != "containers" and (t.start > t.end).any():
+            return f"{table} has an entity ending before it starts"
+    ty, cont = trace.types, trace.containers
+    if not sizes["types"] or not sizes["containers"] or cont.parent[0] != -1 or \
+            cont.type[0] != 0 or ty.kind[0] != Kind.CONTAINER:
+        return "the root container or type is not first"
+    if ((ty.kind < 0) | (ty.kind > max(Kind))).any():
+        return "a type has an unknown kind"
+    rows = np.arange(sizes["containers"])
+    if (cont.parent[1:] >= rows[1:]).any() or (cont.parent[1:] < 0).any():
+        return "a container comes before its parent"
+    trows = np.arange(sizes["types"])
+    if (ty.parent[1:] >= trows[1:]).any():
+        return "a type comes before its parent"
+    for table, kind in (("states", Kind.STATE), ("links", Kind.LINK), ("events", Kind.EVENT),
+                        ("variables", Kind.VARIABLE)):
+        t = getattr(trace, table)
+        if len(t) and (ty.kind[t.type] != kind).any():
+            return f"{table} has an entity whose type is of another kind"
+    if len(trace.states) and trace.states.imbrication.min() < 0:
+        return "a state has a negative imbrication"
+    if len(trace.type_colors) != sizes["types"] or len(trace.value_colors) != sizes["values"]:
+        return "the colour tables do not match the types and values"
+    return None
+
+
 #: Tables that carry user-defined extra fields.
 ENTITY_TABLES = ("containers", "states", "links", "variables", "events")
 
