@@ -133,3 +133,41 @@ def test_a_crafted_cache_with_valid_stamps_is_not_trusted(trace_file, table, col
     assert not again.from_cache and again.notes == [
         f"{where}: the cached copy could not be read; parsed again"]
     same(fresh, again)
+
+
+def test_leftovers_of_a_killed_writer_are_swept(trace_file, tmp_path, monkeypatch):
+    """kill -9 while the cache was written left a hidden .t3d-*.tmp of megabytes
+    beside the trace (issue 17): the next write removes those of dead processes."""
+    import subprocess
+    import sys
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    path = trace_file(HEADER + TYPES + BODY)
+    folder = os.path.dirname(path)
+    old = os.path.join(folder, f".t3d-{dead}-abc.tmp")
+    young = os.path.join(folder, f".t3d-{dead}-new.tmp")
+    mine = os.path.join(folder, f".t3d-{os.getpid()}-xyz.tmp")
+    for p in (old, young, mine):
+        open(p, "wb").write(b"x" * 1000)
+    os.utime(old, (1, 1))
+    os.utime(mine, (1, 1))
+    monkeypatch.delenv("TRIVA3D_CACHE_DIR")  # beside the trace
+    load(path)
+    assert not os.path.exists(old)                      # dead and old: swept
+    assert os.path.exists(young) and os.path.exists(mine)  # maybe still being written
+    leftovers = [n for n in os.listdir(folder) if n.endswith(".tmp")]
+    assert sorted(leftovers) == sorted(os.path.basename(p) for p in (young, mine))
+
+
+def test_a_failed_cache_write_leaves_nothing(trace_file, monkeypatch):
+    path = trace_file(HEADER + TYPES + BODY)
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(np, "savez", full)
+    monkeypatch.delenv("TRIVA3D_CACHE_DIR")
+    xdg = os.path.join(os.path.dirname(path), "xdg")
+    monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    assert load(path).from_cache is False
+    for folder in (os.path.dirname(path), os.path.join(xdg, "triva3d")):
+        assert not [n for n in os.listdir(folder) if n.endswith((".tmp", ".t3dcache"))]

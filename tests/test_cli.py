@@ -110,7 +110,7 @@ def test_unwritable_outputs_and_a_full_disk_are_one_line(trace_file, tmp_path):
                         (["place", t, "--csv", f"{nowhere}.csv"], f"{nowhere}.csv")):
         p = run(*args, tmp_path=tmp_path)
         assert p.returncode == 2 and p.stderr.strip() == \
-            f"triva3d: error: {where}: No such file or directory"
+            f"triva3d: error: {where}: cannot write: No such file or directory"
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full here")
     for command in ("dump", "stats"):
@@ -222,3 +222,22 @@ def test_a_file_without_newlines_is_refused_not_buffered(trace_file, monkeypatch
     path = trace_file(HEADER + "x" * 5000)
     with pytest.raises(TraceError, match=r":\d+: a line longer than 0 MiB: not a Pajé trace"):
         load(path, cache=False)
+
+
+def test_outputs_are_replaced_whole_or_not_at_all(tmp_path):
+    """Outputs were written in place: a failure (or kill -9) left half a file over
+    the old one (issue 17)."""
+    import os
+    from triva3d.output import writing
+    out = tmp_path / "out.csv"
+    out.write_text("old\n")
+    os.chmod(out, 0o640)
+    with pytest.raises(RuntimeError):
+        with writing(out) as f:
+            f.write("half a line")
+            raise RuntimeError("interrupted")
+    assert out.read_text() == "old\n" and os.listdir(tmp_path) == ["out.csv"]
+    with writing(out) as f:
+        f.write("new\n")
+    assert out.read_text() == "new\n" and os.listdir(tmp_path) == ["out.csv"]
+    assert os.stat(out).st_mode & 0o777 == 0o640   # the file's mode is kept

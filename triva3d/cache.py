@@ -11,10 +11,10 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 
 import numpy as np
 
+from .output import atomic
 from .trace import SCHEMA, Names, Table, Trace, check
 
 FORMAT = 3  # 2: OTF2 locations sharing a name are named GROUP / NAME; 3: inode, ctime
@@ -108,15 +108,9 @@ def write(trace, mode):
         d = os.path.dirname(p)
         try:
             os.makedirs(d, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=d, prefix=".t3d-", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    np.savez(f, **arrays)
-                os.replace(tmp, p)
-                return p
-            except BaseException:
-                os.unlink(tmp)
-                raise
+            with atomic(p) as f:
+                np.savez(f, **arrays)
+            return p
         except OSError:
             continue
     print("triva3d: warning: no writable place for the cache; next load will parse again",

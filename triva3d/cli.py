@@ -84,21 +84,20 @@ def cmd_topology_info(args):
 
 
 def cmd_place(args):
+    import contextlib
     import csv
     from .bases.layout import make_layout
+    from .output import writing
     trace, _ = _load(args)
     lay = make_layout(trace, topology=args.topology, base=args.base, program=args.layout,
                       mapping=args.mapping, pattern=args.pattern, level=args.level,
                       window=args.window, metric=args.metric or "containers")
-    out = open(args.csv, "w", newline="") if args.csv else sys.stdout
-    try:
+    with writing(args.csv, newline="") if args.csv else contextlib.nullcontext(sys.stdout) \
+            as out:
         w = csv.writer(out, lineterminator="\n")
         w.writerow(["container", "type", "node", "rule", "x", "y", "w", "h"])
         for row in lay.rows(trace):
             w.writerow(list(row[:4]) + [f"{v:.6g}" for v in row[4:]])
-    finally:
-        if args.csv:
-            out.close()
     print("\n".join(lay.summary()), file=sys.stdout if args.csv else sys.stderr)
 
 

@@ -1,5 +1,9 @@
 """Writing what triva3d makes: images and text, with one-line errors."""
+import io
 import os
+import tempfile
+import time
+from contextlib import contextmanager
 
 from .errors import OptionsError, TraceError
 
@@ -29,38 +33,81 @@ def write_image(image, path):
     """Write an (h, w, 3) uint8 image as PNG or JPEG (by extension); its size in bytes."""
     import imageio.v3 as iio
     fmt = image_format(path)
-    try:
-        iio.imwrite(path, image, extension=fmt)
-    except OSError as e:
-        raise TraceError(path, None, f"cannot write the image: {e.strerror or e}") from None
+    with writing(path, text=False) as f:
+        iio.imwrite(f, image, extension=fmt)
     return os.path.getsize(path)
 
 
 def write_text(path, text):
+    with writing(path) as f:
+        f.write(text)
+
+
+@contextmanager
+def writing(path, text=True, newline=None):
+    """A file to write an output through (`atomic`), as UTF-8 text unless not
+    `text`; failing to write it is a TraceError naming the path."""
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        with atomic(path) as raw:
+            if not text:
+                yield raw
+                return
+            f = io.TextIOWrapper(raw, encoding="utf-8", newline=newline)
+            yield f
+            f.flush()
+            f.detach()  # the raw file is atomic's to close
     except OSError as e:
-        raise TraceError(path, None, f"cannot write: {e.strerror or e}") from None
+        raise TraceError(str(path), None, f"cannot write: {e.strerror or e}") from None
+
+
+@contextmanager
+def atomic(path):
+    """A binary file to write `path` through: a temporary file beside it, renamed
+    over `path` once complete, so that no one reads half a file and a failure leaves
+    nothing. Leftovers of killed processes (`.t3d-PID-*.tmp`) are removed first."""
+    folder = os.path.dirname(os.path.abspath(path))
+    _sweep(folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".t3d-{os.getpid()}-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+        os.chmod(tmp, os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _sweep(folder, age=60.0):
+    """Remove the temporary files of processes that died writing (kill -9), once a
+    minute old."""
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(".t3d-") and n.endswith(".tmp")]
+    except OSError:
+        return
+    for name in names:
+        pid = name[5:].split("-", 1)[0]
+        path = os.path.join(folder, name)
+        try:
+            if pid.isdigit() and not _alive(int(pid)) and \
+                    time.time() - os.stat(path).st_mtime > age:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
 
 
 def write_lines(path, lines):
-    """Write text lines to `path` atomically: a temporary file beside it, renamed
-    over `path` once complete (removed if writing fails)."""
-    import tempfile
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".t3d-", suffix=".tmp", dir=folder)
-    except OSError as e:
-        raise TraceError(path, None, f"cannot write: {e.strerror or e}") from None
-    try:
-        with open(fd, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines))
-            f.write("\n")
-        os.chmod(tmp, os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644)
-        os.replace(tmp, path)
-    except BaseException as e:
-        os.unlink(tmp)
-        if isinstance(e, OSError):
-            raise TraceError(path, None, f"cannot write: {e.strerror or e}") from None
-        raise
+    """Write text lines to `path` (see `writing`)."""
+    with writing(path) as f:
+        f.write("\n".join(lines))
+        f.write("\n")

@@ -97,5 +97,5 @@ def write_dot(topo, out, comment=""):
     if hasattr(out, "write"):
         out.write(text)
     else:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(text)
+        from ..output import write_text
+        write_text(out, text)

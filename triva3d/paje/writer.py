@@ -6,7 +6,7 @@ SetVariable per piece, events NewEvent. User-defined fields (extra columns) ride
 PushState, StartLink and NewEvent. Times are written with Python's shortest exact
 repr, so they reload exactly; variable values reload as PajeNG reads them (32-bit).
 """
-from ..errors import TraceError
+from ..output import writing
 from ..trace import Kind
 
 # Event ids of the header we write, and the fields of each event.
@@ -88,12 +88,9 @@ def write_paje(trace, path):
         body.append((float(ev.time[i]), OTHER, 1, f"17 {float(ev.time[i])!r} "
                      f"{calias(int(ev.container[i]))} T{ev.type[i]} V{ev.value[i]}{extras(i)}"))
     body.sort(key=lambda x: (x[0], x[1], x[2]))
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-            f.writelines(b[3] + "\n" for b in body)
-    except OSError as e:
-        raise TraceError(str(path), None, f"cannot write: {e.strerror or e}") from None
+    with writing(path) as f:
+        f.write("\n".join(lines) + "\n")
+        f.writelines(b[3] + "\n" for b in body)
     return len(body)
 
 

@@ -21,6 +21,7 @@ from ..analysis.timeslice import Slicer
 from ..bases.treemap import treemap
 from ..trace import depth_of
 from ..errors import OptionsError, TraceError
+from ..output import writing
 from ..trace import Kind
 
 METRICS = ("state", "variable", "link", "event")
@@ -239,7 +240,7 @@ class TimeSliceTreemap:
         return out
 
     def write_csv(self, path):
-        with _open(path, newline="") as f:
+        with writing(path, newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(["node", "type", "parent", "depth", "metric", "value", "number"])
             w.writerows((a, b, c, d, e, f_, repr(float(x))) for a, b, c, d, e, f_, x in self.rows())
@@ -290,7 +291,7 @@ class TimeSliceTreemap:
                 lines.append(f'<text x="{x + 3:.3f}" y="{H - y - h + font + 1:.3f}" '
                              f'fill="rgb({ink},{ink},{ink})">{html.escape(text)}</text>')
         lines.append("</svg>")
-        with _open(path) as f:
+        with writing(path) as f:
             f.write("\n".join(lines) + "\n")
 
     def shapes(self):
@@ -394,10 +395,3 @@ def _outline(rects, z):
     from ..scene import polydata
     x, y, w, h = rects.T
     return polydata.outlines(x, x + w, y, y + h, z)
-
-
-def _open(path, newline=None):
-    try:
-        return open(path, "w", encoding="utf-8", newline=newline)
-    except OSError as e:
-        raise TraceError(str(path), None, f"cannot write: {e.strerror or e}") from None
