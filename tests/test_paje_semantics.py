@@ -281,3 +281,17 @@ def test_trace_file_chains_deeper_than_the_limit_are_one_error(tmp_path):
     (tmp_path / f"f{MAX_INCLUDES - 1}.trace").write_text(f"11 {MAX_INCLUDES - 1}.0 p1 S end\n")
     t = load(tmp_path / "f0.trace", cache=False)  # exactly the limit reads
     assert len(t.files) == MAX_INCLUDES and len(t.states) == MAX_INCLUDES
+
+
+def test_user_defined_field_names_are_bounded(tmp_path):
+    """Each distinct extra field name is a column of every table: 10 000 of them
+    (one per %EventDef) would take gigabytes; beyond the limit it is one error."""
+    from triva3d.paje.defs import MAX_EXTRA_NAMES
+    defs = "".join(f"%EventDef PajeNewEvent {100 + i}\n% Time date\n% Container string\n"
+                   f"% Type string\n% Value string\n% F{i} string\n%EndEventDef\n"
+                   for i in range(MAX_EXTRA_NAMES + 1))
+    path = tmp_path / "many.trace"
+    path.write_text(defs + HEADER)
+    with pytest.raises(TraceError, match=f"more than {MAX_EXTRA_NAMES} user-defined") as e:
+        load(path, cache=False)
+    assert e.value.line == 7 * (MAX_EXTRA_NAMES + 1)

@@ -86,6 +86,8 @@ def standard_header(extra=None):
 
 
 MAX_FIELDS = 255  # tokens a line may hold; the kernel's token buffers have one more
+#: Distinct user-defined field names in a trace (each is a column of every table).
+MAX_EXTRA_NAMES = 256
 
 
 class EventDef:
@@ -157,25 +159,46 @@ class HeaderParser:
         d.nfields += 1
 
 
-def def_arrays(defs_by_index, extra_names):
-    """The kernel's view of the definitions: kind, field count, field positions, extra
-    field positions, and which tokens are names (everything but times and numbers)."""
-    n = max(len(defs_by_index), 1)
-    kind = np.full(n, -1, np.int8)
-    nfields = np.zeros(n, np.int32)
-    pos = np.full((n, NFIELDS), -1, np.int32)
-    extra = np.full((n, len(extra_names)), -1, np.int32)
-    isname = np.zeros((n, MAX_FIELDS + 1), np.int8)
-    col = {name: i for i, name in enumerate(extra_names)}
-    for i, d in enumerate(defs_by_index):
-        if not d.complete:
-            continue  # kind -1: an event line for it is an error
-        kind[i], nfields[i], pos[i] = d.kind, d.nfields, d.pos
+class DefTable:
+    """The kernel's view of the definitions, grown one definition at a time: kind,
+    field count, field positions, extra field positions (a column per extra field
+    name), and which tokens are names (everything but times and numbers)."""
+
+    def __init__(self):
+        self.n = 0
+        self.kind = np.full(8, -1, np.int8)
+        self.nfields = np.zeros(8, np.int32)
+        self.pos = np.full((8, NFIELDS), -1, np.int32)
+        self.extra = np.full((8, 0), -1, np.int32)
+        self.isname = np.zeros((8, MAX_FIELDS + 1), np.int8)
+
+    def add(self, d, extra_col):
+        """Row `d.index` for the complete EventDef `d`; `extra_col`: column of each
+        extra field name (new names get new columns)."""
+        i = d.index
+        if i >= len(self.kind):
+            grow = max(2 * len(self.kind), i + 1)
+            self.kind = np.concatenate([self.kind, np.full(grow - len(self.kind), -1, np.int8)])
+            for name in ("nfields", "pos", "extra", "isname"):
+                a = getattr(self, name)
+                fill = -1 if name in ("pos", "extra") else 0
+                setattr(self, name, np.concatenate(
+                    [a, np.full((grow - len(a),) + a.shape[1:], fill, a.dtype)]))
+        need = max([extra_col[name] + 1 for name, _ in d.extra] + [self.extra.shape[1]])
+        if need > self.extra.shape[1]:  # exactly: the kernel takes contiguous arrays
+            grown = np.full((len(self.extra), need), -1, np.int32)
+            grown[:, :self.extra.shape[1]] = self.extra
+            self.extra = grown
+        self.kind[i], self.nfields[i], self.pos[i] = d.kind, d.nfields, d.pos
         for name, p in d.extra:
-            extra[i, col[name]] = p
-        isname[i, 1:d.nfields] = 1
+            self.extra[i, extra_col[name]] = p
+        self.isname[i, 1:d.nfields] = 1
         numbers = [F_TIME] + ([F_VALUE] if SET_VARIABLE <= d.kind <= SUB_VARIABLE else [])
         for f in numbers:
             if d.pos[f] >= 0:
-                isname[i, d.pos[f]] = 0
-    return kind, nfields, pos, extra, isname
+                self.isname[i, d.pos[f]] = 0
+        self.n = max(self.n, i + 1)
+
+    def arrays(self):
+        n = max(self.n, 1)
+        return self.kind[:n], self.nfields[:n], self.pos[:n], self.extra[:n], self.isname[:n]

@@ -40,6 +40,7 @@ GROUPS = {
     "events": (K.I_NEVENT, {"ev_cont": I4, "ev_type": I4, "ev_value": I4, "ev_time": F8},
                None, "ev_extra"),
 }
+NAMES = ("tokens", "arena")
 #: Trace table -> (group, kernel arrays in SCHEMA's column order, extra-field array).
 TRACE_COLUMNS = {
     "containers": ("containers", ["cont_parent", "cont_type", "cont_name", "cont_alias",
@@ -155,6 +156,9 @@ class SimState:
         # Python-side tables: types and definitions
         self.type_kind, self.type_parent, self.type_name, self.type_alias = [], [], [], []
         self.type_start, self.type_end, self.type_color = [], [], []
+        self.type_arrays = {"kind": np.empty(0, np.int8), "parent": np.empty(0, I4),
+                            "start": np.empty(0, I4), "end": np.empty(0, I4)}
+        self.def_table = D.DefTable()
         self.value_color = {}
         self.header = D.HeaderParser(legacy_names=lenient)
         self.defs = []                       # index -> EventDef
@@ -176,21 +180,23 @@ class SimState:
 
     def kernel_args(self):
         args = dict(self.a)
-        kind, nfields, pos, extra, isname = D.def_arrays(self.defs, self.extra_names)
+        kind, nfields, pos, extra, isname = self.def_table.arrays()
+        n = len(self.type_kind)
+        ty = self.type_arrays
         args.update(def_kind=kind, def_nfields=nfields, def_pos=pos, def_extra=extra,
                     def_isname=isname, tokid=self.tokid,
-                    ty_kind=np.array(self.type_kind, np.int8),
-                    ty_parent=np.array(self.type_parent, I4),
-                    ty_start=np.array(self.type_start, I4), ty_end=np.array(self.type_end, I4),
+                    ty_kind=ty["kind"][:n], ty_parent=ty["parent"][:n],
+                    ty_start=ty["start"][:n], ty_end=ty["end"][:n],
                     toks_s=self.toks_s, toks_e=self.toks_e, istate=self.istate,
                     fstate=self.fstate, recov=self.recov, recov_line=self.recov_line)
         return args
 
     # -- growth ----------------------------------------------------------------
-    def reserve(self, line_bytes):
-        """Grow every group that could overflow while handling one line."""
+    def reserve(self, line_bytes, groups=GROUPS):
+        """Grow every group (of `groups`) that could overflow while handling one line."""
         margin = {"tokens": D.MAX_FIELDS + 1, "arena": line_bytes}
-        for name, (count_slot, arrays, index, extra) in GROUPS.items():
+        for name in groups:
+            count_slot, arrays, index, extra = GROUPS[name]
             n = int(self.istate[count_slot])
             need = n + margin.get(name, 1)
             first = next(iter(arrays))
@@ -212,6 +218,8 @@ class SimState:
         new = [n for n in names if n not in self.extra_names]
         if not new:
             return
+        if len(self.extra_names) + len(new) > D.MAX_EXTRA_NAMES:
+            raise ValueError(f"more than {D.MAX_EXTRA_NAMES} user-defined field names")
         self.extra_names += new
         for _, _, _, extra in GROUPS.values():
             if extra:
@@ -222,8 +230,11 @@ class SimState:
 
     # -- names -----------------------------------------------------------------
     def intern(self, b):
-        self.reserve(len(b))
-        a = self.a
+        a, ist = self.a, self.istate
+        n = int(ist[K.I_NTOK])
+        if 2 * (n + 1) > len(a["tok_slots"]) or n + 1 > len(a["tk_start"]) or \
+                int(ist[K.I_NARENA]) + len(b) > len(a["arena"]):
+            self.reserve(len(b), NAMES)  # room for one token and its bytes
         return int(K.intern(np.frombuffer(b, U8), 0, len(b), self.istate, a["arena"],
                             a["tk_start"], a["tk_len"], a["tk_hash"], a["tok_slots"],
                             a["tok2cont_id"], a["tok2cont_name"], a["tok2type_id"],
@@ -243,6 +254,11 @@ class SimState:
         self.type_start.append(start)
         self.type_end.append(end)
         self.type_color.append(color)
+        ty = self.type_arrays  # the kernel's copy, grown by doubling (not rebuilt per line)
+        if t == len(ty["kind"]):
+            for k, col in ty.items():
+                ty[k] = np.concatenate([col, np.empty(max(len(col), 8), col.dtype)])
+        ty["kind"][t], ty["parent"][t], ty["start"][t], ty["end"][t] = kind, parent, start, end
         ident = alias if alias >= 0 else name
         self.a["tok2type_id"][ident] = t
         prev = self.a["tok2type_name"][name]
@@ -306,13 +322,14 @@ class SimState:
         self._add_type(kind, parent, name_t, alias_t, start, end, color)
 
     def header_line(self, words, line):
+        d = self.header.current
         self.header.feed(words, line)
-        for ident, d in self.header.defs.items():
-            if d.complete and not hasattr(d, "index"):
-                d.index = len(self.defs)
-                self.defs.append(d)
-                self.add_extra_names([n for n, _ in d.extra])
-                self.a["tok2def"][self.intern(ident)] = d.index
+        if d is not None and d.complete:  # its %EndEventDef
+            d.index = len(self.defs)
+            self.defs.append(d)
+            self.add_extra_names([n for n, _ in d.extra])
+            self.def_table.add(d, {n: i for i, n in enumerate(self.extra_names)})
+            self.a["tok2def"][self.intern(d.ident)] = d.index
 
     # -- errors ------------------------------------------------------------------
     def error_message(self, buf):
