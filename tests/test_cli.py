@@ -241,3 +241,21 @@ def test_outputs_are_replaced_whole_or_not_at_all(tmp_path):
         f.write("new\n")
     assert out.read_text() == "new\n" and os.listdir(tmp_path) == ["out.csv"]
     assert os.stat(out).st_mode & 0o777 == 0o640   # the file's mode is kept
+
+
+@pytest.mark.parametrize("cluster, message", [
+    ('radical="0-9999999"', "more than 500000 hosts"),             # 150 bytes, 1e7 hosts
+    ('radical="9-0"', "the range 9-0 is empty"),                    # was a cluster of 0 hosts
+    ('radical="0-999999" topology="FAT_TREE" topo_parameters="2;1000,1000;1000,1000;1,1"',
+     "more than 500000 hosts"),
+    ('radical="0-9999" topology="FAT_TREE" topo_parameters="2;100,100;1000,1000;1,1"',
+     "a fat-tree of 1110000 nodes"),  # 1e4 hosts + 1e5 + 1e6 switches
+])
+def test_huge_platforms_are_refused_before_allocating(tmp_path, cluster, message):
+    path = tmp_path / "huge.xml"
+    path.write_text('<?xml version="1.0"?>\n<platform version="4.1">\n<zone id="z" '
+                    f'routing="Full">\n<cluster id="c" prefix="h" suffix="" {cluster} '
+                    'speed="1Gf" bw="1GBps" lat="1us"/>\n</zone>\n</platform>\n')
+    p = run("topology", "info", path, tmp_path=tmp_path)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+    assert message in p.stderr and f"{path}:4:" in p.stderr

@@ -22,7 +22,7 @@ import xml.parsers.expat
 
 from ..errors import TraceError
 from . import recursion_room, units
-from .topology import Topology, _edges_from_link_nodes
+from .topology import MAX_NODES, Topology, _edges_from_link_nodes
 
 SPLIT = "SPLITDUPLEX"
 
@@ -70,12 +70,18 @@ def read_platform(path):
 
 
 def radicals(text):
-    """SimGrid radicals '0-99' or '1-5,7,9-12' as a list of ints."""
-    out = []
+    """SimGrid radicals '0-99' or '1-5,7,9-12' as a list of ints (ValueError saying
+    why for an empty range or more hosts than a topology holds)."""
+    ranges = []
     for part in str(text).split(","):
         lo, _, hi = part.strip().partition("-")
-        out.extend(range(int(lo), int(hi or lo) + 1))
-    return out
+        lo, hi = int(lo), int(hi or lo)
+        if hi < lo:
+            raise ValueError(f"the range {lo}-{hi} is empty")
+        ranges.append(range(lo, hi + 1))
+    if sum(len(r) for r in ranges) > MAX_NODES:
+        raise ValueError(f"more than {MAX_NODES} hosts")
+    return [i for r in ranges for i in r]
 
 
 class _Reader:
@@ -227,8 +233,8 @@ class _Reader:
         prefix, suffix = e.attrib.get("prefix", ""), e.attrib.get("suffix", "")
         try:
             rads = radicals(self.need(e, "radical"))
-        except ValueError:
-            self.error(e, f"bad radical {e.attrib['radical']!r}")
+        except ValueError as ex:
+            self.error(e, f"bad radical {e.attrib['radical']!r}: {ex}")
         czone = f"{zone}/{cid}" if zone else cid
         bw = self.number(e, "bw", units.bandwidth)
         lat = self.number(e, "lat", units.latency, 0.0)
@@ -302,6 +308,10 @@ class _Reader:
             raise ValueError
         by_level = [len(hosts)] + [math.prod(up[:i + 1]) * math.prod(down[i + 1:])
                                    for i in range(levels)]
+        if sum(by_level) > MAX_NODES or \
+                sum(a * b for a, b in zip(by_level, by_level[1:])) > MAX_NODES * 100:
+            self.error(e, f"a fat-tree of {sum(by_level)} nodes: more than a topology holds "
+                          f"({MAX_NODES} nodes)")
         # SimGrid's ids: hosts 0..n-1, switches numbered down from 2n-1.
         ids, names, k = [], [], 2 * len(hosts)
         for level, n in enumerate(by_level):

@@ -15,6 +15,8 @@ from ..errors import TraceError
 
 #: Node kinds; "node" is anything else (an application process, a cluster...).
 KINDS = ("host", "router", "switch", "link", "node")
+#: The largest topology read (a 150-byte SimGrid cluster can ask for 1e7 hosts).
+MAX_NODES, MAX_EDGES = 500_000, 2_000_000
 
 
 class Topology:
@@ -34,6 +36,9 @@ class Topology:
         """Index of the node `name`, created if new; a known kind replaces "node"."""
         i = self.index.get(name)
         if i is None:
+            if len(self.names) >= MAX_NODES:
+                raise TraceError(self.source, None, f"more than {MAX_NODES} nodes: too large "
+                                 "a topology to draw")
             i = self.index[name] = len(self.names)
             self.names.append(name)
             self.kinds.append(kind)
@@ -45,6 +50,9 @@ class Topology:
 
     def add_edge(self, a, b, bandwidth=math.nan, latency=math.nan, **attrs):
         """An undirected edge between node names (created if new) or indices."""
+        if len(self._edges) >= MAX_EDGES:
+            raise TraceError(self.source, None, f"more than {MAX_EDGES} edges: too large a "
+                             "topology to draw")
         a = a if isinstance(a, int) else self.add_node(a)
         b = b if isinstance(b, int) else self.add_node(b)
         self._edges.append((a, b, float(bandwidth), float(latency),
