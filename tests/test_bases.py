@@ -120,6 +120,16 @@ def test_rules_in_order(small, tmp_path):
     assert e.value.line == 2 and "Atlantis" in e.value.message
     with pytest.raises(OptionsError, match="bad regular expression"):
         on_graph(tr, topo, pattern="(unclosed")
+    with pytest.raises(OptionsError, match="RE2 syntax: no backreferences or lookaround"):
+        on_graph(tr, topo, pattern="(?<=work)(er)")
+
+
+def test_a_pattern_cannot_stall_a_load():
+    """'(a+)+$' on names of 40 'a's and a 'b' backtracked for minutes in Python's re
+    (issue 17); RE2 matches in linear time, so this returns (in microseconds)."""
+    rx = matcher.compile_pattern(r"(?P<node>(a+)+)$")
+    names = ["a" * 40 + "b", "a" * 2000 + "!", "a" * 40]
+    assert [bool(rx.search(n)) for n in names] == [False, False, True]
 
 
 def test_layouts_are_repeatable_and_cached(data, monkeypatch):
