@@ -259,3 +259,25 @@ def test_huge_platforms_are_refused_before_allocating(tmp_path, cluster, message
     p = run("topology", "info", path, tmp_path=tmp_path)
     assert p.returncode == 2 and p.stderr.count("\n") == 1
     assert message in p.stderr and f"{path}:4:" in p.stderr
+
+
+def test_pipes_and_fifos_are_read_whole(trace_file, tmp_path):
+    """The format sniffer ate the first block of a pipe (an error at line 1), and
+    a FIFO was opened twice, so the second open waited forever (issue 17)."""
+    import os
+    import threading
+    text = (HEADER + TYPES + BODY).encode()
+    p = subprocess.run([sys.executable, "-m", "triva3d.cli", "stats", "/dev/stdin"],
+                       input=text, capture_output=True, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    direct = run("stats", trace_file(text), tmp_path=tmp_path)
+    assert p.stdout.decode().split("\n")[1:3] == direct.stdout.split("\n")[1:3]
+    fifo = tmp_path / "fifo.trace"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(text))
+    writer.start()
+    p = run("stats", fifo, tmp_path=tmp_path)
+    writer.join(timeout=30)
+    assert p.returncode == 0 and p.stdout.split("\n")[1:3] == direct.stdout.split("\n")[1:3]
+    cached = os.listdir(tmp_path / "cache")
+    assert cached and not [n for n in cached if "fifo" in n]   # the file was cached, not the FIFO

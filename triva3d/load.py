@@ -1,4 +1,7 @@
 """Open a trace file of any supported format, through the cache."""
+import os
+import stat
+
 from . import cache as _cache
 
 
@@ -10,9 +13,21 @@ def load(path, lenient=False, cache=True, progress=False):
     and a fresh load is saved. `lenient` recovers from what PajeNG rejects and
     lists every recovery in `trace.report`. A damaged cached copy is parsed again
     and written over, said in `trace.notes`. `progress` (Pajé): True for a bar on
-    stderr, or f(bytes read, bytes in all). Raises TraceError on bad input.
+    stderr, or f(bytes read, bytes in all). A pipe or FIFO is read once as Pajé,
+    without cache. Raises TraceError on bad input.
     """
     from .otf2 import anchor_of
+    try:
+        mode_bits = os.stat(path).st_mode
+    except OSError:
+        mode_bits = 0
+    if stat.S_ISFIFO(mode_bits) or stat.S_ISCHR(mode_bits):
+        # a pipe (/dev/stdin, <(cat T)) or a FIFO reads once: no sniffing (it ate the
+        # first block), no cache (no stamps)
+        from .paje.reader import read_paje
+        trace = read_paje(path, lenient=lenient, progress=progress)
+        trace.from_cache, trace.notes = False, []
+        return trace
     anchor = anchor_of(path)
     path = anchor if anchor else path
     mode = "lenient" if lenient else "strict"
