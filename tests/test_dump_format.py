@@ -25,3 +25,18 @@ def test_ties_and_edges():
     assert [f6(x) for x in (np.nan, np.inf, -np.inf)] == ["nan", "inf", "-inf"]
     grid = np.arange(200000) * 5e-7
     assert all(f6(x) == "%f" % x for x in grid)
+
+
+def test_states_before_time_zero_have_their_duration(paje):
+    """A state from -5 to -1 was dumped with duration 0 (issue 17)."""
+    import io
+
+    from triva3d.dump import dump
+    t = paje("11 -5 p1 S run\n11 -1 p1 S io\n11 2 p1 S run\n")
+    out = io.BytesIO()
+    dump(t, out)
+    states = [line.split(", ") for line in out.getvalue().decode().splitlines()
+              if line.startswith("State")]
+    assert [(s[3], s[4], s[5]) for s in states] == [
+        ("-5.000000", "-1.000000", "4.000000"), ("-1.000000", "2.000000", "3.000000"),
+        ("2.000000", "2.000000", "0.000000")]

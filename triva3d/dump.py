@@ -143,11 +143,6 @@ def _put_f6(out, p, x):
 
 
 @jit
-def _duration(s, e):
-    return e - s if s >= 0 and e >= 0 else 0.0
-
-
-@jit
 def _put_name(out, p, arena, off, n):
     return _put(out, p, arena, off[n], off[n + 1])
 
@@ -208,7 +203,7 @@ def write_states(out, i, perm, arena, off, cname, tname, vname, cont, typ, val, 
         p = _put_head(out, p, lit, arena, off, cname[c], tname[t])
         p = _put_sep(out, _put_f6(out, p, start[r]))
         p = _put_sep(out, _put_f6(out, p, end[r]))
-        p = _put_sep(out, _put_f6(out, p, _duration(start[r], end[r])))
+        p = _put_sep(out, _put_f6(out, p, end[r] - start[r]))
         p = _put_sep(out, _put_f6(out, p, float(imbr[r])))
         p = _put_name(out, p, arena, off, vname[v])
         p = _put_tail(out, p, arena, off, extra, r)
@@ -228,7 +223,7 @@ def write_variables(out, i, perm, arena, off, cname, tname, cont, typ, start, en
         p = _put_head(out, p, lit, arena, off, cname[c], tname[t])
         p = _put_sep(out, _put_f6(out, p, start[r]))
         p = _put_sep(out, _put_f6(out, p, end[r]))
-        p = _put_sep(out, _put_f6(out, p, _duration(start[r], end[r])))
+        p = _put_sep(out, _put_f6(out, p, end[r] - start[r]))
         p = _put_f6(out, p, value[r])
         p = _put_tail(out, p, arena, off, extra, r)
         i += 1
@@ -249,7 +244,7 @@ def write_links(out, i, perm, arena, off, cname, tname, vname, cont, typ, val, s
         p = _put_head(out, p, lit, arena, off, cname[c], tname[t])
         p = _put_sep(out, _put_f6(out, p, start[r]))
         p = _put_sep(out, _put_f6(out, p, end[r]))
-        p = _put_sep(out, _put_f6(out, p, _duration(start[r], end[r])))
+        p = _put_sep(out, _put_f6(out, p, end[r] - start[r]))
         p = _put_sep(out, _put_name(out, p, arena, off, vname[v]))
         p = _put_sep(out, _put_name(out, p, arena, off, cname[sc[r]]))
         p = _put_sep(out, _put_name(out, p, arena, off, cname[ec[r]]))
