@@ -118,6 +118,11 @@ def test_rules_in_order(small, tmp_path):
     with pytest.raises(TraceError) as e:
         on_graph(tr, topo, mapping=str(bad))
     assert e.value.line == 2 and "Atlantis" in e.value.message
+    twice = tmp_path / "twice.csv"   # the last row won silently (issue 17)
+    twice.write_text("worker-2,Fafard\nworker-3,Fafard\nworker-2,Ginette\n")
+    with pytest.raises(TraceError) as e:
+        on_graph(tr, topo, mapping=str(twice))
+    assert e.value.line == 3 and "'worker-2' is mapped again (first at line 1)" in str(e.value)
     with pytest.raises(OptionsError, match="bad regular expression"):
         on_graph(tr, topo, pattern="(unclosed")
     with pytest.raises(OptionsError, match="RE2 syntax: no backreferences or lookaround"):
@@ -315,3 +320,12 @@ def test_platform_links_make_no_communication_graph(data):
     tr = load(data / "paje/g5k.trace")
     with pytest.raises(TraceError, match="no messages to draw a communication graph"):
         make_layout(tr, base="appgraph")
+
+
+def test_treemap_sizes_near_the_float_limit_keep_their_proportions():
+    """Sizes 1e308 + 1e308 overflowed to infinity and every area became 0 (issue 17)."""
+    from triva3d.bases.treemap import treemap
+    rects, value = treemap([-1, 0, 0, 0], [0.0, 1e308, 1e308, 5e307], 10.0, 10.0)
+    areas = rects[1:, 2] * rects[1:, 3]
+    np.testing.assert_allclose(areas / 100.0, [0.4, 0.4, 0.2])
+    assert value[1] == 1e308 and np.isinf(value[0])   # the true total does not fit a double

@@ -154,6 +154,7 @@ def test_dot_attributes_with_units(tmp_path):
     ('graph { a [kind=toaster]; }\n', None, "unknown kind"),
     ('graph { a -- b [bandwidth=fast]; }\n', None, "bandwidth"),
     ('graph { a [pos="1;2"]; }\n', None, "bad pos"),
+    ('graph { a [pos="inf,nan"]; }\n', None, "two finite numbers"),  # drew a blank scene
 ])
 def test_dot_errors(tmp_path, text, line, message):
     p = tmp_path / "bad.dot"
@@ -174,6 +175,17 @@ def test_dot_errors(tmp_path, text, line, message):
      3, "bad topo_parameters"),
     ('<platform version="4.1">\n<link id="l" bandwidth="1 furlong" latency="0"/>\n</platform>\n',
      3, "unknown unit"),
+    # one id for a host, a router and a link was silently one node (issue 17)
+    ('<platform version="4.1">\n<zone id="z" routing="Full">\n<host id="a" speed="1Gf"/>\n'
+     '<router id="a"/>\n</zone>\n</platform>\n', 5, "'a' is already declared (as a host)"),
+    ('<platform version="4.1">\n<zone id="z" routing="Full">\n<host id="a" speed="1Gf"/>\n'
+     '<link id="a" bandwidth="1GBps" latency="0"/>\n</zone>\n</platform>\n', 5,
+     "link 'a': 'a' is already declared"),
+    # a route between undeclared hosts made phantom nodes (issue 17)
+    ('<platform version="4.1">\n<zone id="z" routing="Full">\n<host id="a" speed="1Gf"/>\n'
+     '<link id="l" bandwidth="1GBps" latency="0"/>\n<route src="a" dst="ghost">\n'
+     '<link_ctn id="l"/>\n</route>\n</zone>\n</platform>\n', 6,
+     "'ghost' is not declared before this route"),
 ])
 def test_simgrid_errors(tmp_path, body, line, message):
     p = tmp_path / "bad.xml"

@@ -22,7 +22,7 @@ R_UNPLACED, R_MAPPING, R_PATTERN, R_NAME, R_ANCESTOR, R_DESCENDANTS = range(6)
 def read_mapping(path, node_index):
     """A `container,node` CSV (`#` comments; a first row naming those columns is
     allowed) as a dict of container name -> node index; unknown nodes are errors."""
-    out = {}
+    out, lines = {}, {}
     first = True
     rows = csv.reader(io.StringIO(read_text(path, "the mapping"), newline=""))
     while True:
@@ -44,7 +44,10 @@ def read_mapping(path, node_index):
             continue
         if node not in node_index:
             raise TraceError(path, rows.line_num, f"no node {node!r} in the topology")
-        out[container] = node_index[node]
+        if container in out:
+            raise TraceError(path, rows.line_num, f"{container!r} is mapped again (first at "
+                             f"line {lines[container]})")
+        out[container], lines[container] = node_index[node], rows.line_num
 
 
 def compile_pattern(pattern):

@@ -148,18 +148,26 @@ class _Reader:
     def subzone(self, e, path):
         self.zone(e, path + [self.need(e, "id")])
 
+    def declare(self, e, name, kind, **attrs):
+        """A new node: an id declared twice (a host and a link named alike) would
+        silently become one node."""
+        if name in self.topo.index:
+            kind = self.topo.kinds[self.topo.index[name]]
+            self.error(e, f"{name!r} is already declared (as a {kind})")
+        self.topo.add_node(name, kind, **attrs)
+
     def host(self, e, zone):
         attrs = {"zone": zone}
         if "speed" in e.attrib or "power" in e.attrib:
             attrs["speed"] = repr(self.number(e, "speed" if "speed" in e.attrib else "power",
                                               lambda s: units.speed(s.split(",")[0])))
-        self.topo.add_node(self.need(e, "id"), "host", **attrs)
+        self.declare(e, self.need(e, "id"), "host", **attrs)
 
     def router(self, e, zone):
-        self.topo.add_node(self.need(e, "id"), "router", zone=zone)
+        self.declare(e, self.need(e, "id"), "router", zone=zone)
 
     def peer(self, e, zone):
-        self.topo.add_node(self.need(e, "id"), "host", zone=zone)
+        self.declare(e, self.need(e, "id"), "host", zone=zone)
 
     def new_link(self, name, bw, lat, split, zone):
         """Declare a link; split-duplex links are two nodes NAME_UP and NAME_DOWN."""
@@ -178,7 +186,11 @@ class _Reader:
         lat = self.number(e, "latency", units.latency, 0.0)
         if bw is None:
             self.error(e, "missing attribute 'bandwidth'")
-        self.new_link(self.need(e, "id"), bw, lat, e.attrib.get("sharing_policy") == SPLIT, zone)
+        lid, split = self.need(e, "id"), e.attrib.get("sharing_policy") == SPLIT
+        for name in ((lid + "_UP", lid + "_DOWN") if split else (lid,)):
+            if name in self.topo.index or lid in self.split:
+                self.error(e, f"link {lid!r}: {name!r} is already declared")
+        self.new_link(lid, bw, lat, split, zone)
 
     def link_name(self, ctn, reverse):
         lid = self.need(ctn, "id")
@@ -198,6 +210,9 @@ class _Reader:
             ends = self.need(e, "src"), self.need(e, "dst")
         else:
             ends = self.need(e, "gw_src"), self.need(e, "gw_dst")
+        for end in ends:  # an undeclared end would become a node of its own
+            if end not in self.topo.index:
+                self.error(e, f"{end!r} is not declared before this route")
         ctns = [c for c in e.children if c.tag in ("link_ctn", "link_ctn_ref")]
         forward = [ends[0]] + [self.link_name(c, False) for c in ctns] + [ends[1]]
         self.chain(forward)

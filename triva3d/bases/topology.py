@@ -106,10 +106,13 @@ class Topology:
 def parse_pos(text, source=""):
     """Graphviz `pos` "x,y" (optionally ending with "!") as two floats."""
     try:
-        x, y = str(text).rstrip("!").split(",")[:2]
-        return float(x), float(y)
+        x, y = (float(v) for v in str(text).rstrip("!").split(",")[:2])
     except ValueError:
-        raise TraceError(source, None, f"bad pos {text!r} (expected \"x,y\")") from None
+        x = y = math.nan
+    if not (math.isfinite(x) and math.isfinite(y)):  # "inf,nan" drew a blank scene
+        raise TraceError(source, None, f"bad pos {text!r} (expected \"x,y\", two finite "
+                         "numbers)")
+    return x, y
 
 
 def collapse_links(topo):

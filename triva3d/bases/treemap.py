@@ -117,13 +117,15 @@ def treemap(parent, leaf_size, width=1.0, height=1.0, pad=0.0):
     size = np.asarray(leaf_size, dtype=np.float64)
     if (size < 0).any() or not np.isfinite(size).all():
         raise ValueError("treemap sizes must be finite and non-negative")
-    value = _subtree_sums(parent, size)
+    scale = size.max() if n and size.max() > 0 else 1.0
+    value = _subtree_sums(parent, size / scale)  # in units of the largest: sums stay finite
     offsets, order = _children_by_value(parent, value)
     rects = np.zeros((n, 4))
     if n:
         rects[0] = (0.0, 0.0, width, height)
     _layout(value, offsets, order, rects, float(pad))
-    return rects, value
+    with np.errstate(over="ignore"):
+        return rects, value * scale
 
 
 @njit(cache=True)
