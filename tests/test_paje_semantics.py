@@ -295,3 +295,30 @@ def test_user_defined_field_names_are_bounded(tmp_path):
     with pytest.raises(TraceError, match=f"more than {MAX_EXTRA_NAMES} user-defined") as e:
         load(path, cache=False)
     assert e.value.line == 7 * (MAX_EXTRA_NAMES + 1)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("11 1e400 p1 S run\n", "'1e400' is not a number in range"),     # was a time of inf
+    ("8 1 p1 V 1e39\n", "'1e39' is not a number in range"),           # was inf as float32
+    ("8 1 p1 V -1e300\n", "'-1e300' is not a number in range"),
+])
+def test_numbers_out_of_range_are_errors_not_infinities(trace_file, body, message):
+    with pytest.raises(TraceError, match=message) as e:
+        load(trace_file(HEADER + TYPES + body), cache=False)
+    assert e.value.line == len((HEADER + TYPES).splitlines()) + 1
+
+
+def test_carriage_returns_alone_are_refused_not_an_empty_trace(trace_file):
+    text = (HEADER + TYPES + "11 1 p1 S run\n").replace("\n", "\r")
+    with pytest.raises(TraceError, match="carriage return alone") as e:
+        load(trace_file(text), cache=False)
+    assert e.value.line == 1
+
+
+def test_a_last_line_without_newline_is_reported(trace_file):
+    """A file cut inside its last token ('io' -> 'i') loaded a new value silently."""
+    t = load(trace_file(HEADER + TYPES + "11 1 p1 S run\n11 2 p1 S i"), cache=False)
+    line = len((HEADER + TYPES).splitlines()) + 2
+    assert t.report == [("last line without an end of line (the file may be truncated)", 1,
+                         line)]
+    assert not load(trace_file(HEADER + TYPES + "11 1 p1 S run\n"), cache=False).report

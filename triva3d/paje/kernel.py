@@ -90,7 +90,8 @@ def tokenize(buf, pos, end, toks_s, toks_e):
 @hot
 def parse_number(buf, s, e):
     """Decimal number (quotes allowed) -> (value, ok). Correctly rounded for up to 15
-    significant digits and exponents within 1e±22, within an ulp otherwise."""
+    significant digits and exponents within 1e±22, within an ulp otherwise; not ok
+    beyond the range of doubles."""
     if e - s >= 2 and buf[s] == 34 and buf[e - 1] == 34:
         s += 1
         e -= 1
@@ -146,6 +147,8 @@ def parse_number(buf, s, e):
             v = v * 10.0 ** exp10
     elif exp10 > 0:
         v = v * (POW10[exp10] if exp10 <= 22 else 10.0 ** exp10)
+    if v == np.inf:  # 1e400: beyond doubles
+        return 0.0, False
     return (-v if neg else v), True
 
 
@@ -533,6 +536,9 @@ def process(buf, pos, end, toks_s, toks_e, tokid, istate, fstate, recov, recov_l
                 err = E_BAD_NUMBER
                 err_field = F_VALUE
             num = float(np.float32(num))  # PajeNG reads variable values with strtof
+            if okn and (num == np.inf or num == -np.inf):  # beyond 32-bit floats
+                err = E_BAD_NUMBER
+                err_field = F_VALUE
         elif err == E_NONE and kind != POP_STATE and kind != RESET_STATE:
             v_tok = tokid[def_pos[d, F_VALUE]]
             val, i, h = value_index(ty, v_tok, val_type, val_name, val_alias, val_slots)

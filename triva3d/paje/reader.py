@@ -50,11 +50,16 @@ def _read_file(sim, path, chain, bar):
                 bar.report(bar.read, bar.total)
             eof = not block
             data = carry + block
+            if not carry and b"\n" not in data and b"\r" in data:  # loaded as empty
+                raise TraceError(path, 1, "lines end with a carriage return alone (old Mac "
+                                          "text); convert them: tr '\\r' '\\n'")
             if eof:
                 if not data:
                     break
                 if not data.endswith(b"\n"):
                     data += b"\n"
+                    sim.notes.append(("last line without an end of line (the file may be "
+                                      "truncated)", 1, int(sim.istate[K.I_LINE]) + 1))
             cut = data.rfind(b"\n") + 1
             if cut:
                 _run(sim, np.frombuffer(data, np.uint8), cut, path, chain + [path], bar)

@@ -61,7 +61,8 @@ MESSAGES = {
     K.E_UNTERMINATED: "unterminated quoted string",
     K.E_UNKNOWN_EVENT: "event id '{tok}' has no complete %EventDef",
     K.E_FIELD_COUNT: "{ntok} fields where the definition of {event} (line {defline}) has {nfields}",
-    K.E_BAD_NUMBER: "'{tok}' is not a number",
+    K.E_BAD_NUMBER: "'{tok}' is not a number in range (times are doubles, variable values "
+                    "32-bit floats as PajeNG reads them)",
     K.E_UNKNOWN_CONTAINER: "unknown container '{tok}'",
     K.E_AMBIGUOUS_CONTAINER: "several containers are named '{tok}'; refer to it by its alias",
     K.E_UNKNOWN_TYPE: "unknown type '{tok}'",
