@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import otf2
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import otf2gen
 from triva3d import load
@@ -251,3 +253,53 @@ def test_archives_without_messages_load_strictly(tmp_path, n_threads):
         r = subprocess.run([sys.executable, "-m", "triva3d.cli", args[0], str(path), "--no-cache",
                             *map(str, args[1:])], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
+
+
+def test_strings_that_are_not_utf8_are_replaced_and_reported(tmp_path):
+    """One Latin-1 region name made the archive unreadable, with the otf2 package's
+    traceback printed (issues 16 and 17)."""
+    otf2gen.mpi_ring(tmp_path / "a")
+    defs = tmp_path / "a" / "traces.def"
+    raw = defs.read_bytes()
+    assert raw.count(b"compute") == 1
+    defs.write_bytes(raw.replace(b"compute", b"comput\xe9"))   # same length, Latin-1
+    p = subprocess.run([sys.executable, "-m", "triva3d.cli", "stats", "--no-cache",
+                        str(tmp_path / "a")], capture_output=True, text=True)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    t = load(tmp_path / "a", cache=False)
+    assert ("strings of the definitions not in UTF-8, decoded with replacement", 1,
+            None) in t.report
+    assert "comput\ufffd" in names(t, "values", "name")
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_mutated_archives_raise_only_trace_error(tmp_path_factory, data):
+    """Bytes of an archive's files overwritten, cut or inserted: a Trace that holds
+    together, or one TraceError."""
+    from triva3d.trace import check
+    root = tmp_path_factory.mktemp("mutated")
+    otf2gen.mpi_ring(root / "a")
+    files = sorted(p for p in (root / "a").rglob("*") if p.is_file())
+    path = data.draw(st.sampled_from(files))
+    raw = bytearray(path.read_bytes())
+    for _ in range(data.draw(st.integers(1, 4))):
+        k = data.draw(st.integers(0, len(raw) - 1))
+        junk = data.draw(st.binary(min_size=1, max_size=8))
+        op = data.draw(st.sampled_from(["set", "insert", "cut"]))
+        if op == "set":
+            raw[k:k + len(junk)] = junk
+        elif op == "insert":
+            raw[k:k] = junk
+        else:
+            del raw[k:k + len(junk)]
+    path.write_bytes(bytes(raw))
+    for lenient in (False, True):
+        try:
+            trace = load(root / "a", lenient=lenient, cache=False)
+        except TraceError as e:
+            assert "\n" not in str(e)
+        else:
+            assert check(trace) is None
+

@@ -127,7 +127,21 @@ class _Defs:
     """What we need from the global definitions, as plain Python and numpy."""
 
     def __init__(self, anchor):
+        import importlib
+
         import otf2
+        # the module (its package exports a class of the same name)
+        callbacks = importlib.import_module("_otf2.GlobalDefReaderCallbacks")
+        strict = callbacks.str_decode
+        self.not_utf8 = 0
+
+        def replacing(raw):  # the package's own decoding is strict and prints a traceback
+            try:
+                return strict(raw)
+            except UnicodeDecodeError:
+                self.not_utf8 += 1
+                return raw.decode("utf-8", "replace")
+        callbacks.str_decode = replacing
         try:
             with otf2.reader.open(anchor) as tr:
                 self._read(tr.definitions)
@@ -137,6 +151,8 @@ class _Defs:
             why = capi.errors[0] if capi.errors else str(e)
             capi.errors.clear()
             raise TraceError(anchor, None, f"not a readable OTF2 archive: {why}") from None
+        finally:
+            callbacks.str_decode = strict
 
     def _read(self, d):
         cp = d.clock_properties
@@ -232,7 +248,14 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report):
     elif n.value != n_events:
         _fail(lenient, report, path, None, f"{where}: {n.value} events in the file, "
               f"its definition says {n_events}")
-    return capi.records(buf)
+    rec = capi.records(buf)
+    back = np.flatnonzero(np.diff(rec[:, 1]) < 0) if len(rec) else []
+    if len(back):  # states would end before they start
+        i = int(back[0]) + 1
+        _fail(lenient, report, path, None, f"{where}: event {i} (time {rec[i, 1]}) goes back "
+              f"in time from {rec[i - 1, 1]} (lenient: clamped)")
+        rec[:, 1] = np.maximum.accumulate(rec[:, 1])
+    return rec
 
 
 def read_otf2(path, lenient=False):
@@ -243,7 +266,8 @@ def read_otf2(path, lenient=False):
     anchor = os.path.abspath(anchor)
     capi.errors.clear()
     defs = _Defs(anchor)
-    report = []
+    report = [("strings of the definitions not in UTF-8, decoded with replacement",
+               defs.not_utf8, None)] if defs.not_utf8 else []
     recs, other = _read_events(anchor, defs, lenient, report)
     return _Builder(defs, anchor, recs, lenient, report).trace(other)
 
@@ -528,10 +552,14 @@ class _Builder:
             types.append(t)
             vals.append(self.value(t, "p2p"))
         tag = self.names.many(links["tag"])
+        early = links["end"] < links["start"]
+        if early.any():  # unsynchronised clocks: drawn as instantaneous, and said
+            self.report.append(("messages received before they were sent (clock skew?), "
+                                "ending where they start", int(early.sum()), None))
         cols = {"container": np.zeros(n), "type": np.array(types)[inv],
                 "value": np.array(vals)[inv], "start_container": links["start_container"],
                 "end_container": links["end_container"], "start": links["start"],
-                "end": links["end"], "key": tag}
+                "end": np.maximum(links["end"], links["start"]), "key": tag}
         return Table("links", _typed("links", cols),
                      {"Size": self.names.many(links["size"]), "Tag": tag})
 
