@@ -1,5 +1,6 @@
 """Mutated real traces: only TraceError comes out, quickly, in one line, and what
 loads satisfies the Trace's invariants."""
+import json
 import os
 import tempfile
 import time
@@ -100,3 +101,72 @@ def test_mutated_caches_never_break_a_load(data):
             f.write(bytes(raw))
         os.utime(where, ns=(stat.st_atime_ns, stat.st_mtime_ns))
         assert check(load(path)) is None
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOPOLOGY_FILES = [os.path.join(ROOT, "topologies", n) for n in
+                  ("two_site_grid.dot", "fat_tree_k4.dot", "src/two_site_grid.xml",
+                   "src/fat_tree_k4.xml", "src/dragonfly_small.xml")]
+HIERARCHY = json.dumps({"name": "grid", "children": [
+    {"name": f"site{s}", "children": [{"name": f"h{s}-{h}", "size": h + 1} for h in range(3)]}
+    for s in range(2)]}, indent=1).encode()
+
+
+def mutate(draw, raw):
+    """Lines dropped, swapped or duplicated, bytes overwritten, inserted or cut."""
+    for op in draw(st.lists(st.sampled_from(["drop", "swap", "dup", "set", "insert", "cut"]),
+                            min_size=1, max_size=3)):
+        lines = raw.split(b"\n")
+        i, j = (draw(st.integers(0, len(lines) - 1)) for _ in range(2))
+        if op == "drop":
+            del lines[i]
+        elif op == "swap":
+            lines[i], lines[j] = lines[j], lines[i]
+        elif op == "dup":
+            lines.insert(j, lines[i])
+        raw = b"\n".join(lines)
+        k = draw(st.integers(0, max(len(raw) - 1, 0)))
+        junk = draw(st.binary(min_size=1, max_size=8))
+        if op == "set":
+            raw = raw[:k] + junk + raw[k + len(junk):]
+        elif op == "insert":
+            raw = raw[:k] + junk + raw[k:]
+        elif op == "cut":
+            raw = raw[:k] + raw[k + len(junk):]
+    return raw
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_mutated_topologies_and_mappings_raise_only_our_errors(data):
+    """.dot, SimGrid XML, JSON hierarchies and mapping CSVs, mutated: a topology (or
+    layout) or one Triva3dError line, quickly."""
+    from triva3d import Triva3dError
+    from triva3d.bases.matcher import read_mapping
+    from triva3d.bases.topology import read_topology
+    from triva3d.bases.treemap import read_hierarchy
+    kind = data.draw(st.sampled_from(["topology", "json", "csv"]))
+    if kind == "topology":
+        source = data.draw(st.sampled_from(TOPOLOGY_FILES))
+        raw, suffix = open(source, "rb").read(), os.path.splitext(source)[1]
+    elif kind == "json":
+        raw, suffix = HIERARCHY, ".json"
+    else:
+        raw = open(os.path.join(ROOT, "examples", "small_on_two_site_grid.csv"), "rb").read()
+        suffix = ".csv"
+    raw = mutate(data.draw, raw)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "input" + suffix)
+        with open(path, "wb") as f:
+            f.write(raw)
+        t = time.perf_counter()
+        try:
+            if kind == "topology":
+                read_topology(path)
+            elif kind == "json":
+                read_hierarchy(path)
+            else:
+                read_mapping(path, {f"{s}-{h}": 0 for s in "ab" for h in range(1, 9)})
+        except Triva3dError as e:
+            assert "\n" not in str(e)
+        assert time.perf_counter() - t < 5
