@@ -225,6 +225,31 @@ def test_a_planted_slow_site_shows_in_a_time_slice(tmp_path):
     assert d.max() == pytest.approx(5.0, abs=0.1) and d.min() < 0.001
 
 
+def test_a_planted_slow_link_shows_in_a_time_slice(tmp_path):
+    """The wide-area link made slow: steals across it take 2 x 3 s, so both sites
+    spend a visible share of the run in RSTEAL where they spent almost none."""
+    topo = read_topology(TWO_SITES)
+    write(workstealing(topo, processes=32, work=20.0, seed=2), tmp_path / "n.trace")
+    write(workstealing(topo, processes=32, work=20.0, seed=2, slow_link="routerA,routerB",
+                       slow_latency=3.0), tmp_path / "s.trace")
+    normal = site_share(tmp_path / "n.trace", "RSTEAL", None)
+    slow = site_share(tmp_path / "s.trace", "RSTEAL", None)
+    for site in ("siteA", "siteB"):
+        assert normal[site] < 0.02 and slow[site] > 5 * normal[site] and slow[site] > 0.05
+
+
+def test_routes_count_each_link_once_whatever_the_format(tmp_path):
+    """A link node's latency was counted on the node and again on its edges: the
+    SimGrid platform and its converted .dot gave different delays."""
+    from triva3d.generate.workstealing import routes
+    xml = read_topology(str(ROOT / "topologies" / "src" / "two_site_grid.xml"))
+    dot = read_topology(TWO_SITES)
+    lat = [routes(t, [t.index[n] for n in ("a-1", "a-2", "b-1")])[0] for t in (xml, dot)]
+    np.testing.assert_allclose(lat[0], lat[1])
+    # private link 50 us, backbone 10 us, private link 50 us; across: + 10 us + 10 ms
+    assert lat[0][0, 1] == pytest.approx(110e-6) and lat[0][0, 2] == pytest.approx(0.01012)
+
+
 def test_a_slow_link_by_name(tmp_path):
     topo = read_topology(TWO_SITES)
     prog = workstealing(topo, processes=16, work=2.0, seed=1, slow_link="routerA,routerB",
@@ -245,6 +270,10 @@ def test_a_slow_link_by_name(tmp_path):
     ({"levels": [{"count": 1000, "name": "A", "alias": "A"}] * 3}, "more than 10000000"),
     ({"levels": [{"count": 2, "name": "A", "alias": "A"}], "duration": -1}, "duration"),
     ({"levels": [{"count": 2, "name": "A", "alias": "A"}], "durtion": 1}, "unknown key"),
+    # beyond 2^53 ns, Pajé and OTF2 no longer read back the same doubles
+    ({"levels": [{"count": 2, "name": "A", "alias": "A"}], "duration": 1e7}, "[1e-9, 9e6]"),
+    ({"levels": [{"count": 2, "name": "A", "alias": "A"}, {"count": 2, "name": "A",
+                                                          "alias": "B"}]}, "share a name"),
 ])
 def test_bad_configurations_are_one_line(tmp_path, config, message):
     path = tmp_path / "bad.json"
@@ -263,3 +292,27 @@ def test_an_otf2_output_does_not_replace_other_files(tmp_path):
     r = cli("generate", "hierarchy", tmp_path / "c.json", "--format", "otf2", "-o", keep)
     assert r.returncode == 2 and "not replaced" in r.stderr
     assert (keep / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--topology", "missing.dot"], "no such topology file"),
+    (["--topology", TWO_SITES, "--zones", "nowhere"], "no host to run on in the zones nowhere"),
+    (["--topology", TWO_SITES, "--slow-site", "nowhere"], "no node has this zone"),
+    (["--topology", "quoted.dot"], "holds a quote"),
+])
+def test_workstealing_errors_are_one_line(tmp_path, args, message):
+    (tmp_path / "quoted.dot").write_text('graph { "a\\"b" [kind=host]; "c" [kind=host]; '
+                                         '"a\\"b" -- "c"; }\n')
+    args = [str(tmp_path / a) if a.endswith(".dot") and a != TWO_SITES else a for a in args]
+    r = cli("generate", "workstealing", *args, "-o", tmp_path / "w.trace")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+    assert not (tmp_path / "w.trace").exists()
+
+
+def test_otf2_output_is_bounded_and_appears_whole(tmp_path):
+    cfg = check_config({"levels": [{"count": 10001, "name": "P", "alias": "P"}]})
+    with pytest.raises(Triva3dError, match="at most 10000"):
+        write(hierarchy(cfg), tmp_path / "big.otf2", "otf2")
+    assert not list(tmp_path.iterdir())        # nothing half-written
+    write(hierarchy(check_config(SMALL)), tmp_path / "a.otf2", "otf2")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.otf2"]

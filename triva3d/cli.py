@@ -278,6 +278,26 @@ def _count(text):
     return n
 
 
+def _seed(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, not {text!r}")
+    return n
+
+
+def _non_negative(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not 0 <= v < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number 0 or more, got {text!r}")
+    return v
+
+
 def add_generate(sub):
     from .generate import FORMATS
     from .generate.hierarchy import PATTERNS
@@ -292,11 +312,12 @@ def add_generate(sub):
         c.add_argument("-o", "--output", required=True, metavar="OUT")
         c.add_argument("--format", choices=FORMATS, default="paje",
                        help="paje (default) or otf2 (OUT is the archive's folder)")
-        c.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        c.add_argument("--seed", type=_seed, default=0, help="random seed, 0 or more "
+                       "(default 0)")
         c.set_defaults(func=cmd_generate)
         return c
     config_help = ('JSON: {"levels": [{"count": N, "name": TYPE, "alias": ALIAS}, ...], '
-                   '"duration": S, "cosine-max-x-axis-value": X}')
+                   '"duration": S, "cosine-max-x-axis-value": X, "states": [A, B]}')
     h = kind("hierarchy", "nested containers whose leaves split the run between two "
              "states along a cosine (thesis Listing 6.1)")
     h.add_argument("config", metavar="CONFIG.json", help=config_help)
@@ -321,12 +342,13 @@ def add_generate(sub):
     ws.add_argument("--hosts", type=_count, metavar="N", help="use the first N hosts only")
     ws.add_argument("--zones", metavar="A,B", help="use only hosts in these zones")
     ws.add_argument("--work", type=_positive, default=30.0, metavar="S",
-                    help="seconds of work per process (default 30), all on rank 0 at first")
+                    help="seconds of work per process on average (default 30): each starts "
+                         "with 0.5 to 1.5 times as much")
     ws.add_argument("--slow-link", metavar="NODE|A,B",
                     help="plant a slow link: a link node, or the edge joining two nodes")
     ws.add_argument("--slow-site", metavar="ZONE",
-                    help="plant a slow site: the edges leaving this zone are slow")
-    ws.add_argument("--slow-latency", type=_positive, default=20.0, metavar="S",
+                    help="plant a slow site: every message touching this zone is slow")
+    ws.add_argument("--slow-latency", type=_non_negative, default=20.0, metavar="S",
                     help="seconds a slow link adds to each crossing (default 20: a steal "
                          "across it takes 40 s)")
 

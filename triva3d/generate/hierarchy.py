@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from ..errors import TraceError
+from ..errors import OptionsError, TraceError
 from .program import NS, Program
 
 #: At most this many containers (the thesis's largest run has 150 000 leaves).
@@ -72,11 +72,11 @@ def check_config(cfg, source="configuration"):
         if total > MAX_CONTAINERS:
             fail(f"more than {MAX_CONTAINERS} containers at level {i + 1}")
         out.append((name, alias))
-    if len({a for _, a in out}) < len(out):
-        fail("two levels share an alias")
+    if len({a for _, a in out}) < len(out) or len({n for n, _ in out}) < len(out):
+        fail("two levels share a name or an alias")
     duration = _number(cfg, "duration", 20.0, fail)
-    if not 0 < duration <= 1e9:
-        fail(f"duration must be in (0, 1e9] seconds, not {duration}")
+    if not 1e-9 <= duration <= 9e6:  # nanoseconds, exact in doubles (2^53 ns)
+        fail(f"duration must be in [1e-9, 9e6] seconds, not {duration}")
     max_x = _number(cfg, "cosine-max-x-axis-value", 2 * math.pi, fail)
     if not 0 <= max_x < 1e15:
         fail(f"cosine-max-x-axis-value must be finite and >= 0, not {max_x}")
@@ -145,12 +145,12 @@ def pattern(program, kind, level=None, count=1, nchildren=2, seed=0):
     k = len(names) - 1 if level is None else _level(names, level)
     members = np.flatnonzero(program.level == k)
     if nchildren < 1 or count < 1:
-        raise TraceError("pattern", None, "count and nchildren must be positive")
+        raise OptionsError("count and nchildren must be positive")
     n = len(members)
     n_edges = n * (n - 1) if kind == "full" else n
     if n_edges * count > MAX_LINKS:
-        raise TraceError("pattern", None, f"{kind} over {n} containers x {count} rounds is "
-                         f"more than {MAX_LINKS} messages")
+        raise OptionsError(f"{kind} over {n} containers x {count} rounds is more than "
+                           f"{MAX_LINKS} messages")
     a, b = pattern_edges(kind, n, nchildren)
     rng = np.random.default_rng(seed)
     slot = program.end // count
@@ -168,6 +168,5 @@ def pattern(program, kind, level=None, count=1, nchildren=2, seed=0):
 
 def _level(names, level):
     if level not in names:
-        raise TraceError("pattern", None, f"no level named {level!r} (levels: "
-                         f"{', '.join(names)})")
+        raise OptionsError(f"no level named {level!r} (levels: {', '.join(names)})")
     return names.index(level)

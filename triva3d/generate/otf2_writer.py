@@ -22,6 +22,8 @@ ARCHIVE = {"traces.otf2", "traces.def", "traces", "traces.otf2.t3dcache"}
 #: Buffer size per location: the smallest the library takes (its default, 1 MiB for
 #: events and 4 MiB for definitions, made closing each location cost 5 ms).
 CHUNK = 256 * 1024
+#: At most this many processes: each holds its buffers until the archive closes.
+MAX_LOCATIONS = 10_000
 
 
 def _events(program, rank):
@@ -42,19 +44,38 @@ def _events(program, rank):
 def write_otf2(program, path, seed=0):
     """Write `program` as the OTF2 archive folder `path` (an earlier archive there
     is replaced; a folder holding anything else is refused)."""
-    import otf2
-    from otf2.enums import GroupType, Paradigm, RegionRole
     p = program
     leaves = p.leaves
     if p.link_level() not in (-1, len(p.levels) - 1):
         raise OptionsError("OTF2 messages join processes: links between "
                            f"{p.levels[p.link_level()][0]} containers need the Pajé format")
-    path = str(path)
-    if os.path.exists(path):
-        if not os.path.isdir(path) or not set(os.listdir(path)) <= ARCHIVE:
-            raise TraceError(path, None, "exists and holds more than an OTF2 archive; "
-                             "not replaced")
-        shutil.rmtree(path)
+    if len(leaves) > MAX_LOCATIONS:
+        raise OptionsError(f"{len(leaves)} processes: an OTF2 archive is written with a "
+                           f"buffer per process in memory, at most {MAX_LOCATIONS} "
+                           "(use the Pajé format)")
+    path = os.path.abspath(str(path))
+    if os.path.exists(path) and \
+            (not os.path.isdir(path) or not set(os.listdir(path)) <= ARCHIVE):
+        raise TraceError(path, None, "exists and holds more than an OTF2 archive; not "
+                                     "replaced")
+    parent = os.path.dirname(path)
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+        raise TraceError(path, None, "cannot write: its folder does not exist or is not "
+                                     "writable")
+    tmp = f"{path}.t3d-{os.getpid()}.tmp"  # the archive appears whole, or not at all
+    try:
+        _write(p, tmp, leaves, seed)
+        if os.path.exists(path):
+            shutil.rmtree(path)
+        os.rename(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _write(p, path, leaves, seed):
+    import otf2
+    from otf2.enums import GroupType, Paradigm, RegionRole
     rank = np.full(len(p.names), -1, np.int64)
     rank[leaves] = np.arange(len(leaves))
     try:
@@ -113,6 +134,8 @@ def _stamp_trace_id(anchor, seed):
         _otf2.Reader_Close(h)
     new = struct.pack("<Q", int(np.random.default_rng(seed).integers(1, 2**63)))
     data = open(anchor, "rb").read()
-    if data.count(old) == 1:
-        with open(anchor, "wb") as f:
-            f.write(data.replace(old, new))
+    if data.count(old) != 1:
+        raise TraceError(anchor, None, "cannot set the trace id from the seed (this OTF2 "
+                                       "version stores it otherwise)")
+    with open(anchor, "wb") as f:
+        f.write(data.replace(old, new))

@@ -12,6 +12,8 @@ import numpy as np
 from ..errors import OptionsError
 
 NS = 1_000_000_000
+#: The latest time (ns) that reads back as the same double from Pajé and OTF2.
+MAX_END = 2 ** 53
 
 
 @dataclass
@@ -50,6 +52,9 @@ class Program:
         self.level = np.asarray(self.level, np.int64)
         ends = [self.end, self.state_end.max(initial=0), np.max(self.link_end, initial=0)]
         self.end = int(max(ends))
+        if self.end > MAX_END:  # nanoseconds beyond 2^53 no longer read back exactly
+            raise OptionsError(f"the run lasts {self.end / NS:.3g} s: at most "
+                               f"{MAX_END / NS:.3g} s")
 
     @property
     def leaves(self):

@@ -35,12 +35,13 @@ MIN_CHUNK = 0.01
 OWN_SITE = 0.8
 BACKOFF = (0.001, 0.5)
 HOP_LATENCY, BANDWIDTH, SAME_HOST = 1e-4, 1.25e8, 1e-6
-#: At most this many processes.
-MAX_PROCESSES = 100_000
+#: At most this many processes, and hosts (one breadth-first pass over the topology each).
+MAX_PROCESSES, MAX_HOSTS = 100_000, 5000
 
 
 def _hosts(topo, zones, n_hosts):
     hosts = [i for i, k in enumerate(topo.kinds) if k == "host"]
+    zones = [z for z in zones or [] if z]
     if zones:
         hosts = [i for i in hosts
                  if set(topo.node_attrs[i].get("zone", "").split("/")) & set(zones)]
@@ -52,6 +53,15 @@ def _hosts(topo, zones, n_hosts):
     return hosts
 
 
+def _check_names(topo, hosts):
+    """Host and zone names become Pajé names: no quote or line break."""
+    for h in hosts:
+        for name in [topo.names[h]] + topo.node_attrs[h].get("zone", "").split("/"):
+            if any(c in name for c in '"\r\n'):
+                raise TraceError(topo.source, None, f"the name {name!r} holds a quote or a "
+                                 "line break, which a Pajé trace cannot")
+
+
 def _zone_levels(topo, hosts):
     """Zone names per host below the zones all share: (level names, rows)."""
     paths = [topo.node_attrs[h].get("zone", "").split("/") for h in hosts]
@@ -60,7 +70,7 @@ def _zone_levels(topo, hosts):
         common += 1
     rows = [p[common:] for p in paths]
     if len({len(r) for r in rows}) > 1 or rows[0] == [""]:
-        rows = [r[-1:] for r in rows] if all(r != [""] for r in rows) else [[] for _ in rows]
+        rows = [r[:1] for r in rows] if all(r != [""] for r in rows) else [[] for _ in rows]
     if len(rows[0]) == 1 and len({r[0] for r in rows}) == 1:
         rows = [[] for _ in rows]  # one zone above every host: no level
     depth = len(rows[0])
@@ -107,6 +117,11 @@ def routes(topo, hosts, slow=(set(), set())):
         adj[a].append((b, e))
         adj[b].append((a, e))
     e_lat, e_bw = topo.latency.tolist(), topo.bandwidth.tolist()
+    # an edge touching a link node carries that link's latency (SimGrid readers copy
+    # it) unless it is a folded link of its own (`links`): count each link once
+    is_link = [k == "link" for k in topo.kinds]
+    e_lat_own = [math.nan if (is_link[a] or is_link[b]) and "links" not in attrs else lat
+                 for a, b, lat, attrs in zip(src, dst, e_lat, topo.edge_attrs)]
     n_lat = [float(a.get("latency", "nan")) for a in topo.node_attrs]
     n_bw = [float(a.get("bandwidth", "nan")) for a in topo.node_attrs]
     slow_edges, slow_nodes = slow
@@ -129,7 +144,7 @@ def routes(topo, hosts, slow=(set(), set())):
                     continue
                 seen[v] = True
                 l, k, b = L[u], K[u], B[u]
-                for x_lat, x_bw in via + [(e_lat[e], e_bw[e])]:
+                for x_lat, x_bw in via + [(e_lat_own[e], e_bw[e])]:
                     if x_lat == x_lat:  # not NaN
                         l, k = l + x_lat, k + 1
                     if x_bw == x_bw and x_bw > 0:
@@ -166,15 +181,19 @@ def workstealing(topo, processes=None, hosts=None, zones=None, work=30.0, seed=0
     if not (0 < work <= 1e6 and 0 <= slow_latency <= 1e6):
         raise TraceError(topo.source, None, "work must be in (0, 1e6] s and the slow "
                          "latency in [0, 1e6] s")
+    host_ids = host_ids[:n_proc]  # no host without a process
+    if len(host_ids) > MAX_HOSTS:
+        raise TraceError(topo.source, None, f"{len(host_ids)} hosts: at most {MAX_HOSTS} "
+                         "(choose some with --hosts or --zones)")
+    _check_names(topo, host_ids)
     host_of = np.arange(n_proc) * len(host_ids) // n_proc
     slow = _slow_elements(topo, slow_link, slow_site)
     route = routes(topo, host_ids, slow)
-    req = delays(route, request, slow_latency)[host_of[:, None], host_of]
-    rep = delays(route, reply, slow_latency)[host_of[:, None], host_of]
     zone_names, zone_rows = _zone_levels(topo, host_ids)
     site_of_host = np.unique([r[:1] for r in zone_rows], axis=0, return_inverse=True)[1]
-    states, links = _simulate(work, req, rep, site_of_host.reshape(-1)[host_of],
-                              np.random.default_rng(seed))
+    states, links = _simulate(work, delays(route, request, slow_latency),
+                              delays(route, reply, slow_latency), host_of,
+                              site_of_host.reshape(-1)[host_of], np.random.default_rng(seed))
     levels = [(n, f"Z{k}") for k, n in enumerate(zone_names)] + [("Host", "H"),
                                                                   ("Process", "P")]
     parent, level, names, row = [], [], [], {}
@@ -207,9 +226,10 @@ def workstealing(topo, processes=None, hosts=None, zones=None, work=30.0, seed=0
                    state_type="Worker state", link_type="Steal request", link_value="steal")
 
 
-def _simulate(work, req, rep, site, rng):
+def _simulate(work, req, rep, host, site, rng):
     """Events of the run: states (process, value, start, end) and steal requests
-    (thief, victim, sent, arrived), in seconds; `site` numbers each process's site."""
+    (thief, victim, sent, arrived), in seconds. `req`, `rep`: delays between hosts;
+    `host`, `site`: each process's host and site."""
     n = len(site)
     members = [np.flatnonzero(site == s) for s in range(site.max() + 1)]
     states, links = [], []
@@ -241,8 +261,9 @@ def _simulate(work, req, rep, site, rng):
         else:
             v = int(rng.integers(n - 1))
             v += v >= p
-        links.append((p, v, t, t + req[p, v]))
-        push(t + req[p, v], "arrive", p, v)
+        d = req[host[p], host[v]]
+        links.append((p, v, t, t + d))
+        push(t + d, "arrive", p, v)
 
     share = work * (0.5 + np.arange(n) / max(n - 1, 1))  # from half to 1.5 x work
     for p, w in enumerate(rng.permutation(share).tolist() if n > 1 else [work]):
@@ -267,7 +288,7 @@ def _simulate(work, req, rep, site, rng):
                 version[v] += 1
                 push(run_end[v], "finish", v, version[v])
                 in_transit += 1
-            push(t + rep[v, p], "reply", p, give)
+            push(t + rep[host[v], host[p]], "reply", p, give)
         elif what == "reply":
             close(p, t)
             if x:
