@@ -12,6 +12,8 @@ from ..errors import TraceError
 CHUNK = 16 << 20
 #: Longest line read (a file without newlines would grow a buffer without bound).
 MAX_LINE = 64 << 20
+#: What a `%` line or a definition can add to (PajeTraceFile reserves for itself).
+PYLINE = ("tokens", "arena", "values")
 #: Deepest chain of files including one another (PajeTraceFile).
 MAX_INCLUDES = 64
 
@@ -87,11 +89,18 @@ def _run(sim, buf, end, path, chain, bar):
         if status == K.ST_ERROR:
             raise TraceError(path, int(sim.istate[K.I_LINE]), sim.error_message(buf))
         _, nxt, _ = K.tokenize(buf, pos, end, sim.toks_s, sim.toks_e)
-        sim.reserve(nxt - pos)
-        if status == K.ST_PYLINE:
+        if status != K.ST_PYLINE:
+            sim.reserve(nxt - pos)  # ST_GROW: room for anything a line can add
+        while status == K.ST_PYLINE:  # runs of definitions stay in Python
+            sim.reserve(nxt - pos, PYLINE)
             sim.istate[K.I_LINE] += 1
             _python_line(sim, buf, pos, path, chain, bar)
             pos = nxt
+            if pos >= end:
+                break
+            ntok, nxt, ok = K.tokenize(buf, pos, end, sim.toks_s, sim.toks_e)
+            if not (ok and ntok and sim.python_line(buf)):
+                break  # the kernel's line
         args = sim.kernel_args()
 
 

@@ -147,6 +147,7 @@ class SimState:
         self.toks_e = np.zeros(D.MAX_FIELDS + 1, I8)
         self.tokid = np.zeros(D.MAX_FIELDS + 1, I4)
         self.extra_names = []
+        self.interned = {}                   # bytes -> token code, of what Python interned
         for name, (_, arrays, index, extra) in GROUPS.items():
             for arr, dt in arrays.items():
                 self.a[arr] = np.empty(INITIAL, dt)
@@ -160,6 +161,7 @@ class SimState:
         self.type_arrays = {"kind": np.empty(0, np.int8), "parent": np.empty(0, I4),
                             "start": np.empty(0, I4), "end": np.empty(0, I4)}
         self.def_table = D.DefTable()
+        self.python_ids = set()              # event ids of definitions handled in Python
         self.value_color = {}
         self.header = D.HeaderParser(legacy_names=lenient)
         self.defs = []                       # index -> EventDef
@@ -231,15 +233,19 @@ class SimState:
 
     # -- names -----------------------------------------------------------------
     def intern(self, b):
+        t = self.interned.get(b)  # token codes never change: remember Python's
+        if t is not None:
+            return t
         a, ist = self.a, self.istate
         n = int(ist[K.I_NTOK])
         if 2 * (n + 1) > len(a["tok_slots"]) or n + 1 > len(a["tk_start"]) or \
                 int(ist[K.I_NARENA]) + len(b) > len(a["arena"]):
             self.reserve(len(b), NAMES)  # room for one token and its bytes
-        return int(K.intern(np.frombuffer(b, U8), 0, len(b), self.istate, a["arena"],
-                            a["tk_start"], a["tk_len"], a["tk_hash"], a["tok_slots"],
-                            a["tok2cont_id"], a["tok2cont_name"], a["tok2type_id"],
-                            a["tok2type_name"], a["tok2def"]))
+        t = self.interned[b] = int(K.intern(
+            np.frombuffer(b, U8), 0, len(b), self.istate, a["arena"], a["tk_start"],
+            a["tk_len"], a["tk_hash"], a["tok_slots"], a["tok2cont_id"], a["tok2cont_name"],
+            a["tok2type_id"], a["tok2type_name"], a["tok2def"]))
+        return t
 
     def token_text(self, t):
         s = self.a["tk_start"][t]
@@ -330,6 +336,8 @@ class SimState:
             self.defs.append(d)
             self.add_extra_names([n for n, _ in d.extra])
             self.def_table.add(d, {n: i for i, n in enumerate(self.extra_names)})
+            if not D.CREATE_CONTAINER <= d.kind <= D.END_LINK:  # what the kernel hands back
+                self.python_ids.add(d.ident)
             self.a["tok2def"][self.intern(d.ident)] = d.index
 
     # -- errors ------------------------------------------------------------------
@@ -360,6 +368,12 @@ class SimState:
         rows = np.flatnonzero((a["ln_cont"][:n] == c) & (a["ln_done"][:n] == 0))
         key = self.token_text(a["ln_key"][rows[0]]) if len(rows) else "?"
         return dict(pending=len(rows), container=self.token_text(a["cont_name"][c]), key=key)
+
+    def python_line(self, buf):
+        """Whether the line just tokenized is one for Python: a `%` line or an event
+        whose definition is a PajeDefine* or PajeTraceFile."""
+        s, e = int(self.toks_s[0]), int(self.toks_e[0])
+        return buf[s] == 37 or bytes(buf[s:e]) in self.python_ids
 
     def line_words(self, buf, pos):
         n, _, _ = K.tokenize(buf, pos, len(buf), self.toks_s, self.toks_e)
