@@ -125,3 +125,34 @@ def big(path, events, ranks=8):
                 ev.leave(t + 60 + r, recv)
                 ev.leave(t + 100, outer)
         return rounds * ranks * per_round
+
+
+def accelerator(path):
+    """GPU only: two CUDA streams of "GPU 0" on host "node-A", each copying data
+    "memcpy HtoD" [100, 200] then running the kernel "saxpy" [250, 900] (ns)."""
+    with otf2.writer.open(str(path), timer_resolution=1_000_000_000) as w:
+        d = w.definitions
+        gpu = d.location_group("GPU 0", system_tree_parent=d.system_tree_node(
+            "node-A", class_name="node"), location_group_type=LocationGroupType.ACCELERATOR)
+        copy = d.region("memcpy HtoD", paradigm=Paradigm.CUDA,
+                        region_role=RegionRole.DATA_TRANSFER)
+        kernel = d.region("saxpy", paradigm=Paradigm.CUDA, region_role=RegionRole.FUNCTION)
+        for s in range(2):
+            ev = w.event_writer(f"stream {s}", group=gpu, type=LocationType.ACCELERATOR_STREAM)
+            ev.enter(100, copy)
+            ev.leave(200, copy)
+            ev.enter(250, kernel)
+            ev.leave(900, kernel)
+
+
+def metrics_only(path):
+    """One thread that records only a "temperature" metric, 40 + k at 100 k ns, k < 5."""
+    with otf2.writer.open(str(path), timer_resolution=1_000_000_000) as w:
+        d = w.definitions
+        group = d.location_group("Process", system_tree_parent=d.system_tree_node("node-A"))
+        temp = d.metric_member("temperature", metric_mode=MetricMode.ABSOLUTE_POINT,
+                               value_type=Type.DOUBLE, unit="C")
+        metric = d.metric_class([temp], recorder_kind=RecorderKind.CPU)
+        ev = w.event_writer("Master thread", group=group)
+        for k in range(5):
+            ev.metric(100 * k, metric, [40.0 + k])

@@ -303,3 +303,19 @@ def test_mutated_archives_raise_only_trace_error(tmp_path_factory, data):
         else:
             assert check(trace) is None
 
+
+
+def test_accelerator_and_metrics_only_archives_load_strictly(tmp_path):
+    """OTF2 from GPU tracing and from counters alone (issue 16): no MPI at all."""
+    otf2gen.accelerator(tmp_path / "gpu")
+    t = load(tmp_path / "gpu", cache=False)
+    assert Counter(names(t, "containers", "name")) == {"0": 1, "node-A": 1, "GPU 0": 1,
+                                                      "stream 0": 1, "stream 1": 1}
+    ns = np.rint(np.c_[t.states.start, t.states.end] * 1e9).astype(int).tolist()
+    assert sorted((v, a, b) for v, (a, b) in zip(names(t, "states", "value"), ns)) == \
+        [("memcpy HtoD", 0, 100)] * 2 + [("saxpy", 150, 800)] * 2  # from the first, 100
+    assert set(names(t, "states", "paradigm")) == {"CUDA"}
+    otf2gen.metrics_only(tmp_path / "metrics")
+    t = load(tmp_path / "metrics", cache=False)
+    assert len(t.states) == 0 and list(t.variables.value) == [40, 41, 42, 43, 44]
+    assert list(t.variables.start * 1e9) == pytest.approx([0, 100, 200, 300, 400])
