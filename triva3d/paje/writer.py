@@ -81,15 +81,12 @@ def write_paje(trace, path):
 
     def name(code):
         return _token(names[code])
-    types, cont = trace.types, trace.containers
+    types = trace.types
     lines = header(trace)
     kinds = {Kind.CONTAINER: 0, Kind.VARIABLE: 1, Kind.STATE: 2, Kind.EVENT: 3, Kind.LINK: 4}
 
     def talias(t):
         return "0" if t == 0 else f"T{t}"
-
-    def calias(c):
-        return "0" if c == 0 else f"C{c}"
     for t in range(1, len(types)):
         k = Kind(int(types.kind[t]))
         parent = talias(int(types.parent[t])) if types.parent[t] >= 0 else "0"
@@ -102,88 +99,147 @@ def write_paje(trace, path):
         color = _color(trace.value_colors[v])
         lines.append(f"{19 if color else 5} V{v} T{trace.values.type[v]} "
                      f"{name(trace.values.name[v])}" + (f" {color}" if color else ""))
-    body = []  # (time, order, tiebreak, text)
-    extras = _extra_text(trace, "containers", 6)
-    for c in range(1, len(cont)):
-        eid, more = extras(c)
-        body.append((float(cont.start[c]), CREATE, c, f"{eid} {float(cont.start[c])!r} C{c} "
-                     f"T{cont.type[c]} {calias(int(cont.parent[c]))} {name(cont.name[c])}"
-                     f"{more}"))
-        body.append((float(cont.end[c]), DESTROY, -c, f"7 {float(cont.end[c])!r} "
-                     f"T{cont.type[c]} C{c}"))
-    body += _states(trace, calias)
-    body += _links(trace, calias)
-    var = trace.variables
-    extras = _extra_text(trace, "variables", 8)
-    for i in range(len(var)):
-        t, where = float(var.start[i]), f"{calias(int(var.container[i]))} T{var.type[i]}"
-        eid, more = extras(i)
-        parts = _float32_parts(float(var.value[i]))
-        body.append((t, OTHER, 0, f"{eid} {t!r} {where} {parts[0]!r}{more}"))
-        body += [(t, OTHER, 0, f"9 {t!r} {where} {x!r}") for x in parts[1:]]
-    ev = trace.events
-    extras = _extra_text(trace, "events", 17)
-    for i in range(len(ev)):
-        eid, more = extras(i)
-        body.append((float(ev.time[i]), OTHER, 1, f"{eid} {float(ev.time[i])!r} "
-                     f"{calias(int(ev.container[i]))} T{ev.type[i]} V{ev.value[i]}{more}"))
-    body.sort(key=lambda x: (x[0], x[1], x[2]))
+    body = _Body(trace)
     with writing(path) as f:
         f.write("\n".join(lines) + "\n")
-        f.writelines(b[3] + "\n" for b in body)
-    return len(body)
+        for text in body.chunks():
+            f.write(text)
+    return body.n
 
 
-def _extra_text(trace, table, eid):
-    """For row i of `table`: the event id to write it with and its user-defined
-    fields (none, and the id without them, for a row that has none)."""
-    names = trace.names
-    cols = list(getattr(trace, table).extra.values())
-
-    def text(i):
-        codes = [int(c[i]) for c in cols]
-        if all(x < 0 for x in codes):
-            return (EXTRA_ON[eid][1] if cols else eid), ""
-        return eid, "".join(" " + (_token(names[x]) if x >= 0 else '""') for x in codes)
-    return text
+#: Line kinds of the body.
+(CREATE_L, DESTROY_L, PUSH_L, POP_L, START_L, END_L, SET_L, ADD1_L, ADD2_L,
+ EVENT_L) = range(10)
+CHUNK = 100_000
 
 
-def _float32_parts(v):
-    """Float32 numbers whose sum, in doubles, is `v`: PajeNG reads variable values as
-    32-bit floats and adds them in doubles (SetVariable, then AddVariable at the same
-    time), so an accumulated value that is no float32 reloads exactly."""
-    parts = []
-    for _ in range(3):
-        x = float(np.float32(v))
-        if x == v or not np.isfinite(x):
-            break
-        parts.append(x)
-        v -= x
-    return parts + [float(np.float32(v))] if not parts or v else parts
+def _s(a):
+    """Numbers as the shortest text that reads back the same (numpy's repr)."""
+    return np.asarray(a).astype(str).astype(object)
 
 
-def _states(trace, calias):
-    """Push at the start, Pop at the end: at one time, pops (deepest first) before
-    pushes (shallowest first). A zero-length state at depth d pops right after its
-    push, among the pushes after its parent's when the parent starts then, else
-    among the pops, after those at depth d or more (its ancestors still open)."""
-    st = trace.states
-    extras = _extra_text(trace, "states", 12)
-    starts = {(int(c), int(t), int(d), float(s)) for c, t, d, s, e in zip(
-        st.container, st.type, st.imbrication, st.start, st.end) if e > s}
-    out = []
-    for i in range(len(st)):
-        s, e, d = float(st.start[i]), float(st.end[i]), int(st.imbrication[i])
-        c, t = calias(int(st.container[i])), st.type[i]
-        eid, more = extras(i)
-        push, pop = f"{eid} {s!r} {c} T{t} V{st.value[i]}{more}", f"13 {e!r} {c} T{t}"
-        if e > s:
-            out += [(s, PUSH, d, push), (e, POP, -d, pop)]
-        elif (int(st.container[i]), int(t), d - 1, s) in starts:
-            out += [(s, PUSH, d + 0.4, push), (s, PUSH, d + 0.6, pop)]
-        else:
-            out += [(s, POP, -d + 0.4, push), (s, POP, -d + 0.6, pop)]
-    return out
+class _Body:
+    """Every event line as columns (time, order, tiebreak to sort by; kind and row to
+    write it), sorted once and formatted a chunk of lines at a time: the memory
+    follows the Trace, not the file."""
+
+    def __init__(self, trace):
+        self.trace = tr = trace
+        names = tr.names
+        self.tok = np.array([_token(names[i]) for i in range(len(names))] + ['""'], object)
+        cont, st, ln, var, ev = tr.containers, tr.states, tr.links, tr.variables, tr.events
+        c = np.arange(1, len(cont))
+        parts = [(cont.start[c], CREATE, c, CREATE_L, c), (cont.end[c], DESTROY, -c,
+                                                            DESTROY_L, c)]
+        parts += self._states(st)
+        rows = np.arange(len(ln))
+        parts += [(ln.start, OTHER, np.full(len(ln), 2), START_L, rows),
+                  (ln.end, OTHER, np.full(len(ln), 3), END_L, rows)]
+        self.var_parts = _float32_split(var.value)
+        rows = np.arange(len(var))
+        a1, a2 = self.var_parts[1] != 0, self.var_parts[2] != 0
+        parts += [(var.start, OTHER, np.zeros(len(var)), SET_L, rows),
+                  (var.start[a1], OTHER, np.zeros(a1.sum()), ADD1_L, rows[a1]),
+                  (var.start[a2], OTHER, np.zeros(a2.sum()), ADD2_L, rows[a2])]
+        parts += [(ev.time, OTHER, np.ones(len(ev)), EVENT_L, np.arange(len(ev)))]
+        time = np.concatenate([p[0] for p in parts]).astype(np.float64)
+        order = np.concatenate([np.full(len(p[0]), p[1], np.int8) for p in parts])
+        tie = np.concatenate([p[2] for p in parts]).astype(np.float64)
+        self.kind = np.concatenate([np.full(len(p[0]), p[3], np.int8) for p in parts])
+        self.row = np.concatenate([p[4] for p in parts]).astype(np.int64)
+        self.order = np.lexsort((tie, order, time))  # stable: Set before its Adds
+        self.n = len(self.order)
+        self.calias = np.array(["0"] + [f"C{i}" for i in range(1, len(cont))], object)
+        self.key = np.where(ln.key >= 0, self.tok[ln.key], "").astype(object)
+        for i in np.flatnonzero(_shared_keys(ln) | (ln.key < 0)).tolist():
+            self.key[i] = _token(f"{names[ln.key[i]] if ln.key[i] >= 0 else ''}#{i}")
+
+    def _states(self, st):
+        """Push at the start, Pop at the end: at one time, pops (deepest first) before
+        pushes (shallowest first). A zero-length state at depth d pops right after its
+        push, among the pushes after its parent's when the parent starts then, else
+        among the pops, after those at depth d or more (its ancestors still open)."""
+        d = st.imbrication.astype(np.float64)
+        zero = st.end <= st.start
+        rows = np.arange(len(st))
+        later = np.flatnonzero(~zero & np.isin(st.start, st.start[zero]))
+        starts = set(zip(st.container[later].tolist(), st.type[later].tolist(),
+                         st.imbrication[later].tolist(), st.start[later].tolist()))
+        inside = np.array([(c, t, k - 1, s) in starts for c, t, k, s in zip(
+            st.container[zero].tolist(), st.type[zero].tolist(),
+            st.imbrication[zero].tolist(), st.start[zero].tolist())], bool)
+        z, zin, zout = rows[zero], rows[zero][inside], rows[zero][~inside]
+        pos = rows[~zero]
+        return [(st.start[pos], PUSH, d[pos], PUSH_L, pos),
+                (st.end[pos], POP, -d[pos], POP_L, pos),
+                (st.start[zin], PUSH, d[zin] + 0.4, PUSH_L, zin),
+                (st.start[zin], PUSH, d[zin] + 0.6, POP_L, zin),
+                (st.start[zout], POP, -d[zout] + 0.4, PUSH_L, zout),
+                (st.start[zout], POP, -d[zout] + 0.6, POP_L, zout)] if len(z) else \
+            [(st.start, PUSH, d, PUSH_L, rows), (st.end, POP, -d, POP_L, rows)]
+
+    def chunks(self):
+        for lo in range(0, self.n, CHUNK):
+            pick = self.order[lo:lo + CHUNK]
+            kind, row = self.kind[pick], self.row[pick]
+            out = np.empty(len(pick), object)
+            for k in np.unique(kind).tolist():
+                m = kind == k
+                out[m] = self._lines(k, row[m])
+            yield "\n".join(out.tolist()) + "\n"
+
+    def _extras(self, table, eid, rows):
+        """(event ids, " field field..." texts) of rows of `table` (see EXTRA_ON)."""
+        cols = list(getattr(self.trace, table).extra.values())
+        if not cols:
+            return np.full(len(rows), str(eid), object), ""
+        codes = np.stack([col[rows] for col in cols], axis=1)
+        text = np.full(len(rows), "", object)
+        for k in range(codes.shape[1]):
+            text = text + " " + self.tok[codes[:, k]]   # -1: the last token, ""
+        some = (codes >= 0).any(axis=1)
+        return np.where(some, str(eid), str(EXTRA_ON[eid][1])).astype(object), \
+            np.where(some, text, "").astype(object)
+
+    def _lines(self, kind, r):
+        tr, tok, calias = self.trace, self.tok, self.calias
+        cont = tr.containers
+        if kind == CREATE_L:
+            eid, more = self._extras("containers", 6, r)
+            return (eid + " " + _s(cont.start[r]) + " " + calias[r] + " T" +
+                    _s(cont.type[r]) + " " + calias[cont.parent[r]] + " " +
+                    tok[cont.name[r]] + more)
+        if kind == DESTROY_L:
+            return "7 " + _s(cont.end[r]) + " T" + _s(cont.type[r]) + " " + calias[r]
+        if kind in (PUSH_L, POP_L):
+            st = tr.states
+            where = " " + calias[st.container[r]] + " T" + _s(st.type[r])
+            if kind == POP_L:
+                return "13 " + _s(st.end[r]) + where
+            eid, more = self._extras("states", 12, r)
+            return eid + " " + _s(st.start[r]) + where + " V" + _s(st.value[r]) + more
+        if kind in (START_L, END_L):
+            ln = tr.links
+            if kind == END_L:
+                return ("16 " + _s(ln.end[r]) + " " + calias[ln.container[r]] + " T" +
+                        _s(ln.type[r]) + " " + calias[ln.end_container[r]] + " V" +
+                        _s(ln.value[r]) + " " + self.key[r])
+            eid, more = self._extras("links", 15, r)
+            return (eid + " " + _s(ln.start[r]) + " " + calias[ln.container[r]] + " T" +
+                    _s(ln.type[r]) + " " + calias[ln.start_container[r]] + " V" +
+                    _s(ln.value[r]) + " " + self.key[r] + more)
+        if kind in (SET_L, ADD1_L, ADD2_L):
+            var = tr.variables
+            where = " " + _s(var.start[r]) + " " + calias[var.container[r]] + " T" + \
+                _s(var.type[r]) + " "
+            if kind != SET_L:
+                return "9" + where + _s(self.var_parts[kind - SET_L][r])
+            eid, more = self._extras("variables", 8, r)
+            return eid + where + _s(self.var_parts[0][r]) + more
+        ev = tr.events
+        eid, more = self._extras("events", 17, r)
+        return (eid + " " + _s(ev.time[r]) + " " + calias[ev.container[r]] + " T" +
+                _s(ev.type[r]) + " V" + _s(ev.value[r]) + more)
 
 
 def _shared_keys(ln):
@@ -196,19 +252,14 @@ def _shared_keys(ln):
     return counts[inverse.reshape(-1)] > 1
 
 
-def _links(trace, calias):
-    ln = trace.links
-    extras = _extra_text(trace, "links", 15)
-    shared = _shared_keys(ln)
-    out = []
-    for i in range(len(ln)):
-        s, e = float(ln.start[i]), float(ln.end[i])
-        c, t, v = calias(int(ln.container[i])), ln.type[i], ln.value[i]
-        key = trace.names[ln.key[i]] if ln.key[i] >= 0 else ""
-        key = _token(f"{key}#{i}" if shared[i] or not key else key)
-        eid, more = extras(i)
-        out.append((s, OTHER, 2, f"{eid} {s!r} {c} T{t} {calias(int(ln.start_container[i]))} "
-                    f"V{v} {key}{more}"))
-        out.append((e, OTHER, 3, f"16 {e!r} {c} T{t} {calias(int(ln.end_container[i]))} "
-                    f"V{v} {key}"))
-    return out
+def _float32_split(values):
+    """Three float32 columns (as doubles) whose sum, in doubles, is each value: PajeNG
+    reads variable values as 32-bit floats and adds them in doubles (SetVariable, then
+    AddVariable at the same time), so an accumulated value reloads exactly."""
+    v = np.asarray(values, np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        a = v.astype(np.float32).astype(np.float64)
+        b = (v - a).astype(np.float32).astype(np.float64)
+        c = (v - a - b).astype(np.float32).astype(np.float64)
+    b[~np.isfinite(b)], c[~np.isfinite(c)] = 0.0, 0.0
+    return a, b, c
