@@ -88,13 +88,14 @@ def _run(sim, buf, end, path, chain, bar):
             return
         if status == K.ST_ERROR:
             raise TraceError(path, int(sim.istate[K.I_LINE]), sim.error_message(buf))
-        _, nxt, _ = K.tokenize(buf, pos, end, sim.toks_s, sim.toks_e)
+        ntok, nxt, _ = K.tokenize(buf, pos, end, sim.toks_s, sim.toks_e)
         if status != K.ST_PYLINE:
             sim.reserve(nxt - pos)  # ST_GROW: room for anything a line can add
         while status == K.ST_PYLINE:  # runs of definitions stay in Python
-            sim.reserve(nxt - pos, PYLINE)
+            if not sim.room_for_definition(nxt - pos):
+                sim.reserve(nxt - pos, PYLINE)
             sim.istate[K.I_LINE] += 1
-            _python_line(sim, buf, pos, path, chain, bar)
+            _python_line(sim, sim.words(buf, ntok), path, chain, bar)
             pos = nxt
             if pos >= end:
                 break
@@ -104,10 +105,9 @@ def _run(sim, buf, end, path, chain, bar):
         args = sim.kernel_args()
 
 
-def _python_line(sim, buf, pos, path, chain, bar):
-    """A `%` header line, a PajeDefine* event or a PajeTraceFile."""
+def _python_line(sim, words, path, chain, bar):
+    """A `%` header line, a PajeDefine* event or a PajeTraceFile (its fields)."""
     line = int(sim.istate[K.I_LINE])
-    words = sim.line_words(buf, pos)
     try:
         if words[0].startswith(b"%"):
             sim.header_line(words, line)
@@ -115,7 +115,7 @@ def _python_line(sim, buf, pos, path, chain, bar):
         if sim.header.current is not None:
             raise ValueError(f"event line inside the %EventDef that starts at line "
                              f"{sim.header.current.line}")
-        d = sim.defs[sim.a["tok2def"][sim.intern(words[0])]]
+        d = sim.python_defs.get(words[0]) or sim.defs[sim.a["tok2def"][sim.intern(words[0])]]
         if len(words) != d.nfields:
             raise ValueError(f"{len(words)} fields where the definition of "
                              f"{D.EVENT_NAMES[d.kind]} (line {d.line}) has {d.nfields}")

@@ -161,7 +161,7 @@ class SimState:
         self.type_arrays = {"kind": np.empty(0, np.int8), "parent": np.empty(0, I4),
                             "start": np.empty(0, I4), "end": np.empty(0, I4)}
         self.def_table = D.DefTable()
-        self.python_ids = set()              # event ids of definitions handled in Python
+        self.python_defs = {}                # event id -> definition handled in Python
         self.value_color = {}
         self.header = D.HeaderParser(legacy_names=lenient)
         self.defs = []                       # index -> EventDef
@@ -195,6 +195,15 @@ class SimState:
         return args
 
     # -- growth ----------------------------------------------------------------
+    def room_for_definition(self, line_bytes):
+        """Whether a `%` line or a definition of `line_bytes` fits without growing (a
+        cheap test before `reserve(..., PYLINE)`)."""
+        a, ist = self.a, self.istate
+        ntok, nval = int(ist[K.I_NTOK]) + D.MAX_FIELDS + 1, int(ist[K.I_NVAL]) + 1
+        return (ntok <= len(a["tk_start"]) and 2 * ntok <= len(a["tok_slots"]) and
+                int(ist[K.I_NARENA]) + line_bytes <= len(a["arena"]) and
+                nval <= len(a["val_type"]) and 2 * nval <= len(a["val_slots"]))
+
     def reserve(self, line_bytes, groups=GROUPS):
         """Grow every group (of `groups`) that could overflow while handling one line."""
         margin = {"tokens": D.MAX_FIELDS + 1, "arena": line_bytes}
@@ -315,7 +324,7 @@ class SimState:
         if self.type_kind[parent] != Kind.CONTAINER:
             raise ValueError(f"'{field(D.F_TYPE).decode('utf-8', 'replace')}' is not a "
                              "container type")
-        if self.a["tok2type_id"][self.intern(ident)] >= 0:
+        if self.a["tok2type_id"][alias_t if alias else name_t] >= 0:
             raise ValueError(f"type '{ident.decode('utf-8', 'replace')}' is already defined")
         kind = {D.DEF_CONTAINER_TYPE: Kind.CONTAINER, D.DEF_STATE_TYPE: Kind.STATE,
                 D.DEF_EVENT_TYPE: Kind.EVENT, D.DEF_VARIABLE_TYPE: Kind.VARIABLE,
@@ -337,7 +346,7 @@ class SimState:
             self.add_extra_names([n for n, _ in d.extra])
             self.def_table.add(d, {n: i for i, n in enumerate(self.extra_names)})
             if not D.CREATE_CONTAINER <= d.kind <= D.END_LINK:  # what the kernel hands back
-                self.python_ids.add(d.ident)
+                self.python_defs[d.ident] = d
             self.a["tok2def"][self.intern(d.ident)] = d.index
 
     # -- errors ------------------------------------------------------------------
@@ -373,12 +382,17 @@ class SimState:
         """Whether the line just tokenized is one for Python: a `%` line or an event
         whose definition is a PajeDefine* or PajeTraceFile."""
         s, e = int(self.toks_s[0]), int(self.toks_e[0])
-        return buf[s] == 37 or bytes(buf[s:e]) in self.python_ids
+        return buf[s] == 37 or bytes(buf[s:e]) in self.python_defs
 
     def line_words(self, buf, pos):
         n, _, _ = K.tokenize(buf, pos, len(buf), self.toks_s, self.toks_e)
+        return self.words(buf, n)
+
+    def words(self, buf, n):
+        """The fields of the line just tokenized (its first `n` tokens)."""
         n = min(n, len(self.toks_s))
-        return [bytes(buf[self.toks_s[i]:self.toks_e[i]]) for i in range(n)]
+        return [bytes(buf[s:e]) for s, e in zip(self.toks_s[:n].tolist(),
+                                                self.toks_e[:n].tolist())]
 
     # -- the end ---------------------------------------------------------------
     def finish(self, source):
