@@ -97,7 +97,7 @@ def render(s):
         lines.append("records not drawn  " + ", ".join(f"{k} {v}"
                                                        for k, v in s["other_records"].items()))
     if s["recoveries"]:
-        lines.append("recovered (--lenient)")
+        lines.append("reported (what --lenient recovered from, and remarks on the input)")
         for r in s["recoveries"]:
             where = f" (first at line {r['first_line']})" if r["first_line"] is not None else ""
             lines.append(f"  {r['what']}: {r['count']}{where}")
