@@ -319,3 +319,32 @@ def test_accelerator_and_metrics_only_archives_load_strictly(tmp_path):
     t = load(tmp_path / "metrics", cache=False)
     assert len(t.states) == 0 and list(t.variables.value) == [40, 41, 42, 43, 44]
     assert list(t.variables.start * 1e9) == pytest.approx([0, 100, 200, 300, 400])
+
+
+def _one_thread(path, events, resolution=1_000_000_000):
+    """An archive of one thread whose events are (time, "enter"|"leave") on "main"."""
+    with otf2.writer.open(str(path), timer_resolution=resolution) as w:
+        d = w.definitions
+        group = d.location_group("Process", system_tree_parent=d.system_tree_node("node"))
+        main = d.region("main")
+        ev = w.event_writer("Master thread", group=group)
+        for t, what in events:
+            (ev.enter if what == "enter" else ev.leave)(t, main)
+
+
+def test_what_the_clock_and_the_nesting_cannot_hold(tmp_path):
+    """Timer resolution 0 gave NaN times, ticks past 2^63 an OverflowError traceback,
+    regions nested past the imbrication column's range wrapped around (issue 16)."""
+    _one_thread(tmp_path / "res0", [(10, "enter"), (20, "leave")], resolution=0)
+    with pytest.raises(TraceError, match="timer resolution 0"):
+        load(tmp_path / "res0", cache=False)
+    t = load(tmp_path / "res0", lenient=True, cache=False)
+    assert list(t.states.end - t.states.start) == pytest.approx([1e-8])
+    _one_thread(tmp_path / "late", [(2 ** 63 + 5, "enter"), (2 ** 63 + 10, "leave")])
+    with pytest.raises(TraceError, match="beyond 2\\^63 ticks"):
+        load(tmp_path / "late", lenient=True, cache=False)
+    deep = 32768
+    _one_thread(tmp_path / "deep", [(k, "enter") for k in range(deep + 1)] +
+                [(deep + 1 + k, "leave") for k in range(deep + 1)])
+    with pytest.raises(TraceError, match="nested more than 32767 deep"):
+        load(tmp_path / "deep", cache=False)

@@ -249,6 +249,9 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report):
         _fail(lenient, report, path, None, f"{where}: {n.value} events in the file, "
               f"its definition says {n_events}")
     rec = capi.records(buf)
+    if len(rec) and rec[:, 1].min() < 0:  # uint64 ticks past 2^63 wrapped around
+        _fail(lenient, report, path, None, f"{where}: an event at or beyond tick 2^63")
+        return None
     back = np.flatnonzero(np.diff(rec[:, 1]) < 0) if len(rec) else []
     if len(back):  # states would end before they start
         i = int(back[0]) + 1
@@ -268,6 +271,13 @@ def read_otf2(path, lenient=False):
     defs = _Defs(anchor)
     report = [("strings of the definitions not in UTF-8, decoded with replacement",
                defs.not_utf8, None)] if defs.not_utf8 else []
+    if not defs.offset + defs.length < 2 ** 63:
+        raise TraceError(anchor, None, f"the clock starts at tick {defs.offset} and lasts "
+                                       f"{defs.length}: times at or beyond 2^63 ticks")
+    if not defs.resolution > 0:  # times cannot become seconds
+        _fail(lenient, report, anchor, None, f"timer resolution {defs.resolution:g} "
+              "(lenient: taken as 1 GHz)")
+        defs.resolution = 1e9
     recs, other = _read_events(anchor, defs, lenient, report)
     return _Builder(defs, anchor, recs, lenient, report).trace(other)
 
@@ -358,6 +368,9 @@ class _Builder:
                                                       rec[:, 4], rec[:, 5], end_ticks)
             unmatched_leaves += bad
             unclosed += open_
+            if len(dep) and dep.min() < 0:  # the int16 imbrication column wrapped
+                raise TraceError(self.anchor, None, f"location {ref}: regions nested more "
+                                                    "than 32767 deep")
             if len(reg):
                 st.append(self._states(c, ctype, reg, t0, t1, dep))
             if len(coll):
