@@ -348,3 +348,18 @@ def test_what_the_clock_and_the_nesting_cannot_hold(tmp_path):
                 [(deep + 1 + k, "leave") for k in range(deep + 1)])
     with pytest.raises(TraceError, match="nested more than 32767 deep"):
         load(tmp_path / "deep", cache=False)
+
+
+def test_event_counts_beyond_the_file_are_refused_before_allocating(tmp_path):
+    """Definitions declaring more events than the file can hold (1e15 was a
+    MemoryError) are one line, before any buffer is taken (issue 16)."""
+    _one_thread(tmp_path / "many", [(k, what) for k in range(0, 20000, 2)
+                                    for what in ("enter", "leave")])
+    _one_thread(tmp_path / "few", [(0, "enter"), (1, "leave")])
+    liar = tmp_path / "liar"
+    shutil.copytree(tmp_path / "few", liar)
+    shutil.copy(tmp_path / "many" / "traces.def", liar / "traces.def")
+    with pytest.raises(TraceError, match=r"declares 20000 events, its file holds at most"):
+        load(liar, cache=False)
+    t = load(liar, lenient=True, cache=False)
+    assert len(t.states) == 1 and any("declares 20000" in r[0] for r in t.report)

@@ -224,9 +224,13 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report):
     if not os.path.exists(path):
         _fail(lenient, report, path, None, f"{where}: its event file is missing")
         return None
-    capacity = max(n_events, 1) * defs.max_members
-    if lenient:  # the definition may undercount: every record takes 2 bytes or more
-        capacity = max(capacity, os.path.getsize(path) // 2 * defs.max_members)
+    most = os.path.getsize(path) // 2 + 1  # every record takes 2 bytes or more
+    if n_events > most:  # before allocating for them: 1e15 was a MemoryError
+        _fail(lenient, report, path, None, f"{where}: its definition declares {n_events} "
+              f"events, its file holds at most {most}")
+    capacity = max(min(n_events, most), 1) * defs.max_members
+    if lenient:  # the definition may undercount
+        capacity = max(capacity, most * defs.max_members)
     er = capi.Reader_GetEvtReader(r, ref)
     if not er:
         _fail(lenient, report, path, None, f"{where}: OTF2 gives no event reader")
