@@ -133,22 +133,27 @@ class _Body:
                                                             DESTROY_L, c)]
         parts += self._states(st)
         rows = np.arange(len(ln))
-        parts += [(ln.start, OTHER, np.full(len(ln), 2), START_L, rows),
-                  (ln.end, OTHER, np.full(len(ln), 3), END_L, rows)]
+        parts += [(ln.start, OTHER, 2, START_L, rows), (ln.end, OTHER, 3, END_L, rows)]
         self.var_parts = _float32_split(var.value)
         rows = np.arange(len(var))
         a1, a2 = self.var_parts[1] != 0, self.var_parts[2] != 0
-        parts += [(var.start, OTHER, np.zeros(len(var)), SET_L, rows),
-                  (var.start[a1], OTHER, np.zeros(a1.sum()), ADD1_L, rows[a1]),
-                  (var.start[a2], OTHER, np.zeros(a2.sum()), ADD2_L, rows[a2])]
-        parts += [(ev.time, OTHER, np.ones(len(ev)), EVENT_L, np.arange(len(ev)))]
-        time = np.concatenate([p[0] for p in parts]).astype(np.float64)
-        order = np.concatenate([np.full(len(p[0]), p[1], np.int8) for p in parts])
-        tie = np.concatenate([p[2] for p in parts]).astype(np.float64)
-        self.kind = np.concatenate([np.full(len(p[0]), p[3], np.int8) for p in parts])
-        self.row = np.concatenate([p[4] for p in parts]).astype(np.int64)
-        self.order = np.lexsort((tie, order, time))  # stable: Set before its Adds
-        self.n = len(self.order)
+        parts += [(var.start, OTHER, 0, SET_L, rows),
+                  (var.start[a1], OTHER, 0, ADD1_L, rows[a1]),
+                  (var.start[a2], OTHER, 0, ADD2_L, rows[a2])]
+        parts += [(ev.time, OTHER, 1, EVENT_L, np.arange(len(ev)))]
+        self.n = n = sum(len(p[0]) for p in parts)
+        time, order, tie = np.empty(n), np.empty(n, np.int8), np.empty(n, np.float32)
+        kind, row = np.empty(n, np.int8), np.empty(n, np.int32)
+        at = 0
+        for t, o, b, k, r in parts:  # filled in place: no copy of every column at once
+            end = at + len(t)
+            time[at:end], order[at:end], tie[at:end], kind[at:end], row[at:end] = \
+                t, o, b, k, r
+            at = end
+        del parts
+        perm = np.lexsort((tie, order, time))  # stable: Set before its Adds
+        del time, order, tie
+        self.kind, self.row = kind[perm], row[perm]
         self.calias = np.array(["0"] + [f"C{i}" for i in range(1, len(cont))], object)
         self.key = np.where(ln.key >= 0, self.tok[ln.key], "").astype(object)
         for i in np.flatnonzero(_shared_keys(ln) | (ln.key < 0)).tolist():
@@ -180,9 +185,8 @@ class _Body:
 
     def chunks(self):
         for lo in range(0, self.n, CHUNK):
-            pick = self.order[lo:lo + CHUNK]
-            kind, row = self.kind[pick], self.row[pick]
-            out = np.empty(len(pick), object)
+            kind, row = self.kind[lo:lo + CHUNK], self.row[lo:lo + CHUNK]
+            out = np.empty(len(kind), object)
             for k in np.unique(kind).tolist():
                 m = kind == k
                 out[m] = self._lines(k, row[m])
