@@ -87,3 +87,20 @@ def dump_lines(trace, user_defined=False):
     out = io.BytesIO()
     dump(trace, out, user_defined=user_defined)
     return out.getvalue().decode().splitlines()
+
+
+def mutate_bytes(draw, raw):
+    """`raw` with 1 to 4 runs of bytes overwritten, inserted or cut (hypothesis `draw`)."""
+    from hypothesis import strategies as st
+    raw = bytearray(raw)
+    for _ in range(draw(st.integers(1, 4))):
+        k = draw(st.integers(0, max(len(raw) - 1, 0)))
+        op = draw(st.sampled_from(["set", "insert", "cut"]))
+        junk = draw(st.binary(min_size=1, max_size=8))
+        if op == "set":
+            raw[k:k + len(junk)] = junk
+        elif op == "insert":
+            raw[k:k] = junk
+        else:
+            del raw[k:k + len(junk)]
+    return bytes(raw)

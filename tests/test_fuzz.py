@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA
+from conftest import DATA, mutate_bytes
 from triva3d import TraceError, load
 from triva3d.trace import check
 
@@ -85,20 +85,10 @@ def test_mutated_caches_never_break_a_load(data):
             f.write((DATA / "paje" / data.draw(st.sampled_from(TRACES))).read_bytes())
         load(path)
         where = cache.paths(path, "strict")[0]
-        raw = bytearray(open(where, "rb").read())
-        for _ in range(data.draw(st.integers(1, 4))):
-            k = data.draw(st.integers(0, len(raw) - 1))
-            op = data.draw(st.sampled_from(["set", "insert", "cut"]))
-            junk = data.draw(st.binary(min_size=1, max_size=8))
-            if op == "set":
-                raw[k:k + len(junk)] = junk
-            elif op == "insert":
-                raw[k:k] = junk
-            else:
-                del raw[k:k + len(junk)]
+        raw = mutate_bytes(data.draw, open(where, "rb").read())
         stat = os.stat(where)
         with open(where, "wb") as f:
-            f.write(bytes(raw))
+            f.write(raw)
         os.utime(where, ns=(stat.st_atime_ns, stat.st_mtime_ns))
         assert check(load(path)) is None
 
@@ -113,27 +103,18 @@ HIERARCHY = json.dumps({"name": "grid", "children": [
 
 
 def mutate(draw, raw):
-    """Lines dropped, swapped or duplicated, bytes overwritten, inserted or cut."""
-    for op in draw(st.lists(st.sampled_from(["drop", "swap", "dup", "set", "insert", "cut"]),
-                            min_size=1, max_size=3)):
+    """Lines dropped, swapped or duplicated, then bytes overwritten, inserted or cut."""
+    for op in draw(st.lists(st.sampled_from(["drop", "swap", "dup"]), max_size=3)):
         lines = raw.split(b"\n")
         i, j = (draw(st.integers(0, len(lines) - 1)) for _ in range(2))
         if op == "drop":
             del lines[i]
         elif op == "swap":
             lines[i], lines[j] = lines[j], lines[i]
-        elif op == "dup":
+        else:
             lines.insert(j, lines[i])
         raw = b"\n".join(lines)
-        k = draw(st.integers(0, max(len(raw) - 1, 0)))
-        junk = draw(st.binary(min_size=1, max_size=8))
-        if op == "set":
-            raw = raw[:k] + junk + raw[k + len(junk):]
-        elif op == "insert":
-            raw = raw[:k] + junk + raw[k:]
-        elif op == "cut":
-            raw = raw[:k] + raw[k + len(junk):]
-    return raw
+    return mutate_bytes(draw, raw)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

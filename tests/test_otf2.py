@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import otf2gen
+from conftest import mutate_bytes
 from triva3d import load
 from triva3d.errors import TraceError
 from triva3d.otf2.reader import read_otf2
@@ -283,18 +284,7 @@ def test_mutated_archives_raise_only_trace_error(tmp_path_factory, data):
     otf2gen.mpi_ring(root / "a")
     files = sorted(p for p in (root / "a").rglob("*") if p.is_file())
     path = data.draw(st.sampled_from(files))
-    raw = bytearray(path.read_bytes())
-    for _ in range(data.draw(st.integers(1, 4))):
-        k = data.draw(st.integers(0, len(raw) - 1))
-        junk = data.draw(st.binary(min_size=1, max_size=8))
-        op = data.draw(st.sampled_from(["set", "insert", "cut"]))
-        if op == "set":
-            raw[k:k + len(junk)] = junk
-        elif op == "insert":
-            raw[k:k] = junk
-        else:
-            del raw[k:k + len(junk)]
-    path.write_bytes(bytes(raw))
+    path.write_bytes(mutate_bytes(data.draw, path.read_bytes()))
     for lenient in (False, True):
         try:
             trace = load(root / "a", lenient=lenient, cache=False)

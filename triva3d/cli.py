@@ -121,14 +121,23 @@ def _opacity(text):
     return a
 
 
-def _positive(text):
-    try:
-        v = float(text)
-    except ValueError:
-        v = -1.0
-    if not 0 < v < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return v
+def _number(cast, least, what, exclusive=False):
+    """An argparse type: the text as `cast`, finite, at least `least` (or above)."""
+    def parse(text):
+        try:
+            v = cast(text)
+        except ValueError:
+            v = None
+        if v is None or not (v > least if exclusive else v >= least) or v == float("inf"):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return v
+    return parse
+
+
+_positive = _number(float, 0.0, "a positive number", exclusive=True)
+_non_negative = _number(float, 0.0, "a number 0 or more")
+_count = _number(int, 1, "a positive integer")
+_seed = _number(int, 0, "an integer 0 or more")
 
 
 def _state(args):
@@ -266,36 +275,6 @@ def cmd_generate(args):
     print(f"{args.output}: {len(program.names)} containers, {len(program.state_start)} "
           f"states, {len(program.link_src)} links over {program.end / 1e9:g} s "
           f"({args.format}) in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-
-
-def _count(text):
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
-    return n
-
-
-def _seed(text):
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, not {text!r}")
-    return n
-
-
-def _non_negative(text):
-    try:
-        v = float(text)
-    except ValueError:
-        v = -1.0
-    if not 0 <= v < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number 0 or more, got {text!r}")
-    return v
 
 
 def add_generate(sub):

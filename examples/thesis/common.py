@@ -1,6 +1,7 @@
 """What the thesis scenarios share: where topologies are, generating a run into the
 output folder, and drawing it (each scenario script has `main(out)` returning
 (picture, caption) pairs; `make gallery` runs them all)."""
+import sys
 from pathlib import Path
 
 from triva3d import TimeSliceTreemap, View, ViewState, load
@@ -31,3 +32,11 @@ def treemap(trace, out, name, **options):
     tm = TimeSliceTreemap(trace, width=SIZE[0] - 200, height=SIZE[1], **options)
     tm.write(Path(out) / name, SIZE)
     return name
+
+
+def run(main):
+    """`python SCRIPT [OUT]`: the scenario's pictures into OUT (default gallery/thesis)."""
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "gallery/thesis")
+    out.mkdir(parents=True, exist_ok=True)
+    for name, caption in main(out):
+        print(out / name, caption)

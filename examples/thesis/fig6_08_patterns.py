@@ -2,10 +2,8 @@
 machines exchange messages in a ring, all to all, from a centre (star) and down a
 tree of three children per node (hierarchical star), four rounds over 10 s, drawn on
 their communication graph (`python examples/thesis/fig6_08_patterns.py [OUT]`)."""
-import sys
-from pathlib import Path
 
-from common import save, shot
+from common import run, save, shot
 from triva3d.generate import check_config, hierarchy, pattern
 
 CONFIG = {"levels": [{"count": 4, "name": "Machine", "alias": "M"},
@@ -26,7 +24,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "gallery/thesis")
-    out.mkdir(parents=True, exist_ok=True)
-    for name, caption in main(out):
-        print(out / name, caption)
+    run(main)

@@ -2,10 +2,8 @@
 eight hosts joined by a 10 ms wide-area link), 32 processes, drawn over the network
 at two time scales: the whole run, then its last tenth where the steals crowd
 (`python examples/thesis/fig6_12_two_sites.py [OUT]`)."""
-import sys
-from pathlib import Path
 
-from common import TOPOLOGIES, save, shot
+from common import TOPOLOGIES, run, save, shot
 from triva3d.bases.topology import read_topology
 from triva3d.generate import workstealing
 
@@ -24,7 +22,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "gallery/thesis")
-    out.mkdir(parents=True, exist_ok=True)
-    for name, caption in main(out):
-        print(out / name, caption)
+    run(main)

@@ -2,10 +2,8 @@
 sites, one per quarter of the run, aggregated to the hosts: RUN fills them until the
 end, where RSTEAL and IDLE take over
 (`python examples/thesis/fig6_13_time_slices.py [OUT]`)."""
-import sys
-from pathlib import Path
 
-from common import TOPOLOGIES, save, treemap
+from common import TOPOLOGIES, run, save, treemap
 from triva3d.bases.topology import read_topology
 from triva3d.generate import workstealing
 
@@ -26,7 +24,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "gallery/thesis")
-    out.mkdir(parents=True, exist_ok=True)
-    for name, caption in main(out):
-        print(out / name, caption)
+    run(main)

@@ -3,10 +3,9 @@ on 100 Mb/s links, whose routers are joined by a 1 Mb/s link; 24 processes steal
 work, and a slow link planted on the wide-area link makes the steals that cross it
 take 40 s: long slanted lines over the thin edge
 (`python examples/thesis/fig6_14_annotated_topology.py [OUT]`)."""
-import sys
 from pathlib import Path
 
-from common import save, shot
+from common import run, save, shot
 from triva3d.bases.topology import read_topology
 from triva3d.generate import workstealing
 
@@ -41,7 +40,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "gallery/thesis")
-    out.mkdir(parents=True, exist_ok=True)
-    for name, caption in main(out):
-        print(out / name, caption)
+    run(main)

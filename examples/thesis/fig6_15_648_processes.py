@@ -2,10 +2,8 @@
 (Bordeaux's bordeplage, Lyon's capricorne, Grenoble's edel, Sophia's sol and
 Rennes' paradent: 293 hosts), drawn over the whole platform
 (`python examples/thesis/fig6_15_648_processes.py [OUT]`)."""
-import sys
-from pathlib import Path
 
-from common import TOPOLOGIES, save, shot
+from common import TOPOLOGIES, run, save, shot
 from triva3d.bases.topology import read_topology
 from triva3d.generate import workstealing
 
@@ -22,7 +20,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "gallery/thesis")
-    out.mkdir(parents=True, exist_ok=True)
-    for name, caption in main(out):
-        print(out / name, caption)
+    run(main)

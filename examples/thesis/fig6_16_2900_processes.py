@@ -2,10 +2,8 @@
 (Bordeaux, Lyon, Toulouse, Sophia) stealing work, seen in four time slices: each
 quarter of the run drawn over the platform (the level of detail draws the 2900
 processes' states as columns) (`python examples/thesis/fig6_16_2900_processes.py [OUT]`)."""
-import sys
-from pathlib import Path
 
-from common import TOPOLOGIES, save, shot
+from common import TOPOLOGIES, run, save, shot
 from triva3d.bases.topology import read_topology
 from triva3d.generate import workstealing
 
@@ -29,7 +27,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "gallery/thesis")
-    out.mkdir(parents=True, exist_ok=True)
-    for name, caption in main(out):
-        print(out / name, caption)
+    run(main)

@@ -4,10 +4,8 @@ each leaf splitting its time between State-0 and State-1 along a cosine) at the
 processors, then aggregated to the machines and the clusters; and a run of 100 000
 processors at the clusters and at the processors
 (`python examples/thesis/fig6_17_treemaps.py [OUT]`)."""
-import sys
-from pathlib import Path
 
-from common import save, treemap
+from common import run, save, treemap
 from triva3d.generate import check_config, hierarchy
 
 
@@ -35,7 +33,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "gallery/thesis")
-    out.mkdir(parents=True, exist_ok=True)
-    for name, caption in main(out):
-        print(out / name, caption)
+    run(main)
