@@ -1,5 +1,7 @@
 """The cache: same Trace back, used when fresh, rebuilt when the trace changes."""
 import os
+import struct
+import zipfile
 
 import numpy as np
 import pytest
@@ -74,12 +76,13 @@ def test_a_damaged_cache_is_parsed_again_with_a_note(trace_file, damage):
     fresh = load(path)
     (where,) = [p for p in cache.paths(path, "strict") if os.path.exists(p)]
     data = open(where, "rb").read()
+    end = _member_end(where, "states.start.npy")
     os.remove(where)
     if damage == "truncated":
         open(where, "wb").write(data[:len(data) // 2])
-    elif damage == "flipped":  # in the zip's directory (a byte flipped inside an
-        b = bytearray(data)      # array's data is not detected: see the closing note)
-        b[len(b) - 30] ^= 0xFF
+    elif damage == "flipped":  # one bit of a state's start time: still a valid trace
+        b = bytearray(data)
+        b[end - 8] ^= 0x10  # a low bit of the mantissa
         open(where, "wb").write(bytes(b))
     else:
         os.mkfifo(where)
@@ -89,6 +92,16 @@ def test_a_damaged_cache_is_parsed_again_with_a_note(trace_file, damage):
     same(fresh, again)
     third = load(path)
     assert third.from_cache and not getattr(third, "notes", [])
+
+
+def _member_end(path, member):
+    """Where `member`'s bytes end in the zip file (stored, not compressed)."""
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo(member)
+    with open(path, "rb") as f:
+        f.seek(info.header_offset + 26)  # the local header: name and extra lengths
+        name_len, extra_len = struct.unpack("<HH", f.read(4))
+    return info.header_offset + 30 + name_len + extra_len + info.compress_size
 
 
 def test_a_trace_replaced_with_the_same_size_and_time_is_read_again(trace_file, tmp_path):
