@@ -85,14 +85,17 @@ def main():
     # definitions alone (issue 17: each one rebuilt the kernel's tables, 1e5 did not end)
     sys.path.insert(0, os.path.join(HERE, "..", "tests"))
     from conftest import HEADER
+    path = os.path.join(a.dir, "definitions.trace")
+    cmd = [sys.executable, "-m", "triva3d.cli", "stats", "--no-cache", path]
     for what, body in (
+            ("the header alone (the process's floor)", ""),
             ("1e5 container types", "".join(f'0 T{i} 0 "Type {i}"\n' for i in range(100000))),
+            ("1e5 state values", '0 P 0 "P"\n2 S P "S"\n' + "".join(
+                f'5 v{i} S "Value {i}" "1 0 0"\n' for i in range(100000))),
             ("1e4 %EventDef ids", "".join(
                 f"%EventDef PajeNewEvent {100 + i}\n% Time date\n% Container string\n"
                 f"% Type string\n% Value string\n%EndEventDef\n" for i in range(10000)))):
-        path = os.path.join(a.dir, "definitions.trace")
         open(path, "w").write(HEADER + body)
-        cmd = [sys.executable, "-m", "triva3d.cli", "stats", "--no-cache", path]
         print(f"defs      {what}: `triva3d stats --no-cache` in "
               f"{min(_timed(cmd, env) for _ in range(2)):.2f} s")
 

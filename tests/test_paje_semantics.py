@@ -322,3 +322,32 @@ def test_a_last_line_without_newline_is_reported(trace_file):
     assert t.report == [("last line without an end of line (the file may be truncated)", 1,
                          line)]
     assert not load(trace_file(HEADER + TYPES + "11 1 p1 S run\n"), cache=False).report
+
+
+def test_long_runs_of_definitions_between_events(trace_file):
+    """Definitions go to Python in runs (at most 4096 lines, 65536 tokens): an event
+    right after a run uses what it defined, a %EventDef takes effect on the next line,
+    and an error deep in a run names its own line."""
+    wide = ("%EventDef PajeDefineEntityValue 30\n% Alias string\n% Type string\n"
+            "% Name string\n% Color color\n" + "".join(f"% F{k} string\n" for k in range(60))
+            + "%EndEventDef\n")
+    lines, expect = [], []
+    for i in range(6000):  # 64 tokens a line: the token limit ends runs before 4096 lines
+        lines.append(f'30 v{i} S "V{i}" "0 0 {i % 2}" ' + " ".join(["x"] * 60))
+        if i % 1500 == 1499:
+            lines.append(f"11 {i} p1 S v{i}")
+            expect.append(f'"V{i}"')
+    lines += ["%EventDef PajeSetState 31", "% Time date", "% Type string", "% Container string",
+              "% Value string", "%EndEventDef", "31 7000 S p1 v42"]
+    expect.append('"V42"')
+    text = HEADER + wide + TYPES + "\n".join(lines) + "\n"
+    t = load(trace_file(text), cache=False)
+    assert [v for v, *_ in states_of(t)] == expect
+    s_type = t.types.name.tolist().index(t.names.lookup('"State"')[0])
+    assert (t.values.type == s_type).sum() == 6000
+    v5 = t.names.lookup('"V5"')[0]
+    assert np.allclose(t.value_colors[t.values.name.tolist().index(v5)], [0, 0, 1, 1])
+    lines[5000] = lines[3].replace('"V3"', '"again"')  # v3 defined a second time
+    with pytest.raises(TraceError, match="value 'v3' is already defined") as e:
+        load(trace_file(HEADER + wide + TYPES + "\n".join(lines) + "\n"), cache=False)
+    assert e.value.line == len((HEADER + wide + TYPES).splitlines()) + 5001

@@ -24,20 +24,28 @@ def summary(trace, load_seconds=None):
     st = trace.states
     if len(st):
         value_time = np.bincount(st.value, weights=st.end - st.start, minlength=len(trace.values))
+    # the deepest imbrication per type: ascending, so the last write for a type is its most
+    by_depth = np.argsort(st.imbrication, kind="stable")
+    deepest = np.full(nt, -1, np.int64)
+    deepest[st.type[by_depth]] = st.imbrication[by_depth]
+    by_type = np.argsort(trace.values.type, kind="stable")  # the values of each type
+    first = np.searchsorted(trace.values.type[by_type], np.arange(nt + 1))
+    names = trace.names.displays(trace.types.name)
+    value_names = trace.names.displays(trace.values.name)
+    kinds, parents = trace.types.kind.tolist(), trace.types.parent.tolist()
     types = []
     for ty in range(nt):
-        kind = Kind(int(trace.types.kind[ty]))
-        entry = {"name": trace.names.display(trace.types.name[ty]), "kind": KIND_NAME[kind],
-                 "parent": int(trace.types.parent[ty]), "count": int(per_type[kind][ty])}
+        kind = kinds[ty]
+        entry = {"name": names[ty], "kind": KIND_NAME[kind], "parent": parents[ty],
+                 "count": int(per_type[kind][ty])}
         if kind in (Kind.STATE, Kind.EVENT, Kind.LINK):
-            vals = np.flatnonzero(trace.values.type == ty)
             counts = value_count[TABLE[kind]]
             entry["values"] = [
-                {"name": trace.names.display(trace.values.name[v]), "count": int(counts[v]),
+                {"name": value_names[v], "count": int(counts[v]),
                  **({"time": float(value_time[v])} if kind == Kind.STATE else {})}
-                for v in vals]
+                for v in by_type[first[ty]:first[ty + 1]].tolist()]
         if kind == Kind.STATE and per_type[kind][ty]:
-            entry["max_imbrication"] = int(st.imbrication[st.type == ty].max())
+            entry["max_imbrication"] = int(deepest[ty])
         types.append(entry)
     return {
         "source": trace.source,

@@ -19,6 +19,10 @@ class Kind(IntEnum):
     LINK = 4
 
 
+def _unquote(s):
+    return s[1:-1] if len(s) >= 2 and s[0] == s[-1] == '"' else s
+
+
 class Names:
     """Interned strings: bytes in one arena, `offsets[i]:offsets[i+1]` is name i."""
 
@@ -38,8 +42,15 @@ class Names:
 
     def display(self, i):
         """Name i for people: without the surrounding double quotes."""
-        s = self[i]
-        return s[1:-1] if len(s) >= 2 and s[0] == s[-1] == '"' else s
+        return _unquote(self[i])
+
+    def displays(self, codes):
+        """`display` of many names at once (a list)."""
+        codes = np.asarray(codes, np.int64)
+        starts, ends = self.offsets[codes].tolist(), self.offsets[codes + 1].tolist()
+        arena = memoryview(self.arena)
+        return [_unquote(bytes(arena[a:b]).decode("utf-8", "replace"))
+                for a, b in zip(starts, ends)]
 
     def lookup(self, text):
         """All codes whose name is `text` (as written, quotes included)."""

@@ -11,7 +11,7 @@ import numpy as np
 from .defs import (ADD_VARIABLE, CREATE_CONTAINER, DESTROY_CONTAINER, END_LINK, F_ALIAS,
                    F_CONTAINER, F_END_CONTAINER, F_KEY, F_NAME, F_START_CONTAINER, F_TIME,
                    F_TYPE, F_VALUE, NEW_EVENT, POP_STATE, PUSH_STATE, RESET_STATE, SET_STATE,
-                   SET_VARIABLE, START_LINK, SUB_VARIABLE)
+                   SET_VARIABLE, START_LINK, SUB_VARIABLE, TRACE_FILE)
 from ..trace import Kind
 
 K_CONTAINER, K_STATE, K_EVENT, K_VARIABLE, K_LINK = (int(k) for k in Kind)
@@ -242,6 +242,67 @@ def intern(buf, s, e, istate, arena, tk_start, tk_len, tk_hash, tok_slots,
 
 
 @jit
+def scan_python(buf, pos, end, toks_s, toks_e, istate, def_kind, def_isname, arena, tk_start,
+                tk_len, tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
+                tok2type_name, tok2def, val_room, b_line, b_first, b_s, b_e, b_code):
+    """Tokenize the run of lines from `pos` that Python handles (`%` lines, PajeDefine*,
+    PajeTraceFile) and intern their names, so that Python reads a run of definitions
+    without a compiled call per line. Line j's tokens are b_s/b_e/b_code[b_first[j]:
+    b_first[j + 1]] (code -1: not a name). The run ends before a line for `process` (or
+    one it reports as an error), before an event line that follows a `%` line (it may
+    use the definition just made), after a PajeTraceFile, and when the batch or a table
+    is full (`val_room`: values Python may still add). Returns (lines, position after
+    the last, whether a table must grow before the first)."""
+    maxtok = toks_s.shape[0]
+    n = 0
+    nt = 0
+    line = istate[I_LINE]
+    after = pos
+    header = False
+    b_first[0] = 0
+    while pos < end and n + 1 < b_first.shape[0] and nt + maxtok <= b_s.shape[0]:
+        ntok, nxt, ok = tokenize(buf, pos, end, toks_s, toks_e)
+        line += 1
+        if not ok:
+            break
+        if ntok == 0:
+            pos = nxt
+            continue
+        ntok = min(ntok, maxtok)
+        d = -1
+        if buf[toks_s[0]] == 37:  # '%'
+            header = True
+        else:
+            if header:
+                break
+            if (istate[I_NARENA] + (nxt - pos) > arena.shape[0]
+                    or istate[I_NTOK] + maxtok > tk_start.shape[0]
+                    or 2 * (istate[I_NTOK] + maxtok) > tok_slots.shape[0] or n >= val_room):
+                return n, after, n == 0
+            x, i, h = find_token(buf, toks_s[0], toks_e[0], arena, tk_start, tk_len, tk_hash,
+                                 tok_slots)
+            d = tok2def[x] if x >= 0 else -1
+            if d < 0 or def_kind[d] < 0 or CREATE_CONTAINER <= def_kind[d] <= END_LINK:
+                break
+        for k in range(ntok):
+            b_s[nt + k] = toks_s[k]
+            b_e[nt + k] = toks_e[k]
+            b_code[nt + k] = -1
+            if d >= 0 and (k == 0 or def_isname[d, k]):
+                b_code[nt + k] = intern(buf, toks_s[k], toks_e[k], istate, arena, tk_start,
+                                        tk_len, tk_hash, tok_slots, tok2cont_id,
+                                        tok2cont_name, tok2type_id, tok2type_name, tok2def)
+        nt += ntok
+        b_line[n] = line
+        n += 1
+        b_first[n] = nt
+        pos = after = nxt
+        if d >= 0 and def_kind[d] == TRACE_FILE:
+            break
+    return n, after, False
+
+
+@jit
 def value_index(ty, tok, val_type, val_name, val_alias, val_slots):
     """(value, index slot, hash) of the value of type `ty` identified by name code `tok`
     (its alias, else its name); value -1 when there is none."""
@@ -270,6 +331,20 @@ def find_value(ty, tok, create, istate, val_type, val_name, val_alias, val_hash,
     val_alias[v] = EMPTY
     val_hash[v] = h
     val_slots[i] = v
+    return v
+
+
+@jit
+def define_value(ty, name, alias, istate, val_type, val_name, val_alias, val_hash, val_slots):
+    """PajeDefineEntityValue: the new value of type `ty` named by code `name` (`alias`:
+    -1 for none); -1 when its alias or name is already a value of the type."""
+    for t in (alias, name):
+        if t >= 0 and value_index(ty, t, val_type, val_name, val_alias, val_slots)[0] >= 0:
+            return -1
+    v = find_value(ty, alias if alias >= 0 else name, True, istate, val_type, val_name,
+                   val_alias, val_hash, val_slots)
+    val_name[v] = name
+    val_alias[v] = alias
     return v
 
 

@@ -64,7 +64,7 @@ def _read_file(sim, path, chain, bar):
                                       "truncated)", 1, int(sim.istate[K.I_LINE]) + 1))
             cut = data.rfind(b"\n") + 1
             if cut:
-                _run(sim, np.frombuffer(data, np.uint8), cut, path, chain + [path], bar)
+                _run(sim, data, cut, path, chain + [path], bar)
             carry = data[cut:]
             if len(carry) > MAX_LINE:  # /dev/zero, a binary file: not Pajé text
                 raise TraceError(path, int(sim.istate[K.I_LINE]) + 1,
@@ -78,7 +78,8 @@ def _read_file(sim, path, chain, bar):
         sim.istate[K.I_LINE] = saved_line
 
 
-def _run(sim, buf, end, path, chain, bar):
+def _run(sim, data, end, path, chain, bar):
+    buf = np.frombuffer(data, np.uint8)
     args = sim.kernel_args()
     pos = 0
     while True:
@@ -88,25 +89,33 @@ def _run(sim, buf, end, path, chain, bar):
             return
         if status == K.ST_ERROR:
             raise TraceError(path, int(sim.istate[K.I_LINE]), sim.error_message(buf))
-        ntok, nxt, _ = K.tokenize(buf, pos, end, sim.toks_s, sim.toks_e)
-        if status != K.ST_PYLINE:
-            sim.reserve(nxt - pos)  # ST_GROW: room for anything a line can add
-        while status == K.ST_PYLINE:  # runs of definitions stay in Python
-            if not sim.room_for_definition(nxt - pos):
-                sim.reserve(nxt - pos, PYLINE)
-            sim.istate[K.I_LINE] += 1
-            _python_line(sim, sim.words(buf, ntok), path, chain, bar)
-            pos = nxt
-            if pos >= end:
-                break
-            ntok, nxt, ok = K.tokenize(buf, pos, end, sim.toks_s, sim.toks_e)
-            if not (ok and ntok and sim.python_line(buf)):
-                break  # the kernel's line
+        if status == K.ST_GROW:  # room for anything a line can add
+            sim.reserve(K.tokenize(buf, pos, end, sim.toks_s, sim.toks_e)[1] - pos)
+        else:
+            pos = _python_lines(sim, buf, data, pos, end, path, chain, bar)
         args = sim.kernel_args()
 
 
-def _python_line(sim, words, path, chain, bar):
-    """A `%` header line, a PajeDefine* event or a PajeTraceFile (its fields)."""
+def _python_lines(sim, buf, data, pos, end, path, chain, bar):
+    """Handle the runs of lines for Python from `pos`; returns where the kernel goes on."""
+    while True:
+        n, after, grow, lines, first, s, e, codes = sim.scan(buf, pos, end)
+        if grow:
+            sim.reserve(K.tokenize(buf, pos, end, sim.toks_s, sim.toks_e)[1] - pos, PYLINE)
+            continue
+        if not n:
+            return pos
+        for j in range(n):
+            sim.istate[K.I_LINE] = lines[j]
+            a, b = first[j], first[j + 1]
+            _python_line(sim, [data[x:y] for x, y in zip(s[a:b], e[a:b])], codes[a:b],
+                         path, chain, bar)
+        pos = after
+
+
+def _python_line(sim, words, codes, path, chain, bar):
+    """A `%` header line, a PajeDefine* event or a PajeTraceFile (its fields and name
+    codes)."""
     line = int(sim.istate[K.I_LINE])
     try:
         if words[0].startswith(b"%"):
@@ -115,14 +124,14 @@ def _python_line(sim, words, path, chain, bar):
         if sim.header.current is not None:
             raise ValueError(f"event line inside the %EventDef that starts at line "
                              f"{sim.header.current.line}")
-        d = sim.python_defs.get(words[0]) or sim.defs[sim.a["tok2def"][sim.intern(words[0])]]
+        d = sim.defs[sim.a["tok2def"][codes[0]]]
         if len(words) != d.nfields:
             raise ValueError(f"{len(words)} fields where the definition of "
                              f"{D.EVENT_NAMES[d.kind]} (line {d.line}) has {d.nfields}")
         if d.kind == D.TRACE_FILE:
             _include(sim, words[d.pos[D.F_FILENAME]], path, chain, bar)
         else:
-            sim.define(d, words)
+            sim.define(d, words, codes)
     except ValueError as e:
         raise TraceError(path, line, str(e)) from None
 

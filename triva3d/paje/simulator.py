@@ -4,6 +4,8 @@
 (realloc, so big columns are remapped rather than copied) and are trimmed when the
 Trace is built, so memory follows the Trace, not the file.
 """
+import functools
+
 import numpy as np
 
 from . import defs as D
@@ -55,6 +57,10 @@ TRACE_COLUMNS = {
 }
 GROWTH = 1.5
 INITIAL = 4096
+TYPE_KIND = {D.DEF_CONTAINER_TYPE: Kind.CONTAINER, D.DEF_STATE_TYPE: Kind.STATE,
+             D.DEF_EVENT_TYPE: Kind.EVENT, D.DEF_VARIABLE_TYPE: Kind.VARIABLE,
+             D.DEF_LINK_TYPE: Kind.LINK}
+BATCH, BATCH_TOKENS = 4096, 1 << 16  # lines and tokens of a run handed to Python
 
 # Kernel error code -> message; {tok} is the offending field as written.
 MESSAGES = {
@@ -120,6 +126,7 @@ def _pow2(n):
     return 1 << max(int(n) - 1, 1).bit_length()
 
 
+@functools.lru_cache(maxsize=4096)  # traces repeat a few colours on many values
 def parse_color(text):
     """'r g b [a]' or 'r,g,b[,a]' (quotes allowed) -> RGBA tuple in [0, 1]."""
     parts = text.strip('"').replace(",", " ").split()
@@ -147,7 +154,10 @@ class SimState:
         self.toks_e = np.zeros(D.MAX_FIELDS + 1, I8)
         self.tokid = np.zeros(D.MAX_FIELDS + 1, I4)
         self.extra_names = []
-        self.interned = {}                   # bytes -> token code, of what Python interned
+        # a run of lines for Python, tokenized and interned by K.scan_python
+        self.b_line, self.b_first = np.zeros(BATCH, I8), np.zeros(BATCH + 1, I8)
+        self.b_s, self.b_e = np.zeros(BATCH_TOKENS, I8), np.zeros(BATCH_TOKENS, I8)
+        self.b_code = np.zeros(BATCH_TOKENS, I4)
         for name, (_, arrays, index, extra) in GROUPS.items():
             for arr, dt in arrays.items():
                 self.a[arr] = np.empty(INITIAL, dt)
@@ -160,8 +170,8 @@ class SimState:
         self.type_start, self.type_end, self.type_color = [], [], []
         self.type_arrays = {"kind": np.empty(0, np.int8), "parent": np.empty(0, I4),
                             "start": np.empty(0, I4), "end": np.empty(0, I4)}
+        self.types_synced = 0                # types copied into type_arrays
         self.def_table = D.DefTable()
-        self.python_defs = {}                # event id -> definition handled in Python
         self.value_color = {}
         self.header = D.HeaderParser(legacy_names=lenient)
         self.defs = []                       # index -> EventDef
@@ -184,7 +194,7 @@ class SimState:
     def kernel_args(self):
         args = dict(self.a)
         kind, nfields, pos, extra, isname = self.def_table.arrays()
-        n = len(self.type_kind)
+        n = self._sync_types()
         ty = self.type_arrays
         args.update(def_kind=kind, def_nfields=nfields, def_pos=pos, def_extra=extra,
                     def_isname=isname, tokid=self.tokid,
@@ -194,16 +204,21 @@ class SimState:
                     fstate=self.fstate, recov=self.recov, recov_line=self.recov_line)
         return args
 
-    # -- growth ----------------------------------------------------------------
-    def room_for_definition(self, line_bytes):
-        """Whether a `%` line or a definition of `line_bytes` fits without growing (a
-        cheap test before `reserve(..., PYLINE)`)."""
-        a, ist = self.a, self.istate
-        ntok, nval = int(ist[K.I_NTOK]) + D.MAX_FIELDS + 1, int(ist[K.I_NVAL]) + 1
-        return (ntok <= len(a["tk_start"]) and 2 * ntok <= len(a["tok_slots"]) and
-                int(ist[K.I_NARENA]) + line_bytes <= len(a["arena"]) and
-                nval <= len(a["val_type"]) and 2 * nval <= len(a["val_slots"]))
+    def _sync_types(self):
+        """Copy the types defined since the last call into the kernel's columns (grown by
+        doubling, so a run of definitions costs what it adds); returns the type count."""
+        ty, m, n = self.type_arrays, self.types_synced, len(self.type_kind)
+        if n > len(ty["kind"]):
+            for k, col in ty.items():
+                ty[k] = np.empty(max(n, 2 * len(col)), col.dtype)
+                ty[k][:m] = col[:m]
+        for k, col in (("kind", self.type_kind), ("parent", self.type_parent),
+                       ("start", self.type_start), ("end", self.type_end)):
+            ty[k][m:n] = col[m:n]
+        self.types_synced = n
+        return n
 
+    # -- growth ----------------------------------------------------------------
     def reserve(self, line_bytes, groups=GROUPS):
         """Grow every group (of `groups`) that could overflow while handling one line."""
         margin = {"tokens": D.MAX_FIELDS + 1, "arena": line_bytes}
@@ -242,19 +257,15 @@ class SimState:
 
     # -- names -----------------------------------------------------------------
     def intern(self, b):
-        t = self.interned.get(b)  # token codes never change: remember Python's
-        if t is not None:
-            return t
         a, ist = self.a, self.istate
         n = int(ist[K.I_NTOK])
         if 2 * (n + 1) > len(a["tok_slots"]) or n + 1 > len(a["tk_start"]) or \
                 int(ist[K.I_NARENA]) + len(b) > len(a["arena"]):
             self.reserve(len(b), NAMES)  # room for one token and its bytes
-        t = self.interned[b] = int(K.intern(
+        return int(K.intern(
             np.frombuffer(b, U8), 0, len(b), self.istate, a["arena"], a["tk_start"],
             a["tk_len"], a["tk_hash"], a["tok_slots"], a["tok2cont_id"], a["tok2cont_name"],
             a["tok2type_id"], a["tok2type_name"], a["tok2def"]))
-        return t
 
     def token_text(self, t):
         s = self.a["tk_start"][t]
@@ -270,69 +281,63 @@ class SimState:
         self.type_start.append(start)
         self.type_end.append(end)
         self.type_color.append(color)
-        ty = self.type_arrays  # the kernel's copy, grown by doubling (not rebuilt per line)
-        if t == len(ty["kind"]):
-            for k, col in ty.items():
-                ty[k] = np.concatenate([col, np.empty(max(len(col), 8), col.dtype)])
-        ty["kind"][t], ty["parent"][t], ty["start"][t], ty["end"][t] = kind, parent, start, end
         ident = alias if alias >= 0 else name
         self.a["tok2type_id"][ident] = t
         prev = self.a["tok2type_name"][name]
         self.a["tok2type_name"][name] = t if prev == K.EMPTY else K.AMBIGUOUS
         return t
 
-    def _type_ref(self, word, what):
-        t = self.intern(word)
+    def _type_ref(self, d, words, codes, f, what):
+        t = codes[d.pos[f]]
         x = self.a["tok2type_id"][t]
         if x == K.EMPTY:
             x = self.a["tok2type_name"][t]
         if x < 0:
-            raise ValueError(f"unknown {what} '{word.decode('utf-8', 'replace')}'")
+            raise ValueError(f"unknown {what} '{words[d.pos[f]].decode('utf-8', 'replace')}'")
         return int(x)
 
-    def define(self, d, words):
-        """Apply a PajeDefine* event (fields as bytes, by definition position)."""
+    def define(self, d, words, codes):
+        """Apply a PajeDefine* event (fields as bytes and their name codes, by
+        definition position)."""
         def field(f):
             p = d.pos[f]
             return words[p] if p >= 0 else None
         name, alias = field(D.F_NAME), field(D.F_ALIAS)
-        name_t = self.intern(name)
-        alias_t = self.intern(alias) if alias else -1
+        name_t = codes[d.pos[D.F_NAME]]
+        alias_t = codes[d.pos[D.F_ALIAS]] if alias else -1
         ident = alias if alias else name
         if d.kind == D.DEF_ENTITY_VALUE:
-            ty = self._type_ref(field(D.F_TYPE), "type")
+            ty = self._type_ref(d, words, codes, D.F_TYPE, "type")
             if self.type_kind[ty] in (Kind.CONTAINER, Kind.VARIABLE):
                 raise ValueError(f"values cannot be defined for the "
                                  f"{KIND_WORD[self.type_kind[ty]]} type "
                                  f"'{field(D.F_TYPE).decode('utf-8', 'replace')}'")
             a = self.a
             look = (a["val_type"], a["val_name"], a["val_alias"], a["val_hash"], a["val_slots"])
-            for t in ([alias_t] if alias_t >= 0 else []) + [name_t]:
-                if K.find_value(ty, t, False, self.istate, *look) >= 0:
-                    raise ValueError(f"value '{self.token_text(t)}' is already defined "
-                                     "for this type")
-            v = int(K.find_value(ty, alias_t if alias_t >= 0 else name_t, True, self.istate,
-                                 *look))
-            a["val_name"][v], a["val_alias"][v] = name_t, alias_t
+            v = int(K.define_value(ty, name_t, alias_t, self.istate, *look))
+            if v < 0:
+                t = alias_t if alias_t >= 0 and \
+                    K.find_value(ty, alias_t, False, self.istate, *look) >= 0 else name_t
+                raise ValueError(f"value '{self.token_text(t)}' is already defined "
+                                 "for this type")
             color = field(D.F_COLOR)
             if color:
                 self.value_color[v] = parse_color(color.decode("utf-8", "replace"))
             return
         if d.kind == D.DEF_CONTAINER_TYPE and name == b"0":
             raise ValueError("the type name '0' is reserved")
-        parent = self._type_ref(field(D.F_TYPE), "container type")
+        parent = self._type_ref(d, words, codes, D.F_TYPE, "container type")
         if self.type_kind[parent] != Kind.CONTAINER:
             raise ValueError(f"'{field(D.F_TYPE).decode('utf-8', 'replace')}' is not a "
                              "container type")
         if self.a["tok2type_id"][alias_t if alias else name_t] >= 0:
             raise ValueError(f"type '{ident.decode('utf-8', 'replace')}' is already defined")
-        kind = {D.DEF_CONTAINER_TYPE: Kind.CONTAINER, D.DEF_STATE_TYPE: Kind.STATE,
-                D.DEF_EVENT_TYPE: Kind.EVENT, D.DEF_VARIABLE_TYPE: Kind.VARIABLE,
-                D.DEF_LINK_TYPE: Kind.LINK}[d.kind]
+        kind = TYPE_KIND[d.kind]
         start = end = -1
         if kind == Kind.LINK:
-            start = self._type_ref(field(D.F_START_CONTAINER_TYPE), "start container type")
-            end = self._type_ref(field(D.F_END_CONTAINER_TYPE), "end container type")
+            start = self._type_ref(d, words, codes, D.F_START_CONTAINER_TYPE,
+                                   "start container type")
+            end = self._type_ref(d, words, codes, D.F_END_CONTAINER_TYPE, "end container type")
         color = field(D.F_COLOR)
         color = parse_color(color.decode("utf-8", "replace")) if color else None
         self._add_type(kind, parent, name_t, alias_t, start, end, color)
@@ -345,8 +350,6 @@ class SimState:
             self.defs.append(d)
             self.add_extra_names([n for n, _ in d.extra])
             self.def_table.add(d, {n: i for i, n in enumerate(self.extra_names)})
-            if not D.CREATE_CONTAINER <= d.kind <= D.END_LINK:  # what the kernel hands back
-                self.python_defs[d.ident] = d
             self.a["tok2def"][self.intern(d.ident)] = d.index
 
     # -- errors ------------------------------------------------------------------
@@ -378,11 +381,19 @@ class SimState:
         key = self.token_text(a["ln_key"][rows[0]]) if len(rows) else "?"
         return dict(pending=len(rows), container=self.token_text(a["cont_name"][c]), key=key)
 
-    def python_line(self, buf):
-        """Whether the line just tokenized is one for Python: a `%` line or an event
-        whose definition is a PajeDefine* or PajeTraceFile."""
-        s, e = int(self.toks_s[0]), int(self.toks_e[0])
-        return buf[s] == 37 or bytes(buf[s:e]) in self.python_defs
+    def scan(self, buf, pos, end):
+        """The run of lines for Python from `pos` (K.scan_python): (lines, position
+        after them, whether to grow first, line numbers, token bounds and codes)."""
+        a, nval = self.a, int(self.istate[K.I_NVAL])
+        kind, _, _, _, isname = self.def_table.arrays()
+        n, after, grow = K.scan_python(
+            buf, pos, end, self.toks_s, self.toks_e, self.istate, kind, isname, a["arena"], a["tk_start"], a["tk_len"], a["tk_hash"],
+            a["tok_slots"], a["tok2cont_id"], a["tok2cont_name"], a["tok2type_id"],
+            a["tok2type_name"], a["tok2def"], min(len(a["val_type"]), len(a["val_slots"]) // 2) - nval,
+            self.b_line, self.b_first, self.b_s, self.b_e, self.b_code)
+        m = int(self.b_first[n])
+        return (n, int(after), grow, self.b_line[:n].tolist(), self.b_first[:n + 1].tolist(),
+                self.b_s[:m].tolist(), self.b_e[:m].tolist(), self.b_code[:m].tolist())
 
     def line_words(self, buf, pos):
         n, _, _ = K.tokenize(buf, pos, len(buf), self.toks_s, self.toks_e)
