@@ -150,6 +150,69 @@ def test_ctrl_drag_moves_a_node_and_the_move_is_saved(qtbot, tmp_path):
     assert ViewState.load(tmp_path / "v.json").moved == w.state.moved
 
 
+def _drag(qtbot, w, dx, frames):
+    """A left drag of `dx` pixels in steps of 10 across the 3D view; returns the
+    render window's size seen at each step's frame."""
+    qi = w.interactor
+    c = QtCore.QPoint(qi.width() // 2, qi.height() // 2)
+    qtbot.mousePress(qi, QtCore.Qt.LeftButton, pos=c)
+    sizes = []
+    for x in range(10, dx + 1, 10):
+        seen = len(frames)
+        QtWidgets.QApplication.sendEvent(qi, QtGui.QMouseEvent(
+            QtCore.QEvent.MouseMove, QtCore.QPointF(c.x() + x, c.y()),
+            qi.mapToGlobal(QtCore.QPointF(c.x() + x, c.y())), QtCore.Qt.NoButton,
+            QtCore.Qt.LeftButton, QtCore.Qt.NoModifier))
+        qtbot.waitUntil(lambda: len(frames) > seen)
+        sizes.append(tuple(qi.ren_win.GetSize()))
+    qtbot.mouseRelease(qi, QtCore.Qt.LeftButton, pos=c + QtCore.QPoint(dx, 0))
+    return sizes
+
+
+def _azimuth(camera):
+    d = np.subtract(camera.position, camera.focal_point)
+    return np.degrees(np.arctan2(d[1], d[0]))
+
+
+def test_a_drag_draws_a_frame_per_move_at_half_size_and_turns_as_far(qtbot, monkeypatch):
+    """While the camera moves the view draws half the width and height (a quarter
+    of the pixels), once per mouse move (pyvistaqt drew each frame twice); the
+    camera turns as far for the same drag as when drawing every pixel, and the
+    frame after the release is full size again."""
+    from triva3d.gui import interactor
+    turned = {}
+    for reduction in (1, 2):
+        monkeypatch.setattr(interactor, "REDUCTION", reduction)
+        w = opened(qtbot, **BASE)
+        qi = w.interactor
+        full = tuple(qi.ren_win.GetSize())
+        frames = []
+        qi.renderer.AddObserver("EndEvent", lambda *_: frames.append(qi.ren_win.GetSize()))
+        before = _azimuth(w.view.camera)
+        sizes = _drag(qtbot, w, 80, frames)
+        assert sizes == [(round(full[0] / reduction), round(full[1] / reduction))] * 8
+        assert len(frames) <= 9  # one frame per move (and one for the press)
+        qtbot.waitUntil(lambda: tuple(frames[-1]) == full)
+        turned[reduction] = (_azimuth(w.view.camera) - before + 180) % 360 - 180
+        w.close()
+    assert abs(turned[1]) > 20 and turned[2] == pytest.approx(turned[1], rel=0.03)
+
+
+def test_a_keyboard_flight_draws_fewer_pixels_until_it_pauses(qtbot):
+    from triva3d.gui.window import FLIGHT_PAUSE_MS
+    w = opened(qtbot, **BASE)
+    qi = w.interactor
+    full = tuple(qi.ren_win.GetSize())
+    for _ in range(3):
+        qtbot.keyClick(qi, QtCore.Qt.Key_W)
+    assert tuple(qi.ren_win.GetSize()) == (round(full[0] / 2), round(full[1] / 2))
+    qtbot.wait(FLIGHT_PAUSE_MS // 2)
+    qtbot.keyClick(qi, QtCore.Qt.Key_A)  # the flight goes on
+    qtbot.wait(FLIGHT_PAUSE_MS // 2)
+    assert tuple(qi.ren_win.GetSize()) != full
+    qtbot.waitUntil(lambda: tuple(qi.ren_win.GetSize()) == full, timeout=2 * FLIGHT_PAUSE_MS)
+
+
 def test_hovering_a_treemap_cell_outlines_its_containers_in_3d(qtbot):
     w = opened(qtbot, **BASE)
     dock = w.treemap_dock

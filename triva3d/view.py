@@ -120,11 +120,16 @@ class View:
         self._dirty = set()
 
     # -- frames --------------------------------------------------------------------------
-    def draw(self):
-        """Apply the state and draw a frame in the window (no pixels read back)."""
+    def prepare(self):
+        """Apply the state and fit what depends on the camera, without drawing (a
+        GUI draws in its paint)."""
         self.update()
         self.renderer.ResetCameraClippingRange()
         self.scene.fit_view(self.renderer)
+
+    def draw(self):
+        """Apply the state and draw a frame in the window (no pixels read back)."""
+        self.prepare()
         # A GUI's window may have drawn since: take the context back and re-read the
         # GL state VTK caches, which the other one changed (the viewport, culling...;
         # re-reading the depth function, as a whole Reset() does, hides the legend's

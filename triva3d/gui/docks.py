@@ -331,7 +331,7 @@ class TreemapDock(Dock):
         self._paint(self._selected() if node is None else node)
         scene = self.window.view.scene
         scene.highlight([] if node is None else self.trace.subtree([self.treemap.containers[node]]))
-        self.window.interactor.ren_win.Render()
+        self.window.interactor.update()
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

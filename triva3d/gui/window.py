@@ -32,6 +32,8 @@ TOPOLOGY_EXTENSIONS = (".dot", ".gv", ".xml")
 FRESH = {"window": None, "hidden": (), "containers": None, "colors": {}, "variables": {},
          "selection": None, "moved": {}}
 MAX_RECENT = 8
+#: A keyboard flight ends (full detail again) after this long without a flight key.
+FLIGHT_PAUSE_MS = 400
 
 
 class Loader(QtCore.QThread):
@@ -77,7 +79,7 @@ class Loader(QtCore.QThread):
 class MainWindow(QtWidgets.QMainWindow):
     def __init__(self, state=None, quality="fast", lenient=False):
         super().__init__()
-        from pyvistaqt import QtInteractor
+        from .interactor import Interactor
         self.setWindowTitle("triva3d")
         self.setAcceptDrops(True)
         self.state = state if state is not None else ViewState()
@@ -85,7 +87,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.trace = self.view = self.loader = None
         self._dropped = []  # cancelled loaders, waited for on closing
         self.settings = QtCore.QSettings("triva3d", "triva3d")
-        self.interactor = QtInteractor(self, auto_update=False)
+        self.interactor = Interactor(self)
         self.interactor.installEventFilter(self)
         self.setCentralWidget(self.interactor)
         self.docks = [docks.TimeDock(self), docks.BaseDock(self), docks.LegendDock(self),
@@ -119,6 +121,9 @@ class MainWindow(QtWidgets.QMainWindow):
         iren.add_observer("LeftButtonReleaseEvent", self._left_release)
         iren.add_observer("StartInteractionEvent", lambda *_: self._moving(True))
         iren.add_observer("EndInteractionEvent", lambda *_: self._moving(False))
+        # a keyboard flight moves the camera until no flight key came for a while
+        self._flight_pause = QtCore.QTimer(self, singleShot=True, interval=FLIGHT_PAUSE_MS)
+        self._flight_pause.timeout.connect(self._flight_paused)
         self.interactor.renderer.AddObserver("StartEvent", self._before_frame)
         self.resize(1400, 900)
         geometry = self.settings.value("geometry")
@@ -363,7 +368,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.view is None:
             return
         try:
-            self.view.draw()
+            self.view.prepare()
         except Triva3dError as e:
             bad = {k: v for k, v in self._good.to_dict().items()
                    if k != "format" and getattr(self.state, k) != getattr(self._good, k)}
@@ -371,6 +376,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.error(str(e))
             return
         self._good = self.state.copy()
+        self.interactor.update()  # drawn in the paint
         for d in self.docks:
             if not d.at_once:
                 d.show_state()
@@ -380,22 +386,25 @@ class MainWindow(QtWidgets.QMainWindow):
             self.view.scene.fit_view(self.interactor.renderer)
 
     def _moving(self, moving):
+        """The camera starts or stops moving: cheap forms and fewer pixels meanwhile."""
         if self.view is not None:
-            self.view.scene.set_moving(moving)
+            self.interactor.reduce(moving)
+            self.view.scene.set_moving(moving, self.interactor.reduction)
             if not moving:
                 self.keep_camera()
-                self.interactor.ren_win.Render()
+                self.interactor.update()
 
     # -- picking ---------------------------------------------------------------------------
     def _left_press(self, *_):
-        self._press = self._iren.GetEventPosition()
+        self._press = self.interactor.position
 
     def _left_release(self, *_):
-        pos = self._iren.GetEventPosition()
+        pos = self.interactor.position
         if self._press is None or self.view is None:
             return
         if abs(pos[0] - self._press[0]) + abs(pos[1] - self._press[1]) <= 3:
-            self.pick(*pos)
+            # once the click's interaction has ended: full size, where `pos` is
+            QtCore.QTimer.singleShot(0, lambda: self.view is not None and self.pick(*pos))
 
     def _ctrl_drag(self, iren, event):
         """Ctrl-drag moves a base node or a container (a bar moves its container):
@@ -474,10 +483,17 @@ class MainWindow(QtWidgets.QMainWindow):
             return True
         else:
             return False
+        if not self._flight_pause.isActive():
+            self._moving(True)
+        self._flight_pause.start()
         self.interactor.renderer.ResetCameraClippingRange()
-        self.interactor.ren_win.Render()
+        self.interactor.update()
         self.keep_camera()
         return True
+
+    def _flight_paused(self):
+        if self._iren.GetInteractorStyle().GetState() == 0:  # not in a mouse drag
+            self._moving(False)
 
     def closeEvent(self, event):
         self.record_action.setChecked(False)

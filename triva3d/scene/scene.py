@@ -45,7 +45,7 @@ class Scene:
         self.geometry = g = geometry or Geometry(trace, layout, state, exact_limit)
         self.renderers, self._slots, self._applied = [], {}, {}
         self._fitted = None  # the camera fit_view fitted for (None: fit again)
-        self._moving = False
+        self._moving, self._pixel = False, 1
         self._particles = None  # particles.Particles, made when first needed
         self._keys = (None, False)  # what the legend says of particles and heat
         ground = (base.edges(layout, g.extent), base.nodes(layout, g.extent),
@@ -105,7 +105,7 @@ class Scene:
         self._set("moving_states", [])
         self._set("moving_links", [])
         if self._moving:
-            self.set_moving(True)
+            self.set_moving(True, self._pixel)
 
     def _links(self, opacity):
         """Message lines; bundles carry their own opacity (by count) times `opacity`."""
@@ -212,8 +212,9 @@ class Scene:
         key = (proj.m.tobytes(), tuple(proj.size))
         if key == self._fitted:
             return  # the camera and the contents are as they were last time
-        self._fit_detail(proj)
-        self.overlay.place(proj, self._applied.get("labels", True))
+        if not self._moving:  # while the camera moves: the bins it had, no labels
+            self._fit_detail(proj)
+        self.overlay.place(proj, self._applied.get("labels", True) and not self._moving)
         self._fitted = key
 
     def _fit_detail(self, proj):
@@ -229,20 +230,23 @@ class Scene:
         if not (g.texel_bins / 1.5 <= pixels <= g.texel_bins * 1.5) and g.set_bins(pixels):
             self._set("states", [self._states()])
             if self._moving:
-                self.set_moving(True)
+                self.set_moving(True, self._pixel)
 
-    def set_moving(self, moving):
+    def set_moving(self, moving, pixel=1):
         """Cheap forms while the camera moves: exact states as thick lines instead of
-        boxes, and at most MOVING_LINKS links (an even sample); `False` restores."""
+        boxes, and at most MOVING_LINKS links (an even sample); `False` restores.
+        `pixel`: screen pixels per pixel drawn (a window drawing fewer while moving)."""
         g = self.geometry
-        self._moving = moving
+        self._moving, self._pixel = moving, pixel
+        self._fitted = None  # labels and bins follow the camera differently
         cheap_states = moving and g.mode == "exact" and len(g.state_rows) > 0
         cheap_links = moving and len(g.link_rows) > MOVING_LINKS
         if cheap_states and not self._slots.get("moving_states"):
             b = g.bars
             cx, cy = (b[:, 0] + b[:, 1]) / 2, (b[:, 2] + b[:, 3]) / 2
             self._set("moving_states", [polydata.actor(polydata.segments(
-                np.c_[cx, cy, b[:, 4]], np.c_[cx, cy, b[:, 5]], g.bar_rgb), line_width=4)])
+                np.c_[cx, cy, b[:, 4]], np.c_[cx, cy, b[:, 5]], g.bar_rgb),
+                line_width=max(1, 4 // pixel))])
         if cheap_links and not self._slots.get("moving_links"):
             keep = np.linspace(0, len(g.link_rows) - 1, MOVING_LINKS).astype(np.int64)
             opacity = self._line_opacity

@@ -1,0 +1,70 @@
+"""The 3D view's widget: pyvistaqt's QtInteractor, drawing one frame per paint,
+and a quarter of the pixels while the camera moves.
+
+pyvistaqt renders when VTK asks (the interactor style asks on every mouse move)
+and again in the paint that follows, so each frame of a drag was drawn twice.
+Here VTK's requests only schedule a paint (Qt merges them), and the paint draws.
+With software OpenGL the cost of a frame is its fragments: while the camera moves
+(`reduce`), the scene is drawn at half the width and height and scaled up.
+"""
+from pyvistaqt import QtInteractor
+
+#: Width and height divided by this while the camera moves.
+REDUCTION = 2
+
+
+class Interactor(QtInteractor):
+    def __init__(self, parent):
+        super().__init__(parent, auto_update=False)
+        self._painting = False
+        self._reduction = 1
+        #: the last mouse or key event's position in full-size device pixels, y up
+        self.position = (0, 0)
+        iren = self.iren.interactor
+        iren.EnableRenderOff()  # its Render() then only announces a RenderEvent
+        iren.AddObserver("RenderEvent", self._render_asked)
+
+    def _render_asked(self, *_):
+        if self._painting:
+            self.ren_win.Render()
+        else:
+            self.update()
+
+    def paintGL(self):
+        self._painting = True
+        try:
+            super().paintGL()
+        finally:
+            self._painting = False
+
+    @property
+    def reduction(self):
+        """Screen pixels per pixel drawn (each way): REDUCTION while reduced, else 1."""
+        return self._reduction
+
+    def reduce(self, on):
+        """Draw at 1/REDUCTION of the width and height (the text keeps its size on
+        screen), or at full size again. Event positions follow the drawn pixels, so
+        the camera turns as far for the same move."""
+        k = REDUCTION if on else 1
+        if k == self._reduction:
+            return
+        iren, ratio = self._Iren, self._reduction / k
+        for get, put in ((iren.GetEventPosition, iren.SetEventPosition),
+                         (iren.GetLastEventPosition, iren.SetLastEventPosition)):
+            x, y = get()
+            put(round(x * ratio), round(y * ratio))
+        self._reduction = k
+        dpr = self.devicePixelRatioF()
+        iren.UpdateSize(max(1, round(self.width() * dpr / k)),
+                        max(1, round(self.height() * dpr / k)))
+        self.ren_win.SetDPI(round(72 * dpr / k))
+        self.update()
+
+    def _setEventInformation(self, x, y, ctrl, shift, key, repeat=0, keysum=None):
+        # pyvistaqt's, in the pixels drawn (VTK's y axis points up)
+        s = self.devicePixelRatioF()
+        self.position = (round(x * s), round((self.height() - y - 1) * s))
+        k = self._reduction
+        self._Iren.SetEventInformation(round(self.position[0] / k), round(self.position[1] / k),
+                                       ctrl, shift, key, repeat, keysum)
