@@ -175,14 +175,15 @@ def _azimuth(camera):
 
 
 def test_a_drag_draws_a_frame_per_move_at_half_size_and_turns_as_far(qtbot, monkeypatch):
-    """While the camera moves the view draws half the width and height (a quarter
-    of the pixels), once per mouse move (pyvistaqt drew each frame twice); the
-    camera turns as far for the same drag as when drawing every pixel, and the
-    frame after the release is full size again."""
+    """While the camera moves the view draws a fraction of the width and height
+    (chosen from the last full frame's time; 2 here), once per mouse move
+    (pyvistaqt drew each frame twice); the camera turns as far for the same drag as
+    when drawing every pixel, and the frame after the release is full size again."""
     from triva3d.gui import interactor
+    assert [interactor.reduction_for(ms) for ms in (10, 30, 150, 480, 5000)] == [1, 1, 2, 3, 4]
     turned = {}
     for reduction in (1, 2):
-        monkeypatch.setattr(interactor, "REDUCTION", reduction)
+        monkeypatch.setattr(interactor, "reduction_for", lambda ms, k=reduction: k)
         w = opened(qtbot, **BASE)
         qi = w.interactor
         full = tuple(qi.ren_win.GetSize())
@@ -198,8 +199,10 @@ def test_a_drag_draws_a_frame_per_move_at_half_size_and_turns_as_far(qtbot, monk
     assert abs(turned[1]) > 20 and turned[2] == pytest.approx(turned[1], rel=0.03)
 
 
-def test_a_keyboard_flight_draws_fewer_pixels_until_it_pauses(qtbot):
+def test_a_keyboard_flight_draws_fewer_pixels_until_it_pauses(qtbot, monkeypatch):
+    from triva3d.gui import interactor
     from triva3d.gui.window import FLIGHT_PAUSE_MS
+    monkeypatch.setattr(interactor, "reduction_for", lambda ms: 2)
     w = opened(qtbot, **BASE)
     qi = w.interactor
     full = tuple(qi.ren_win.GetSize())

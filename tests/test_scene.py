@@ -428,6 +428,28 @@ def test_moving_forms_and_back(small):
     assert np.array_equal(v.render(), still)
 
 
+def test_many_variable_pieces_are_lines_while_moving(hand, monkeypatch):
+    """Above MOVING_PIECES pieces (lowered here to 1), profiles are drawn as lines up
+    the middle of each box while the camera moves, half as thick where the window
+    draws half the pixels; then the boxes again."""
+    from triva3d.scene import scene
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    monkeypatch.setattr(scene, "MOVING_PIECES", 1)
+    v = show(*hand, labels=False, view="side")
+    sc, b = v.scene, v.scene.geometry.var_boxes
+    still = v.render()
+    sc.set_moving(True, pixel=2)
+    (boxes,), (lines,) = sc._slots["variables"], sc._slots["moving_variables"]
+    assert not boxes.GetVisibility() and lines.GetVisibility()
+    assert lines.GetProperty().GetLineWidth() == 2
+    pts = vtk_to_numpy(lines.GetMapper().GetInput().GetPoints().GetData()).reshape(-1, 2, 3)
+    mid = np.c_[(b[:, 0] + b[:, 1]) / 2, (b[:, 2] + b[:, 3]) / 2]
+    assert np.allclose(pts[:, 0], np.c_[mid, b[:, 4]]) and np.allclose(pts[:, 1], np.c_[mid, b[:, 5]])
+    sc.set_moving(False)
+    assert boxes.GetVisibility() and not lines.GetVisibility()
+    assert np.array_equal(v.render(), still)
+
+
 def test_high_quality_draws_the_same_scene(small):
     tr, base = small
     fast = View(tr, ViewState(**base, labels=False), (320, 200), "fast").render()

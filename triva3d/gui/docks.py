@@ -275,15 +275,18 @@ class TreemapDock(Dock):
 
     def show_trace(self, trace, geometry):
         self.trace = trace
-        types = {trace.display_name("types", trace.containers.type[c])
-                 for c in range(1, len(trace.containers))}
+        types = {trace.display_name("types", t) for t in np.unique(trace.containers.type[1:])}
         _blocked(self.level, lambda: (self.level.clear(),
                                       self.level.addItems(["leaves"] + sorted(types))))
-        self.refresh()
+        QtCore.QTimer.singleShot(0, self.refresh)  # after the window's other work
+
+    def _key(self):
+        """What the picture shows: the geometry's window and the selection."""
+        f = self.window.geometry.frame
+        return f.t0, f.t1, self.state.selection
 
     def show_state(self):
-        key = (self.state.window, self.state.selection)
-        if key != self._shown:
+        if self.window.geometry is not None and self._key() != self._shown:
             self.refresh()
 
     def refresh(self):
@@ -303,7 +306,7 @@ class TreemapDock(Dock):
             return
         self.treemap, self._size = tm, (w, h)
         self._paint(self._selected())
-        self._shown = (self.state.window, self.state.selection)
+        self._shown = self._key()
 
     def _selected(self):
         """The node of the container picked in 3D (a state's container), or None."""

@@ -4,13 +4,24 @@ and a quarter of the pixels while the camera moves.
 pyvistaqt renders when VTK asks (the interactor style asks on every mouse move)
 and again in the paint that follows, so each frame of a drag was drawn twice.
 Here VTK's requests only schedule a paint (Qt merges them), and the paint draws.
-With software OpenGL the cost of a frame is its fragments: while the camera moves
-(`reduce`), the scene is drawn at half the width and height and scaled up.
+With software OpenGL the cost of a frame is mostly its fragments: while the camera
+moves (`reduce`), the scene is drawn at a fraction of the width and height, chosen
+from how long the last full frame took, and scaled up.
 """
+import math
+import time
+
 from pyvistaqt import QtInteractor
 
-#: Width and height divided by this while the camera moves.
-REDUCTION = 2
+#: What a frame should take while the camera moves, and the most the width and
+#: height are divided by to get there.
+MOVING_FRAME_MS, MAX_REDUCTION = 50.0, 4
+
+
+def reduction_for(full_ms):
+    """Width and height divisor for frames that took `full_ms` at full size: the
+    fragments fall with its square."""
+    return max(1, min(MAX_REDUCTION, round(math.sqrt(full_ms / MOVING_FRAME_MS))))
 
 
 class Interactor(QtInteractor):
@@ -18,6 +29,7 @@ class Interactor(QtInteractor):
         super().__init__(parent, auto_update=False)
         self._painting = False
         self._reduction = 1
+        self.full_ms = 0.0  # how long the last full-size frame took
         #: the last mouse or key event's position in full-size device pixels, y up
         self.position = (0, 0)
         iren = self.iren.interactor
@@ -32,21 +44,25 @@ class Interactor(QtInteractor):
 
     def paintGL(self):
         self._painting = True
+        t = time.perf_counter()
         try:
             super().paintGL()
         finally:
             self._painting = False
+        if self._reduction == 1:
+            self.full_ms = 1e3 * (time.perf_counter() - t)
 
     @property
     def reduction(self):
-        """Screen pixels per pixel drawn (each way): REDUCTION while reduced, else 1."""
+        """Screen pixels per pixel drawn, each way (1: every pixel)."""
         return self._reduction
 
     def reduce(self, on):
-        """Draw at 1/REDUCTION of the width and height (the text keeps its size on
-        screen), or at full size again. Event positions follow the drawn pixels, so
-        the camera turns as far for the same move."""
-        k = REDUCTION if on else 1
+        """Draw at a fraction of the width and height (`reduction_for` the last full
+        frame; the text keeps its size on screen), or at full size again. Event
+        positions follow the drawn pixels, so the camera turns as far for the same
+        move."""
+        k = reduction_for(self.full_ms) if on else 1
         if k == self._reduction:
             return
         iren, ratio = self._Iren, self._reduction / k

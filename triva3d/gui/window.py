@@ -244,7 +244,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().showMessage(self.view.summary(), 10000)
         for line in self.view.warnings():
             self.statusBar().showMessage(f"warning: {line}", 10000)
-        self.redraw()
+        self._changed(None, None)  # drawn at the event loop's next turn
 
     def _load_failed(self, loader, message):
         if loader is self.loader:
@@ -496,6 +496,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self._moving(False)
 
     def closeEvent(self, event):
+        self._flight_pause.stop()
         self.record_action.setChecked(False)
         self.flight.stop()
         self.settings.setValue("geometry", self.saveGeometry())

@@ -19,6 +19,10 @@ from .geometry import EXACT_LIMIT, FIELDS, Geometry, box_edges
 from .overlay import Overlay
 
 MOVING_LINKS = 10_000
+#: Events' dots, in pixels across (on screen: fewer drawn while moving).
+EVENT_PX = 7
+#: Above this many variable pieces, they are thick lines while the camera moves.
+MOVING_PIECES = 10_000
 #: ViewState fields the scene follows.
 SCENE_FIELDS = FIELDS + ("link_opacity", "labels", "time_unit", "selection", "now",
                          "particles", "heat")
@@ -98,12 +102,12 @@ class Scene:
         self._set("links", [self._links(link_opacity)]
                   if len(g.link_rows) and link_opacity > 0 else [])
         self._set("events", [polydata.actor(polydata.points(g.event_p, g.event_rgb),
-                                            point_size=7)] if len(g.event_rows) else [])
+                                            point_size=EVENT_PX)] if len(g.event_rows) else [])
         self._set("variables", [polydata.actor(polydata.boxes(*g.var_boxes.T, rgb=g.var_rgb),
                                                lit=True, cull=True)] if len(g.var_rows) else [])
         self.overlay.set_legend(g.legend_entries(*self._keys) if self.legend else [])
-        self._set("moving_states", [])
-        self._set("moving_links", [])
+        for slot in ("moving_states", "moving_links", "moving_variables"):
+            self._set(slot, [])
         if self._moving:
             self.set_moving(True, self._pixel)
 
@@ -233,27 +237,32 @@ class Scene:
                 self.set_moving(True, self._pixel)
 
     def set_moving(self, moving, pixel=1):
-        """Cheap forms while the camera moves: exact states as thick lines instead of
-        boxes, and at most MOVING_LINKS links (an even sample); `False` restores.
+        """Cheap forms while the camera moves: exact states, and variable pieces when
+        there are more than MOVING_PIECES, as thick lines instead of boxes, at most
+        MOVING_LINKS links (an even sample), events' dots as big on screen as still;
+        `False` restores.
         `pixel`: screen pixels per pixel drawn (a window drawing fewer while moving)."""
         g = self.geometry
         self._moving, self._pixel = moving, pixel
         self._fitted = None  # labels and bins follow the camera differently
         cheap_states = moving and g.mode == "exact" and len(g.state_rows) > 0
         cheap_links = moving and len(g.link_rows) > MOVING_LINKS
-        if cheap_states and not self._slots.get("moving_states"):
-            b = g.bars
-            cx, cy = (b[:, 0] + b[:, 1]) / 2, (b[:, 2] + b[:, 3]) / 2
-            self._set("moving_states", [polydata.actor(polydata.segments(
-                np.c_[cx, cy, b[:, 4]], np.c_[cx, cy, b[:, 5]], g.bar_rgb),
-                line_width=max(1, 4 // pixel))])
+        cheap_variables = moving and len(g.var_rows) > MOVING_PIECES
+        for slot, cheap, boxes, rgb in (("states", cheap_states, "bars", "bar_rgb"),
+                                        ("variables", cheap_variables, "var_boxes", "var_rgb")):
+            if cheap and not self._slots.get("moving_" + slot):
+                self._set("moving_" + slot, [polydata.actor(
+                    _axes(getattr(g, boxes), getattr(g, rgb)), line_width=max(1, 4 // pixel))])
         if cheap_links and not self._slots.get("moving_links"):
             keep = np.linspace(0, len(g.link_rows) - 1, MOVING_LINKS).astype(np.int64)
             opacity = self._line_opacity
             self._set("moving_links", [polydata.actor(
                 polydata.segments(g.link_p0[keep], g.link_p1[keep], g.link_rgb[keep]),
                 opacity=opacity)])
-        for slot, cheap in (("states", cheap_states), ("links", cheap_links)):
+        for a in self._slots.get("events", []):
+            a.GetProperty().SetPointSize(max(1, EVENT_PX // pixel) if moving else EVENT_PX)
+        for slot, cheap in (("states", cheap_states), ("links", cheap_links),
+                            ("variables", cheap_variables)):
             for a in self._slots.get(slot, []):
                 a.SetVisibility(not cheap)
             for a in self._slots.get("moving_" + slot, []):
@@ -273,6 +282,12 @@ class Scene:
     def pick(self, proj, x, y):
         """What is under display point (x, y) (see pick.pick)."""
         return pick.pick(self.geometry, proj, x, y)
+
+
+def _axes(boxes, rgb):
+    """Segments up the middle of boxes (n, 6: x0 x1 y0 y1 z0 z1), coloured `rgb`."""
+    cx, cy = (boxes[:, 0] + boxes[:, 1]) / 2, (boxes[:, 2] + boxes[:, 3]) / 2
+    return polydata.segments(np.c_[cx, cy, boxes[:, 4]], np.c_[cx, cy, boxes[:, 5]], rgb)
 
 
 def _line_opacity(state):
