@@ -1,7 +1,8 @@
-"""OTF2 reading benchmark: writes an archive of about N events with `otf2.writer`
-(once, in /tmp/triva3d-bench), then reads it into the Trace in a fresh process and
+"""OTF2 reading benchmark: writes archives of about N events with `otf2.writer`
+(once, in /tmp/triva3d-bench): MPI ranks in a ring, and an OpenMP run (teams,
+tasks, fork/join, lock records); reads each into the Trace in a fresh process and
 prints events per second and memory; the `otf2` package's own Python reader is
-timed on the same archive for comparison.
+timed on the MPI archive for comparison.
 
 Usage: python benchmarks/bench_otf2.py [--events 1e6]
 """
@@ -23,7 +24,7 @@ def rss(field):
         if line.startswith(field):
             return int(line.split()[1]) * 1024
 from triva3d.otf2.reader import read_otf2
-read_otf2(sys.argv[2])                      # numba callbacks loaded from their cache
+read_otf2(sys.argv[2])                      # the callbacks compiled, numba's code loaded
 before = rss("VmRSS:")
 t = time.perf_counter()
 tr = read_otf2(sys.argv[1])
@@ -40,25 +41,28 @@ def main():
     import otf2
     import otf2gen
     root = Path("/tmp/triva3d-bench")
-    big = root / f"otf2-{int(a.events)}"
     small = root / "otf2-ring"
-    if not (big / "traces.otf2").exists():
-        t = time.perf_counter()
-        n = otf2gen.big(big, int(a.events))
-        print(f"wrote {n} events with otf2.writer in {time.perf_counter() - t:.1f} s")
     if not (small / "traces.otf2").exists():
         otf2gen.mpi_ring(small)
-    with otf2.reader.open(str(big / "traces.otf2")) as tr:
-        events = sum(loc.number_of_events for loc in tr.definitions.locations)
-    size = sum(f.stat().st_size for f in big.rglob("*") if f.is_file())
-    print(f"archive: {events} events, {size / 2**20:.1f} MiB")
-    for run in range(3):
-        out = subprocess.run([sys.executable, "-c", CHILD, str(big), str(small)], check=True,
-                             capture_output=True, text=True).stdout
-        r = json.loads(out)
-        print(f"triva3d read {run + 1}: {r['seconds']:.3f} s = {events / r['seconds'] / 1e6:.2f} "
-              f"M events/s; peak memory {r['peak'] / events:.0f} B/event, Trace "
-              f"{r['trace'] / events:.0f} B/event ({r['states']} states, {r['links']} links)")
+    for what, write in (("MPI", otf2gen.big), ("OpenMP", otf2gen.openmp_big)):
+        big = root / f"otf2-{what}-{int(a.events)}"
+        if not (big / "traces.otf2").exists():
+            t = time.perf_counter()
+            n = write(big, int(a.events))
+            print(f"wrote {n} events with otf2.writer in {time.perf_counter() - t:.1f} s")
+        with otf2.reader.open(str(big / "traces.otf2")) as tr:
+            events = sum(loc.number_of_events for loc in tr.definitions.locations)
+        size = sum(f.stat().st_size for f in big.rglob("*") if f.is_file())
+        print(f"{what} archive: {events} events, {size / 2**20:.1f} MiB")
+        for run in range(3):
+            out = subprocess.run([sys.executable, "-c", CHILD, str(big), str(small)],
+                                 check=True, capture_output=True, text=True).stdout
+            r = json.loads(out)
+            print(f"triva3d read {run + 1}: {r['seconds']:.3f} s = "
+                  f"{events / r['seconds'] / 1e6:.2f} M events/s; peak memory "
+                  f"{r['peak'] / events:.0f} B/event, Trace {r['trace'] / events:.0f} B/event "
+                  f"({r['states']} states, {r['links']} links)")
+    big = root / f"otf2-MPI-{int(a.events)}"
     t = time.perf_counter()
     with otf2.reader.open(str(big / "traces.otf2")) as tr:
         n = sum(1 for _ in tr.events)

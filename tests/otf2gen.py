@@ -156,3 +156,85 @@ def metrics_only(path):
         ev = w.event_writer("Master thread", group=group)
         for k in range(5):
             ev.metric(100 * k, metric, [40.0 + k])
+
+
+def openmp_io_rma(path):
+    """Two ranks on host "node-A", 1 GHz. Rank 0 has threads "T0" and "T1" (one
+    OpenMP team "team A"); rank 1 a thread "R1". In ns:
+    - T0: OmpFork of 2 threads at 100, OmpJoin at 210; both threads ThreadTeamBegin
+      at 110 and ThreadTeamEnd at 200; T0 creates task (team A, thread 0, #1) at 120,
+      T1 switches to it at 130 and completes it at 180; T1 creates OpenMP task 42 at
+      220, runs it from 230 and completes it at 260;
+    - T0: a write of 4096 bytes to "out.dat" (handle 0) issued at 300 (matching id 7)
+      done at 350 with 4000 bytes; a read issued at 360 (id 8) never completed;
+    - a window over both ranks: T0 puts 64 bytes to rank 1 at 400 (id 3), completed
+      at 450; R1 gets 32 bytes from rank 0 at 500 (id 5), never completed;
+    - T0: a calling-context sample in region "compute" at 600."""
+    from otf2.enums import IoOperationFlag, IoOperationMode
+    with otf2.writer.open(str(path), timer_resolution=1_000_000_000) as w:
+        d = w.definitions
+        host = d.system_tree_node("node-A", class_name="node")
+        g0, g1 = (d.location_group(f"MPI Rank {r}", system_tree_parent=host) for r in (0, 1))
+        locs = [d.location(n, group=g) for n, g in (("T0", g0), ("T1", g0), ("R1", g1))]
+        t0, t1, r1 = (w.event_writer_from_location(loc) for loc in locs)
+        world = _world(d, [locs[0], locs[2]])
+        team = d.comm("team A", group=d.group(
+            "team", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.OPENMP,
+            members=locs[:2]))
+        t0.omp_fork(100, 2)
+        for ev in (t0, t1):
+            ev.thread_team_begin(110, team)
+        t0.thread_task_create(120, team, 0, 1)
+        t1.thread_task_switch(130, team, 0, 1)
+        t1.thread_task_complete(180, team, 0, 1)
+        for ev in (t0, t1):
+            ev.thread_team_end(200, team)
+        t0.omp_join(210)
+        t1.omp_task_create(220, 42)
+        t1.omp_task_switch(230, 42)
+        t1.omp_task_complete(260, 42)
+        posix = d.io_paradigm("POSIX", "POSIX I/O", otf2.enums.IoParadigmClass.SERIAL,
+                              otf2.enums.IoParadigmFlag.NONE)
+        handle = d.io_handle("out.dat", d.io_regular_file("out.dat", scope=host), posix)
+        t0.io_operation_begin(300, handle, IoOperationMode.WRITE, IoOperationFlag.NONE, 4096, 7)
+        t0.io_operation_complete(350, handle, 4000, 7)
+        t0.io_operation_begin(360, handle, IoOperationMode.READ, IoOperationFlag.NONE, 10, 8)
+        win = d.rma_win("window", world)
+        t0.rma_put(400, win, 1, 64, 3)
+        t0.rma_op_complete_blocking(450, win, 3)
+        r1.rma_get(500, win, 0, 32, 5)
+        compute = d.region("compute", paradigm=Paradigm.USER, region_role=RegionRole.FUNCTION)
+        t0.calling_context_sample(600, d.calling_context(compute, parent=None), 1,
+                                  d.interrupt_generator("timer", period=1000))
+
+
+def openmp_big(path, events, n_threads=8):
+    """About `events` events of an OpenMP run (for the reading benchmark): one
+    process whose threads, in each parallel region, begin the team, run a task
+    between two lock records (counted, not drawn) inside a region, and end the
+    team; the master forks and joins."""
+    with otf2.writer.open(str(path), timer_resolution=1_000_000_000) as w:
+        d = w.definitions
+        group = d.location_group("Process", system_tree_parent=d.system_tree_node("host"))
+        locs = [d.location(f"OpenMP thread {t}", group=group) for t in range(n_threads)]
+        evs = [w.event_writer_from_location(loc) for loc in locs]
+        team = d.comm("team", group=d.group("team", group_type=GroupType.COMM_LOCATIONS,
+                                            paradigm=Paradigm.OPENMP, members=locs))
+        body = d.region("!$omp parallel", paradigm=Paradigm.OPENMP,
+                        region_role=RegionRole.PARALLEL)
+        per_round = 8  # events per thread per round (and 2 more on the master)
+        rounds = max(1, events // (n_threads * per_round + 2))
+        for k in range(rounds):
+            t = 1000 * k
+            evs[0].omp_fork(t, n_threads)
+            for i, ev in enumerate(evs):
+                ev.thread_team_begin(t + 10, team)
+                ev.enter(t + 20, body)
+                ev.thread_task_switch(t + 30, team, i, k)
+                ev.omp_acquire_lock(t + 40, 1, k)
+                ev.omp_release_lock(t + 50, 1, k)
+                ev.thread_task_complete(t + 60, team, i, k)
+                ev.leave(t + 70, body)
+                ev.thread_team_end(t + 80, team)
+            evs[0].omp_join(t + 90)
+        return rounds * (n_threads * per_round + 2)

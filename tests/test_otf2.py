@@ -353,3 +353,68 @@ def test_event_counts_beyond_the_file_are_refused_before_allocating(tmp_path):
         load(liar, cache=False)
     t = load(liar, lenient=True, cache=False)
     assert len(t.states) == 1 and any("declares 20000" in r[0] for r in t.report)
+
+
+def test_openmp_tasks_io_rma_and_samples_are_drawn(tmp_path):
+    """Thread teams, tasks, fork/join, I/O operations, RMA and samples (otf2gen's
+    openmp_io_rma; times from the clock's offset, 100 ns): what each becomes."""
+    otf2gen.openmp_io_rma(tmp_path / "omp")
+    t = load(tmp_path / "omp", cache=False)  # strict: an open operation is reported
+    ns = lambda x: pytest.approx((x - 100) * 1e-9)  # noqa: E731
+
+    def rows(table, type_name):
+        tab = getattr(t, table)
+        ty = [i for i in range(len(t.types)) if t.display_name("types", i) == type_name]
+        return [i for i in range(len(tab)) if tab.type[i] in ty]
+
+    def where(table, i):
+        return t.display_name("containers", getattr(t, table).container[i])
+
+    def extra(table, name, i):
+        code = getattr(t, table).extra[name][i]
+        return t.names[code] if code >= 0 else None
+    team = rows("states", "Thread team")
+    assert sorted(where("states", i) for i in team) == ["T0", "T1"]
+    assert all((t.states.start[i], t.states.end[i]) == (ns(110), ns(200)) for i in team)
+    assert {t.display_name("values", t.states.value[i]) for i in team} == {"team A"}
+    tasks = rows("states", "Task")
+    assert [(where("states", i), t.states.start[i], t.states.end[i], extra("states", "task", i),
+             extra("states", "creator", i)) for i in tasks] == [
+        ("T1", ns(130), ns(180), "1", "0"), ("T1", ns(230), ns(260), "42", None)]
+    (io,) = rows("states", "I/O")  # the read never completed: not drawn, reported
+    assert (t.states.start[io], t.states.end[io]) == (ns(300), ns(350))
+    assert t.display_name("values", t.states.value[io]) == "write"
+    assert (extra("states", "bytes", io), extra("states", "handle", io)) == ("4000", "out.dat")
+    assert ("I/O operations never completed (not drawn)", 1, None) in t.report
+    fj = rows("events", "Thread fork/join")
+    assert [(t.display_name("values", t.events.value[i]), t.events.time[i],
+             extra("events", "threads", i)) for i in fj] == [
+        ("fork", ns(100), "2"), ("join", ns(210), None)]
+    made = rows("events", "Task created")
+    assert [(where("events", i), extra("events", "task", i), extra("events", "creator", i))
+            for i in made] == [("T0", "1", "0"), ("T1", "42", None)]
+    (sample,) = rows("events", "Sample")
+    assert t.display_name("values", t.events.value[sample]) == "compute"
+    ln = t.links
+    got = sorted((t.display_name("types", ln.type[i]),
+                  t.display_name("containers", ln.start_container[i]),
+                  t.display_name("containers", ln.end_container[i]), ln.start[i], ln.end[i],
+                  t.names[ln.extra["Size"][i]]) for i in range(len(ln)))
+    assert got == [("RMA get", "T0", "R1", ns(500), ns(500), "32"),
+                   ("RMA put", "T0", "R1", ns(400), ns(450), "64")]
+    assert t.other_records == {}
+
+
+def test_an_enum_value_this_otf2_does_not_know_is_named_by_its_number(tmp_path):
+    """A collective operation 250 (a newer writer's) was a KeyError: it is a value
+    "operation 250"."""
+    with otf2.writer.open(str(tmp_path / "coll"), timer_resolution=10**9) as w:
+        d = w.definitions
+        loc = d.location("main", group=d.location_group(
+            "P", system_tree_parent=d.system_tree_node("n")))
+        ev = w.event_writer_from_location(loc)
+        comm = otf2gen._world(d, [loc])
+        ev.mpi_collective_begin(10)
+        ev.mpi_collective_end(20, 250, comm, 0, 8, 8)
+    t = load(tmp_path / "coll", cache=False)
+    assert [t.display_name("values", v) for v in t.states.value] == ["operation 250"]

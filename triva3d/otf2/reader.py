@@ -17,11 +17,13 @@ Mapping (see the README):
 - Metric events: one variable per metric member, piecewise constant from each
   sample to the next (the last to the end); accumulated counters also as "NAME
   rate" (difference over time between samples, 0 after the last one);
+- threads, tasks, I/O operations, RMA and calling-context samples: see `_threads`,
+  `_teams`, `_tasks`, `_io`, `_rma` and `_samples`;
 - time in seconds from the trace start (clock properties); every other record kind
   is counted (`Trace.other_records`), never an error.
 
 Global definitions are read with the `otf2` package; events with the C reader
-through ctypes and numba callbacks (capi.py), then decoded per location in numba.
+through ctypes and compiled callbacks (capi.py), then decoded per location in numba.
 """
 import ctypes
 import os
@@ -34,6 +36,8 @@ from ..errors import TraceError
 from ..trace import SCHEMA, Kind, Names, Table, Trace
 from . import anchor_of, archive_files, capi
 
+#: Links' (type, value) by their `what` code: MPI messages, RMA puts and gets.
+LINK_KINDS = [("MPI message", "p2p"), ("RMA put", "put"), ("RMA get", "get")]
 ACCUMULATED = {"ACCUMULATED_START", "ACCUMULATED_POINT", "ACCUMULATED_LAST",
                "ACCUMULATED_NEXT"}
 #: OTF2_Type ids of metric values.
@@ -44,9 +48,19 @@ def _enum(x):
     return str(x).rsplit(".", 1)[-1]
 
 
+def _enum_of(cls, value, what):
+    """The name of `value` in the otf2 enum `cls`, or "`what` `value`" for a value
+    this OTF2 does not know (an archive from a newer writer)."""
+    try:
+        return _enum(cls(int(value)))
+    except (KeyError, ValueError):
+        return f"{what} {value}"
+
+
 class _Interner:
     def __init__(self):
         self.index, self.strings = {}, []
+        self.number = {}  # number -> code of its text (`many` is called per location)
 
     def __call__(self, s):
         i = self.index.get(s)
@@ -58,7 +72,12 @@ class _Interner:
     def many(self, values):
         """Codes of str(v) for an array of numbers (interned once per distinct value)."""
         uniq, inv = np.unique(np.asarray(values), return_inverse=True)
-        return np.array([self(str(u)) for u in uniq.tolist()], np.int32)[inv].reshape(-1)
+        number = self.number
+        codes = [number.get(u) for u in uniq.tolist()]
+        for i in (i for i, c in enumerate(codes) if c is None):
+            u = uniq[i].item()
+            codes[i] = number[u] = self(str(u))
+        return np.array(codes, np.int32)[inv].reshape(-1)
 
     def names(self):
         data = [s.encode("utf-8", "replace") for s in self.strings]
@@ -170,6 +189,11 @@ class _Defs:
                         for r in d.regions}
         self.comms = {c._ref: [m._ref for m in c.group.members] if c.group else []
                       for c in d.comms}
+        self.comm_names = {c._ref: c.name for c in d.comms}
+        self.rma_wins = {w._ref: w.comm._ref if w.comm else None for w in d.rma_wins}
+        self.contexts = {c._ref: c.region._ref if c.region else None
+                         for c in d.calling_contexts}
+        self.io_handles = {h._ref: h.name for h in d.io_handles}
         self.metrics = {}
         for m in d.metrics:
             members = m.members if hasattr(m, "members") else m.metric_class.members
@@ -183,7 +207,7 @@ def _read_events(anchor, defs, lenient, report):
     if not r:
         raise TraceError(anchor, None, "OTF2 cannot open this anchor file")
     cb = capi.Callbacks()
-    out = {}
+    out, other = {}, Counter()
     try:
         capi.Reader_SetSerialCollectiveCallbacks(r)
         for ref, *_ in defs.locations:
@@ -205,12 +229,12 @@ def _read_events(anchor, defs, lenient, report):
             raise TraceError(anchor, None, f"cannot open the event files: {capi.error_text(code)}")
         for ref, name, _, _, n_events in defs.locations:
             out[ref] = _read_location(r, cb, ref, name, n_events, defs, f"{base}/{ref}.evt",
-                                      lenient, report)
+                                      lenient, report, other)
         capi.Reader_CloseEvtFiles(r)
     finally:
         capi.Reader_Close(r)
         cb.close()
-    return out, {k: v for k, v in cb.counts.items() if v}
+    return out, dict(other)
 
 
 def _fail(lenient, report, path, line, message):
@@ -219,7 +243,7 @@ def _fail(lenient, report, path, line, message):
     report.append((f"{os.path.basename(path)}: {message}", 1, None))
 
 
-def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report):
+def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, other):
     where = f"location {ref} ({name!r})"
     if not os.path.exists(path):
         _fail(lenient, report, path, None, f"{where}: its event file is missing")
@@ -242,6 +266,7 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report):
         code = capi.Reader_ReadAllLocalEvents(r, er, ctypes.byref(n))
     finally:
         capi.Reader_CloseEvtReader(r, er)
+    other.update(capi.counts(buf))
     if buf[2]:
         _fail(lenient, report, path, None,
               f"{where}: more events in the file than its definition's {n_events}")
@@ -358,9 +383,9 @@ class _Builder:
         for rec in self.recs.values():
             if rec is not None and len(rec):
                 end_ticks = max(end_ticks, int(rec[:, 1].max()))
-        self.end = float(self.seconds(end_ticks))
+        self.end, self.end_ticks = float(self.seconds(end_ticks)), end_ticks
         st, ev, var = [], [], []
-        sends, recvs = [], []
+        sends, recvs, rma = [], [], []
         unmatched_leaves = unclosed = 0
         for ref, rec in self.recs.items():
             if rec is None or not len(rec):
@@ -380,20 +405,26 @@ class _Builder:
             if len(coll):
                 st.append(self._collective_states(c, ctype, coll))
                 ev.append(self._collective_events(c, ctype, coll))
+            present = np.bincount(kind, minlength=capi.SAMPLE + 1)  # which kinds to decode
             for kinds, into in (((capi.SEND, capi.ISEND), sends), ((capi.RECV, capi.IRECV), recvs)):
-                m = np.isin(kind, kinds)
-                if m.any():
-                    r = rec[m]
+                if present[list(kinds)].any():
+                    r = rec[np.isin(kind, kinds)]
                     into.append(np.c_[np.full(len(r), ref), r[:, 1], r[:, 2] & 0xFFFFFFFF,
                                       r[:, 2] >> 32, r[:, 3], r[:, 4]].astype(np.int64))
-            m = kind == capi.METRIC
-            if m.any():
-                var.extend(self._variables(c, ctype, rec[m]))
+            if present[capi.METRIC]:
+                var.extend(self._variables(c, ctype, rec[kind == capi.METRIC]))
+            if present[capi.FORK:].any():  # threads, tasks, I/O, RMA, samples
+                st.extend(self._teams(c, ctype, rec) + self._io(c, ctype, rec) +
+                          self._tasks(c, ctype, rec))
+                ev.extend(self._threads(c, ctype, rec) + self._samples(c, ctype, rec))
+                m = np.isin(kind, (capi.RMA_PUT, capi.RMA_GET, capi.RMA_COMPLETE))
+                if m.any():
+                    rma.append((ref, rec[m]))
         if unmatched_leaves:
             self._note(f"Leave events matching no Enter (or another region): {unmatched_leaves}")
         if unclosed:
             self.report.append(("regions still open at the end, closed there", unclosed, None))
-        links = self._links(sends, recvs)
+        links = [self._links(sends, recvs), self._rma(rma)]
         return self._assemble(st, ev, var, links, other)
 
     def _note(self, message):
@@ -419,7 +450,7 @@ class _Builder:
         import otf2
         ops = (coll[:, 0] >> 32).astype(np.int64)
         uniq, inv = np.unique(ops, return_inverse=True)
-        vals = [self.value(t, _enum(otf2.enums.CollectiveOp(int(o)))) for o in uniq]
+        vals = [self.value(t, _enum_of(otf2.enums.CollectiveOp, o, "operation")) for o in uniq]
         return np.array(vals)[inv.reshape(-1)]
 
     def _collective_states(self, c, ctype, coll):
@@ -470,6 +501,148 @@ class _Builder:
                             "start": t, "end": ends, "value": rate})
         return out
 
+    # -- threads, tasks, I/O, samples, one-sided communication ---------------------------
+    def _part(self, c, t, values, start, end=None, depth=None, **extra):
+        """A states (with `end`) or events part of container c, type t, `values` (codes
+        of t's values), extra fields as name codes."""
+        n = len(start)
+        part = {"container": np.full(n, c), "type": np.full(n, t), "value": values,
+                **extra}
+        if end is None:
+            part["time"] = self.seconds(start)
+        else:
+            part.update(start=self.seconds(start), end=self.seconds(end),
+                        imbrication=np.zeros(n, np.int16) if depth is None else depth)
+        return part
+
+    def _named(self, t, names):
+        """Value codes of type t for the strings `names`."""
+        return np.array([self.value(t, n) for n in names], np.int64).reshape(-1)
+
+    def _threads(self, c, ctype, rec):
+        """Fork and join events of thread teams (OpenMP, pthreads...), with the
+        number of threads asked."""
+        m = np.isin(rec[:, 0], (capi.FORK, capi.JOIN))
+        if not m.any():
+            return []
+        r = rec[m]
+        t = self.type(Kind.EVENT, ctype, "Thread fork/join")
+        fork = r[:, 0] == capi.FORK
+        values = np.where(fork, self.value(t, "fork"), self.value(t, "join"))
+        threads = self.names.many(r[:, 2])
+        threads[~fork] = -1
+        return [self._part(c, t, values, r[:, 1], threads=threads)]
+
+    def _io(self, c, ctype, rec):
+        """I/O operations: states "I/O" valued by the mode, from issue to completion
+        (matched by handle and matching id), with the bytes done and the handle."""
+        import otf2
+        b, e = np.flatnonzero(rec[:, 0] == capi.IO_BEGIN), np.flatnonzero(rec[:, 0] == capi.IO_END)
+        if not len(b):
+            return []
+        ib, ie = _match(np.c_[rec[b, 2] & 0xFFFFFFFF, rec[b, 4]], np.c_[rec[e, 2], rec[e, 4]])
+        if len(ib) < len(b):
+            self.report.append(("I/O operations never completed (not drawn)", len(b) - len(ib),
+                                None))
+        b, e = b[ib], e[ie]
+        t = self.type(Kind.STATE, ctype, "I/O")
+        modes = rec[b, 2] >> 32
+        uniq, inv = np.unique(modes, return_inverse=True)
+        names = [_enum_of(otf2.enums.IoOperationMode, m, "mode").lower() for m in uniq.tolist()]
+        handles = rec[b, 2] & 0xFFFFFFFF
+        hu, hinv = np.unique(handles, return_inverse=True)
+        hcodes = np.array([self.names(self.d.io_handles.get(h, f"handle {h}"))
+                           for h in hu.tolist()], np.int64)
+        return [self._part(c, t, self._named(t, names)[inv.reshape(-1)], rec[b, 1], rec[e, 1],
+                           bytes=self.names.many(rec[e, 3]), handle=hcodes[hinv.reshape(-1)])]
+
+    def _teams(self, c, ctype, rec):
+        """Thread teams: states "Thread team" valued by the team's name, from its
+        begin to its end on the thread."""
+        b = np.flatnonzero(rec[:, 0] == capi.TEAM_BEGIN)
+        if not len(b):
+            return []
+        e = np.flatnonzero(rec[:, 0] == capi.TEAM_END)
+        ib, ie = _match(rec[b, 2:3], rec[e, 2:3])
+        b, e = b[ib], e[ie]
+        t = self.type(Kind.STATE, ctype, "Thread team")
+        uniq, inv = np.unique(rec[b, 2], return_inverse=True)
+        names = [self.d.comm_names.get(u, f"team {u}") for u in uniq.tolist()]
+        return [self._part(c, t, self._named(t, names)[inv.reshape(-1)], rec[b, 1], rec[e, 1])]
+
+    def _task_ids(self, rec):
+        """Extra fields naming the tasks of records: `task` (an OpenMP task's id, or a
+        ThreadTask's generation number) and `creator` (a ThreadTask's creating thread
+        in its team)."""
+        thread = rec[:, 3] >= 0  # ThreadTask records carry their team
+        creator = self.names.many(rec[:, 2] >> 32)
+        creator[~thread] = -1
+        return {"task": self.names.many(np.where(thread, rec[:, 2] & 0xFFFFFFFF, rec[:, 2])),
+                "creator": creator}
+
+    def _tasks(self, c, ctype, rec):
+        """Tasks: states "Task" from each switch to a task until the thread's next
+        switch or completion (the trace's end if none), with the task's id."""
+        sw = np.flatnonzero(np.isin(rec[:, 0], (capi.TASK_SWITCH, capi.TASK_COMPLETE)))
+        run = sw[rec[sw, 0] == capi.TASK_SWITCH]
+        if not len(run):
+            return []
+        after = np.searchsorted(sw, run) + 1
+        end = np.where(after < len(sw), rec[sw[np.minimum(after, len(sw) - 1)], 1],
+                       max(int(rec[-1, 1]), int(self.end_ticks)))
+        t = self.type(Kind.STATE, ctype, "Task")
+        return [self._part(c, t, np.full(len(run), self.value(t, "task")), rec[run, 1], end,
+                           **self._task_ids(rec[run]))]
+
+    def _samples(self, c, ctype, rec):
+        """Task creations, and calling-context samples valued by their region."""
+        out = []
+        made = np.flatnonzero(rec[:, 0] == capi.TASK_CREATE)
+        if len(made):
+            t = self.type(Kind.EVENT, ctype, "Task created")
+            out.append(self._part(c, t, np.full(len(made), self.value(t, "create")),
+                                  rec[made, 1], **self._task_ids(rec[made])))
+        smp = np.flatnonzero(rec[:, 0] == capi.SAMPLE)
+        if len(smp):
+            t = self.type(Kind.EVENT, ctype, "Sample")
+            uniq, inv = np.unique(rec[smp, 2], return_inverse=True)
+            names = [self.d.regions.get(self.d.contexts.get(u), (f"context {u}",))[0]
+                     for u in uniq.tolist()]
+            out.append(self._part(c, t, self._named(t, names)[inv.reshape(-1)], rec[smp, 1]))
+        return out
+
+    def _rma(self, parts):
+        """One-sided communication: links "RMA put" from the origin to the target and
+        "RMA get" from the target to the origin, from the operation to its completion
+        on the origin (matched by window and matching id; else instantaneous)."""
+        out = []
+        for ref, rec in parts:
+            ops = np.flatnonzero(rec[:, 0] != capi.RMA_COMPLETE)
+            done = np.flatnonzero(rec[:, 0] == capi.RMA_COMPLETE)
+            win = rec[ops, 2] & 0xFFFFFFFF
+            io, id_ = _match(np.c_[win, rec[ops, 4]], np.c_[rec[done, 2], rec[done, 4]])
+            end = rec[ops, 1].copy()
+            end[io] = rec[done[id_], 1]
+            remote = rec[ops, 2] >> 32
+            target = np.array([(self.d.comms.get(self.d.rma_wins.get(w), []) + [None] * (r + 1))[r]
+                               if r >= 0 else None for w, r in zip(win.tolist(), remote.tolist())],
+                              object)
+            ok = np.array([x is not None for x in target], bool)
+            if (~ok).any():
+                self.report.append(("RMA operations to a rank outside their window (not drawn)",
+                                    int((~ok).sum()), None))
+            put = rec[ops, 0] == capi.RMA_PUT
+            here = self.row_of_loc[ref]
+            there = np.array([self.row_of_loc.get(x, -1) if x is not None else -1
+                              for x in target], np.int64)
+            ok &= there >= 0
+            out.append({"start_container": np.where(put, here, there)[ok],
+                        "end_container": np.where(put, there, here)[ok],
+                        "start": self.seconds(rec[ops, 1][ok]), "end": self.seconds(end[ok]),
+                        "size": rec[ops, 3][ok], "tag": rec[ops, 4][ok],
+                        "what": np.where(put, 1, 2)[ok]})
+        return {k: np.concatenate([p[k] for p in out]) for k in out[0]} if out else None
+
     def _links(self, sends, recvs):
         """Match sends and receives per (communicator, sender, receiver, tag) in order."""
         cols = ("loc", "time", "peer", "comm", "tag", "size")
@@ -491,26 +664,14 @@ class _Builder:
                 peer[m] = got
             t["peer_loc"] = peer
         n_s, n_r = len(s["loc"]), len(r["loc"])
-        src = np.r_[s["loc"], r["peer_loc"]]
-        dst = np.r_[s["peer_loc"], r["loc"]]
-        comm = np.r_[s["comm"], r["comm"]]
-        tag = np.r_[s["tag"], r["tag"]]
-        side = np.r_[np.zeros(n_s, np.int64), np.ones(n_r, np.int64)]
-        # Group by (comm, src, dst, tag), sends before receives. The sort is stable and
-        # each side of a group comes from one location, in its (time) order: the k-th
-        # send of a group is the k-th receive's message.
-        o = np.lexsort((side, tag, dst, src, comm))
-        keys = np.c_[comm, src, dst, tag][o]
-        starts = (np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]).any(axis=1)])
-                  if len(o) else np.zeros(0, np.int64))  # no message: no group
-        size = np.diff(np.r_[starts, len(o)])
-        n_send = np.add.reduceat(1 - side[o], starts) if len(o) else np.zeros(0, np.int64)
-        pairs = np.minimum(n_send, size - n_send)
-        pairs[(keys[starts, 1] < 0) | (keys[starts, 2] < 0)] = 0  # a rank outside its comm
-        k = np.arange(pairs.sum()) - np.repeat(np.cumsum(pairs) - pairs, pairs)
-        first = np.repeat(starts, pairs)
-        si = o[first + k]
-        ri = o[first + np.repeat(n_send, pairs) + k] - n_s
+        # Both sides of a (comm, sender, receiver, tag) come from one location each, in
+        # its (time) order: the k-th send of a key is the k-th receive's message. A rank
+        # outside its communicator matches nothing.
+        known_s = np.flatnonzero(s["peer_loc"] >= 0)
+        known_r = np.flatnonzero(r["peer_loc"] >= 0)
+        i_s, i_r = _match(np.c_[s["comm"], s["loc"], s["peer_loc"], s["tag"]][known_s],
+                          np.c_[r["comm"], r["peer_loc"], r["loc"], r["tag"]][known_r])
+        si, ri = known_s[i_s], known_r[i_r]
         unmatched = n_s + n_r - 2 * len(si)
         if unmatched:
             self.report.append(("MPI messages without their other end (not drawn)", unmatched,
@@ -523,7 +684,7 @@ class _Builder:
             return rows[order[np.searchsorted(refs[order], loc)]]
         return {"start_container": row(s["loc"][si]), "end_container": row(r["loc"][ri]),
                 "start": self.seconds(s["time"][si]), "end": self.seconds(r["time"][ri]),
-                "size": s["size"][si], "tag": s["tag"][si]}
+                "size": s["size"][si], "tag": s["tag"][si], "what": np.zeros(len(si), np.int64)}
 
     def _assemble(self, st, ev, var, links, other):
         n_cont = len(self.cont)
@@ -532,15 +693,8 @@ class _Builder:
                 "alias": np.full(n_cont, -1), "start": np.zeros(n_cont),
                 "end": np.full(n_cont, self.end)}
         tables["containers"] = Table("containers", _typed("containers", cont))
-        states = _concat(st, list(SCHEMA["states"]) + ["paradigm", "role"])
-        tables["states"] = Table("states", _typed("states", states),
-                                 {"paradigm": states["paradigm"].astype(np.int32),
-                                  "role": states["role"].astype(np.int32)} if len(states["type"])
-                                 else {})
-        events = _concat(ev, list(SCHEMA["events"]) + ["root", "sent", "received"])
-        tables["events"] = Table("events", _typed("events", events),
-                                 {k: events[k].astype(np.int32) for k in ("root", "sent", "received")}
-                                 if len(events["type"]) else {})
+        tables["states"] = _with_extras("states", st)
+        tables["events"] = _with_extras("events", ev)
         tables["variables"] = Table("variables", _typed("variables",
                                                          _concat(var, list(SCHEMA["variables"]))))
         tables["links"] = self._link_table(links)
@@ -556,18 +710,26 @@ class _Builder:
         return Trace(self.names.names(), tables, nan, vnan, self.anchor, self.report,
                      archive_files(self.anchor), other)
 
-    def _link_table(self, links):
+    def _link_table(self, parts):
+        parts = [p for p in parts if p is not None]
+        links = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
         n = len(links["start"])
         if not n:
             return Table("links", _typed("links", {c: [] for c in SCHEMA["links"]}))
         st_type = self.cont[links["start_container"], 1]
         en_type = self.cont[links["end_container"], 1]
-        pairs, inv = _dense(st_type * len(self.types) + en_type)
+        nt = len(self.types) + 1  # (what, start type, end type) as one code
+        pairs, inv = np.unique((links["what"] * nt + st_type) * nt + en_type,
+                               return_inverse=True)
         types, vals = [], []
-        for a, b in (divmod(p, len(self.types)) for p in pairs.tolist()):
-            t = self.type(Kind.LINK, 0, "MPI message", a, b)
+        for p in pairs.tolist():
+            what, ab = divmod(p, nt * nt)
+            a, b = divmod(ab, nt)
+            name, value = LINK_KINDS[what]
+            t = self.type(Kind.LINK, 0, name, a, b)
             types.append(t)
-            vals.append(self.value(t, "p2p"))
+            vals.append(self.value(t, value))
+        inv = inv.reshape(-1)
         tag = self.names.many(links["tag"])
         early = links["end"] < links["start"]
         if early.any():  # unsynchronised clocks: drawn as instantaneous, and said
@@ -592,6 +754,37 @@ def _dense(codes):
     uniq = np.flatnonzero(present)
     lookup = np.cumsum(present) - 1
     return uniq, lookup[codes]
+
+
+def _match(kb, ke):
+    """(begin, end) indices pairing, per key, the k-th begin with the k-th end, each
+    side in its given order. kb, ke: (n, k) integer keys; begins and ends left over
+    are not in the result."""
+    nb = len(kb)
+    if not nb or not len(ke):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    keys = np.vstack([np.asarray(kb, np.int64), np.asarray(ke, np.int64)])
+    side = np.r_[np.zeros(nb, np.int64), np.ones(len(ke), np.int64)]
+    o = np.lexsort((side,) + tuple(keys.T[::-1]))  # by key, begins first; stable
+    sk = keys[o]
+    starts = np.flatnonzero(np.r_[True, (sk[1:] != sk[:-1]).any(axis=1)])
+    size = np.diff(np.r_[starts, len(o)])
+    n_begin = np.add.reduceat(1 - side[o], starts)
+    pairs = np.minimum(n_begin, size - n_begin)
+    k = np.arange(pairs.sum()) - np.repeat(np.cumsum(pairs) - pairs, pairs)
+    first = np.repeat(starts, pairs)
+    return o[first + k], o[first + np.repeat(n_begin, pairs) + k] - nb
+
+
+def _with_extras(name, parts):
+    """A states or events Table of parts: SCHEMA's columns, and every other key of
+    a part as an extra field (name codes; -1 in the parts without it)."""
+    cols = list(SCHEMA[name])
+    extra = list(dict.fromkeys(k for p in parts for k in p if k not in cols))
+    fields = {k: np.concatenate([np.asarray(p[k], np.int32) if k in p else
+                                 np.full(len(p["type"]), -1, np.int32) for p in parts])
+              for k in extra}
+    return Table(name, _typed(name, _concat(parts, cols)), fields)
 
 
 def _concat(parts, cols):
