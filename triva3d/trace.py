@@ -44,13 +44,16 @@ class Names:
         """Name i for people: without the surrounding double quotes."""
         return _unquote(self[i])
 
-    def displays(self, codes):
-        """`display` of many names at once (a list)."""
+    def texts(self, codes):
+        """Names `codes` as written (a list; `self[i]` of each)."""
         codes = np.asarray(codes, np.int64)
         starts, ends = self.offsets[codes].tolist(), self.offsets[codes + 1].tolist()
         arena = memoryview(self.arena)
-        return [_unquote(bytes(arena[a:b]).decode("utf-8", "replace"))
-                for a, b in zip(starts, ends)]
+        return [bytes(arena[a:b]).decode("utf-8", "replace") for a, b in zip(starts, ends)]
+
+    def displays(self, codes):
+        """`display` of many names at once (a list)."""
+        return [_unquote(s) for s in self.texts(codes)]
 
     def lookup(self, text):
         """All codes whose name is `text` (as written, quotes included)."""

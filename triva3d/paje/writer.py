@@ -9,6 +9,8 @@ SetVariable, PushState, StartLink and NewEvent. Times are written with Python's
 shortest exact repr, so they reload exactly; variable values reload as PajeNG reads
 them (32-bit).
 """
+import re
+
 import numpy as np
 
 from ..output import writing
@@ -45,11 +47,14 @@ FIELD_TYPE = {"Time": "date", "Value": "string", "Color": "color"}
 CREATE, POP, PUSH, OTHER, DESTROY = range(5)
 
 
+_SPACE = re.compile(r"\s")
+
+
 def _token(raw):
     """A name as a Pajé field: as written when it reads back as one token (a quoted
     name keeps its quotes), else quoted (OTF2 names with spaces; a '"' inside those,
     which Pajé cannot quote, becomes "'")."""
-    one = raw and not any(c.isspace() for c in raw) and not raw.startswith('"')
+    one = raw and not _SPACE.search(raw) and not raw.startswith('"')
     quoted = len(raw) >= 2 and raw[0] == raw[-1] == '"' and '"' not in raw[1:-1]
     return raw if one or quoted else '"' + raw.replace('"', "'") + '"'
 
@@ -114,8 +119,15 @@ CHUNK = 100_000
 
 
 def _s(a):
-    """Numbers as the shortest text that reads back the same (numpy's repr)."""
-    return np.asarray(a).astype(str).astype(object)
+    """Numbers as the shortest text that reads back the same (numpy's repr), each
+    distinct number formatted once (times repeat: a state ends where the next starts)."""
+    uniq, inv = np.unique(np.asarray(a), return_inverse=True)
+    return np.array([repr(x) for x in uniq.tolist()] or [""], object)[inv.reshape(-1)]
+
+
+def _ids(prefix, n):
+    """"PREFIXi" for i < n, as an object array to index."""
+    return np.array([f"{prefix}{i}" for i in range(n)], object)
 
 
 class _Body:
@@ -126,7 +138,8 @@ class _Body:
     def __init__(self, trace):
         self.trace = tr = trace
         names = tr.names
-        self.tok = np.array([_token(names[i]) for i in range(len(names))] + ['""'], object)
+        self.tok = np.array([_token(n) for n in names.texts(range(len(names)))] + ['""'],
+                            object)
         cont, st, ln, var, ev = tr.containers, tr.states, tr.links, tr.variables, tr.events
         c = np.arange(1, len(cont))
         parts = [(cont.start[c], CREATE, c, CREATE_L, c), (cont.end[c], DESTROY, -c,
@@ -155,6 +168,7 @@ class _Body:
         del time, order, tie
         self.kind, self.row = kind[perm], row[perm]
         self.calias = np.array(["0"] + [f"C{i}" for i in range(1, len(cont))], object)
+        self.talias, self.valias = _ids(" T", len(tr.types)), _ids(" V", len(tr.values))
         self.key = np.where(ln.key >= 0, self.tok[ln.key], "").astype(object)
         for i in np.flatnonzero(_shared_keys(ln) | (ln.key < 0)).tolist():
             self.key[i] = _token(f"{names[ln.key[i]] if ln.key[i] >= 0 else ''}#{i}")
@@ -206,44 +220,43 @@ class _Body:
             np.where(some, text, "").astype(object)
 
     def _lines(self, kind, r):
-        tr, tok, calias = self.trace, self.tok, self.calias
+        tr, tok, calias, ta, va = self.trace, self.tok, self.calias, self.talias, self.valias
         cont = tr.containers
         if kind == CREATE_L:
             eid, more = self._extras("containers", 6, r)
-            return (eid + " " + _s(cont.start[r]) + " " + calias[r] + " T" +
-                    _s(cont.type[r]) + " " + calias[cont.parent[r]] + " " +
-                    tok[cont.name[r]] + more)
+            return (eid + " " + _s(cont.start[r]) + " " + calias[r] + ta[cont.type[r]] + " " +
+                    calias[cont.parent[r]] + " " + tok[cont.name[r]] + more)
         if kind == DESTROY_L:
-            return "7 " + _s(cont.end[r]) + " T" + _s(cont.type[r]) + " " + calias[r]
+            return "7 " + _s(cont.end[r]) + ta[cont.type[r]] + " " + calias[r]
         if kind in (PUSH_L, POP_L):
             st = tr.states
-            where = " " + calias[st.container[r]] + " T" + _s(st.type[r])
+            where = " " + calias[st.container[r]] + ta[st.type[r]]
             if kind == POP_L:
                 return "13 " + _s(st.end[r]) + where
             eid, more = self._extras("states", 12, r)
-            return eid + " " + _s(st.start[r]) + where + " V" + _s(st.value[r]) + more
+            return eid + " " + _s(st.start[r]) + where + va[st.value[r]] + more
         if kind in (START_L, END_L):
             ln = tr.links
             if kind == END_L:
-                return ("16 " + _s(ln.end[r]) + " " + calias[ln.container[r]] + " T" +
-                        _s(ln.type[r]) + " " + calias[ln.end_container[r]] + " V" +
-                        _s(ln.value[r]) + " " + self.key[r])
+                return ("16 " + _s(ln.end[r]) + " " + calias[ln.container[r]] +
+                        ta[ln.type[r]] + " " + calias[ln.end_container[r]] + va[ln.value[r]] +
+                        " " + self.key[r])
             eid, more = self._extras("links", 15, r)
-            return (eid + " " + _s(ln.start[r]) + " " + calias[ln.container[r]] + " T" +
-                    _s(ln.type[r]) + " " + calias[ln.start_container[r]] + " V" +
-                    _s(ln.value[r]) + " " + self.key[r] + more)
+            return (eid + " " + _s(ln.start[r]) + " " + calias[ln.container[r]] +
+                    ta[ln.type[r]] + " " + calias[ln.start_container[r]] + va[ln.value[r]] +
+                    " " + self.key[r] + more)
         if kind in (SET_L, ADD1_L, ADD2_L):
             var = tr.variables
-            where = " " + _s(var.start[r]) + " " + calias[var.container[r]] + " T" + \
-                _s(var.type[r]) + " "
+            where = " " + _s(var.start[r]) + " " + calias[var.container[r]] + \
+                ta[var.type[r]] + " "
             if kind != SET_L:
                 return "9" + where + _s(self.var_parts[kind - SET_L][r])
             eid, more = self._extras("variables", 8, r)
             return eid + where + _s(self.var_parts[0][r]) + more
         ev = tr.events
         eid, more = self._extras("events", 17, r)
-        return (eid + " " + _s(ev.time[r]) + " " + calias[ev.container[r]] + " T" +
-                _s(ev.type[r]) + " V" + _s(ev.value[r]) + more)
+        return (eid + " " + _s(ev.time[r]) + " " + calias[ev.container[r]] + ta[ev.type[r]] +
+                va[ev.value[r]] + more)
 
 
 def _shared_keys(ln):
