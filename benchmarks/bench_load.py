@@ -1,4 +1,5 @@
-"""Load speed and memory of the Pajé reader, dump speed, cache reload, warm `stats`.
+"""Load speed and memory of the Pajé reader, dump speed, cache reload, `convert`, warm
+`stats`, definitions alone.
 
     python benchmarks/bench_load.py [--sizes 1e6 1e7] [--dir /tmp/triva3d-bench]
 
@@ -75,6 +76,22 @@ def main():
         events = int(open(countfile).read())
         print(f"== {path}: {events} events, {os.path.getsize(path) / 2**20:.0f} MiB")
         subprocess.run([sys.executable, "-c", CHILD, path, small, str(events)], check=True)
+        # `triva3d convert` as a whole process, from the cache the child wrote
+        env = dict(os.environ, TRIVA3D_CACHE_DIR=os.path.join(a.dir, "cache"))
+        out = os.path.join(a.dir, "converted.trace")
+        for what, cmd in (("stats", ["stats", path]), ("convert", ["convert", path, "-o", out])):
+            t = time.perf_counter()
+            r = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "triva3d.cli"]
+                               + cmd, env=env, check=True, capture_output=True, text=True)
+            seconds, peak = time.perf_counter() - t, int(r.stderr.split()[-1]) / 1024
+            if what == "stats":
+                floor = peak
+                continue
+            lines = sum(1 for _ in open(out, "rb"))
+            print(f"convert   {lines / 1e6:.2f} M lines in {seconds:.2f} s (whole process, from "
+                  f"the cache) = {lines / seconds / 1e6:.2f} M lines/s; peak {peak:.0f} MiB, "
+                  f"{peak - floor:.0f} MiB above a `stats` of the same cached Trace")
+        os.remove(out)
     # a warm `triva3d stats` on a small trace: a whole process, compiled code from cache
     env = dict(os.environ, TRIVA3D_CACHE_DIR=os.path.join(a.dir, "cache"))
     cmd = [sys.executable, "-m", "triva3d.cli", "stats", "--no-cache", small]
