@@ -162,11 +162,13 @@ def openmp_io_rma(path):
     """Two ranks on host "node-A", 1 GHz. Rank 0 has threads "T0" and "T1" (one
     OpenMP team "team A"); rank 1 a thread "R1". In ns:
     - T0: OmpFork of 2 threads at 100, OmpJoin at 210; both threads ThreadTeamBegin
-      at 110 and ThreadTeamEnd at 200; T0 creates task (team A, thread 0, #1) at 120,
-      T1 switches to it at 130 and completes it at 180; T1 creates OpenMP task 42 at
-      220, runs it from 230 and completes it at 260;
+      at 110 and ThreadTeamEnd at 200; T1 creates task (team A, thread 1, #1) at 120,
+      T0 switches to it at 130 and completes it at 180; T1 creates OpenMP tasks 42 and
+      43 at 220, runs 42 from 230, 43 from 240, 42 again from 250, completes 42 at
+      260 and 43 at 270 (not running since 250);
     - T0: a write of 4096 bytes to "out.dat" (handle 0) issued at 300 (matching id 7)
-      done at 350 with 4000 bytes; a read issued at 360 (id 8) never completed;
+      done at 350 with 4000 bytes, and within it one of 8 bytes at 320 (id 9) done at
+      340 with 8; a read issued at 360 (id 8) never completed;
     - a window over both ranks: T0 puts 64 bytes to rank 1 at 400 (id 3), completed
       at 450; R1 gets 32 bytes from rank 0 at 500 (id 5), never completed;
     - T0: a calling-context sample in region "compute" at 600."""
@@ -184,19 +186,24 @@ def openmp_io_rma(path):
         t0.omp_fork(100, 2)
         for ev in (t0, t1):
             ev.thread_team_begin(110, team)
-        t0.thread_task_create(120, team, 0, 1)
-        t1.thread_task_switch(130, team, 0, 1)
-        t1.thread_task_complete(180, team, 0, 1)
+        t1.thread_task_create(120, team, 1, 1)
+        t0.thread_task_switch(130, team, 1, 1)
+        t0.thread_task_complete(180, team, 1, 1)
         for ev in (t0, t1):
             ev.thread_team_end(200, team)
         t0.omp_join(210)
         t1.omp_task_create(220, 42)
-        t1.omp_task_switch(230, 42)
+        t1.omp_task_create(220, 43)
+        for at, task in ((230, 42), (240, 43), (250, 42)):
+            t1.omp_task_switch(at, task)
         t1.omp_task_complete(260, 42)
+        t1.omp_task_complete(270, 43)
         posix = d.io_paradigm("POSIX", "POSIX I/O", otf2.enums.IoParadigmClass.SERIAL,
                               otf2.enums.IoParadigmFlag.NONE)
         handle = d.io_handle("out.dat", d.io_regular_file("out.dat", scope=host), posix)
         t0.io_operation_begin(300, handle, IoOperationMode.WRITE, IoOperationFlag.NONE, 4096, 7)
+        t0.io_operation_begin(320, handle, IoOperationMode.WRITE, IoOperationFlag.NONE, 8, 9)
+        t0.io_operation_complete(340, handle, 8, 9)
         t0.io_operation_complete(350, handle, 4000, 7)
         t0.io_operation_begin(360, handle, IoOperationMode.READ, IoOperationFlag.NONE, 10, 8)
         win = d.rma_win("window", world)

@@ -199,21 +199,30 @@ def test_a_drag_draws_a_frame_per_move_at_half_size_and_turns_as_far(qtbot, monk
     assert abs(turned[1]) > 20 and turned[2] == pytest.approx(turned[1], rel=0.03)
 
 
-def test_a_keyboard_flight_draws_fewer_pixels_until_it_pauses(qtbot, monkeypatch):
+def test_a_keyboard_flight_draws_fewer_pixels_until_it_pauses(qtbot, monkeypatch, tmp_path):
+    """Flight keys draw a fraction of the pixels (2 here) until they pause; a
+    screenshot taken meanwhile is full size all the same."""
+    import imageio.v3 as iio
     from triva3d.gui import interactor
     from triva3d.gui.window import FLIGHT_PAUSE_MS
     monkeypatch.setattr(interactor, "reduction_for", lambda ms: 2)
     w = opened(qtbot, **BASE)
     qi = w.interactor
     full = tuple(qi.ren_win.GetSize())
+    starts = []
+    monkeypatch.setattr(interactor.Interactor, "reduce",
+                        lambda self, on, f=interactor.Interactor.reduce: (
+                            starts.append(on), f(self, on)))
     for _ in range(3):
         qtbot.keyClick(qi, QtCore.Qt.Key_W)
     assert tuple(qi.ren_win.GetSize()) == (round(full[0] / 2), round(full[1] / 2))
-    qtbot.wait(FLIGHT_PAUSE_MS // 2)
-    qtbot.keyClick(qi, QtCore.Qt.Key_A)  # the flight goes on
-    qtbot.wait(FLIGHT_PAUSE_MS // 2)
-    assert tuple(qi.ren_win.GetSize()) != full
-    qtbot.waitUntil(lambda: tuple(qi.ren_win.GetSize()) == full, timeout=2 * FLIGHT_PAUSE_MS)
+    qtbot.wait(FLIGHT_PAUSE_MS // 4)
+    qtbot.keyClick(qi, QtCore.Qt.Key_A)  # the flight goes on: no second start
+    assert starts == [True] and w._flight_pause.isActive()
+    w.export_screenshot(str(tmp_path / "shot.png"))
+    assert iio.imread(tmp_path / "shot.png").shape[:2] == (full[1], full[0])
+    qtbot.waitUntil(lambda: tuple(qi.ren_win.GetSize()) == full, timeout=3 * FLIGHT_PAUSE_MS)
+    assert starts == [True, False]
 
 
 def test_hovering_a_treemap_cell_outlines_its_containers_in_3d(qtbot):

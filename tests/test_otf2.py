@@ -377,14 +377,17 @@ def test_openmp_tasks_io_rma_and_samples_are_drawn(tmp_path):
     assert sorted(where("states", i) for i in team) == ["T0", "T1"]
     assert all((t.states.start[i], t.states.end[i]) == (ns(110), ns(200)) for i in team)
     assert {t.display_name("values", t.states.value[i]) for i in team} == {"team A"}
-    tasks = rows("states", "Task")
+    tasks = rows("states", "Task")  # a task switched away from and back: two pieces
     assert [(where("states", i), t.states.start[i], t.states.end[i], extra("states", "task", i),
              extra("states", "creator", i)) for i in tasks] == [
-        ("T1", ns(130), ns(180), "1", "0"), ("T1", ns(230), ns(260), "42", None)]
-    (io,) = rows("states", "I/O")  # the read never completed: not drawn, reported
-    assert (t.states.start[io], t.states.end[io]) == (ns(300), ns(350))
-    assert t.display_name("values", t.states.value[io]) == "write"
-    assert (extra("states", "bytes", io), extra("states", "handle", io)) == ("4000", "out.dat")
+        ("T0", ns(130), ns(180), "1", "1"), ("T1", ns(230), ns(240), "42", None),
+        ("T1", ns(240), ns(250), "43", None), ("T1", ns(250), ns(260), "42", None)]
+    io = rows("states", "I/O")  # the read never completed: not drawn, reported
+    assert [(t.states.start[i], t.states.end[i], t.states.imbrication[i],
+             t.display_name("values", t.states.value[i]), extra("states", "bytes", i),
+             extra("states", "handle", i)) for i in io] == [
+        (ns(300), ns(350), 0, "write", "4000", "out.dat"),
+        (ns(320), ns(340), 1, "write", "8", "out.dat")]
     assert ("I/O operations never completed (not drawn)", 1, None) in t.report
     fj = rows("events", "Thread fork/join")
     assert [(t.display_name("values", t.events.value[i]), t.events.time[i],
@@ -392,7 +395,7 @@ def test_openmp_tasks_io_rma_and_samples_are_drawn(tmp_path):
         ("fork", ns(100), "2"), ("join", ns(210), None)]
     made = rows("events", "Task created")
     assert [(where("events", i), extra("events", "task", i), extra("events", "creator", i))
-            for i in made] == [("T0", "1", "0"), ("T1", "42", None)]
+            for i in made] == [("T1", "1", "1"), ("T1", "42", None), ("T1", "43", None)]
     (sample,) = rows("events", "Sample")
     assert t.display_name("values", t.events.value[sample]) == "compute"
     ln = t.links

@@ -448,6 +448,8 @@ def test_many_variable_pieces_are_lines_while_moving(hand, monkeypatch):
     sc.set_moving(False)
     assert boxes.GetVisibility() and not lines.GetVisibility()
     assert np.array_equal(v.render(), still)
+    sc.set_moving(True, pixel=1)  # the next move draws every pixel: 4 pixels wide
+    assert lines.GetProperty().GetLineWidth() == 4
 
 
 def test_high_quality_draws_the_same_scene(small):

@@ -24,10 +24,8 @@ def summary(trace, load_seconds=None):
     st = trace.states
     if len(st):
         value_time = np.bincount(st.value, weights=st.end - st.start, minlength=len(trace.values))
-    # the deepest imbrication per type: ascending, so the last write for a type is its most
-    by_depth = np.argsort(st.imbrication, kind="stable")
-    deepest = np.full(nt, -1, np.int64)
-    deepest[st.type[by_depth]] = st.imbrication[by_depth]
+    deepest = np.full(nt, -1, np.int64)  # the deepest imbrication per type
+    np.maximum.at(deepest, st.type, st.imbrication)
     by_type = np.argsort(trace.values.type, kind="stable")  # the values of each type
     first = np.searchsorted(trace.values.type[by_type], np.arange(nt + 1))
     names = trace.names.displays(trace.types.name)

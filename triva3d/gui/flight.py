@@ -101,7 +101,7 @@ class Flight(QtCore.QObject):
         from ..view import View
         w = self.window
         w.keep_camera()
-        width, height = w.interactor.ren_win.GetSize()
+        width, height = w.interactor.full_size()
         size = (width - width % 2, height - height % 2)
         check_output(path, size)  # a bad name fails before any work
         dialog = QtWidgets.QProgressDialog(f"rendering {os.path.basename(path)}", "Cancel",

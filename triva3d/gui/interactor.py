@@ -34,7 +34,8 @@ class Interactor(QtInteractor):
         self.position = (0, 0)
         iren = self.iren.interactor
         iren.EnableRenderOff()  # its Render() then only announces a RenderEvent
-        iren.AddObserver("RenderEvent", self._render_asked)
+        # pyvistaqt drops these when the widget closes (no reference left behind)
+        self._vtk_observers.append((iren, iren.AddObserver("RenderEvent", self._render_asked)))
 
     def _render_asked(self, *_):
         if self._painting:
@@ -52,6 +53,19 @@ class Interactor(QtInteractor):
         if self._reduction == 1:
             self.full_ms = 1e3 * (time.perf_counter() - t)
 
+    def full_size(self):
+        """The view's size in device pixels, every pixel drawn (pictures are made
+        at this size, whatever is drawn while the camera moves)."""
+        dpr = self.devicePixelRatioF()
+        return max(1, round(self.width() * dpr)), max(1, round(self.height() * dpr))
+
+    def resizeGL(self, w, h):
+        super().resizeGL(w, h)  # the render window at full size: reduced again
+        if self._reduction > 1:
+            fw, fh = self.full_size()
+            self._Iren.UpdateSize(max(1, round(fw / self._reduction)),
+                                  max(1, round(fh / self._reduction)))
+
     @property
     def reduction(self):
         """Screen pixels per pixel drawn, each way (1: every pixel)."""
@@ -66,15 +80,13 @@ class Interactor(QtInteractor):
         if k == self._reduction:
             return
         iren, ratio = self._Iren, self._reduction / k
-        for get, put in ((iren.GetEventPosition, iren.SetEventPosition),
-                         (iren.GetLastEventPosition, iren.SetLastEventPosition)):
-            x, y = get()
-            put(round(x * ratio), round(y * ratio))
+        (lx, ly), (x, y) = iren.GetLastEventPosition(), self.position
+        iren.SetEventPosition(round(x / k), round(y / k))  # (moves the old one to Last)
+        iren.SetLastEventPosition(round(lx * ratio), round(ly * ratio))
         self._reduction = k
-        dpr = self.devicePixelRatioF()
-        iren.UpdateSize(max(1, round(self.width() * dpr / k)),
-                        max(1, round(self.height() * dpr / k)))
-        self.ren_win.SetDPI(round(72 * dpr / k))
+        w, h = self.full_size()
+        iren.UpdateSize(max(1, round(w / k)), max(1, round(h / k)))
+        self.ren_win.SetDPI(round(72 * self.devicePixelRatioF() / k))
         self.update()
 
     def _setEventInformation(self, x, y, ctrl, shift, key, repeat=0, keysum=None):

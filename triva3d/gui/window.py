@@ -294,7 +294,7 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         from ..view import View
         self.keep_camera()
-        size = self.interactor.ren_win.GetSize()
+        size = self.interactor.full_size()
         try:
             shot = View(self.trace, self.state.copy(), size=size, quality=self.quality)
             shot.save(path)
@@ -404,7 +404,8 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         if abs(pos[0] - self._press[0]) + abs(pos[1] - self._press[1]) <= 3:
             # once the click's interaction has ended: full size, where `pos` is
-            QtCore.QTimer.singleShot(0, lambda: self.view is not None and self.pick(*pos))
+            QtCore.QTimer.singleShot(0, self,
+                                     lambda: self.view is not None and self.pick(*pos))
 
     def _ctrl_drag(self, iren, event):
         """Ctrl-drag moves a base node or a container (a bar moves its container):

@@ -290,8 +290,10 @@ class Callbacks:
 
     def __init__(self):
         global _engine, _addresses
-        if _addresses is None:
-            _engine, _addresses = _compile()
+        from numba.core.compiler_lock import global_compiler_lock
+        with global_compiler_lock:  # one compilation, out of numba's way (LLVM's context)
+            if _addresses is None:
+                _engine, _addresses = _compile()
         self.handle = EvtReaderCallbacks_New()
         for kind in ALL_KINDS:
             setter = getattr(_lib, f"OTF2_EvtReaderCallbacks_Set{kind}Callback")

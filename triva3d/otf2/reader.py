@@ -545,6 +545,10 @@ class _Builder:
             self.report.append(("I/O operations never completed (not drawn)", len(b) - len(ib),
                                 None))
         b, e = b[ib], e[ie]
+        order = np.argsort(b, kind="stable")  # by issue: each one's depth is how many are open
+        b, e = b[order], e[order]
+        depth = (np.arange(len(b)) - np.searchsorted(np.sort(rec[e, 1]), rec[b, 1],
+                                                       side="right")).astype(np.int16)
         t = self.type(Kind.STATE, ctype, "I/O")
         modes = rec[b, 2] >> 32
         uniq, inv = np.unique(modes, return_inverse=True)
@@ -554,21 +558,25 @@ class _Builder:
         hcodes = np.array([self.names(self.d.io_handles.get(h, f"handle {h}"))
                            for h in hu.tolist()], np.int64)
         return [self._part(c, t, self._named(t, names)[inv.reshape(-1)], rec[b, 1], rec[e, 1],
-                           bytes=self.names.many(rec[e, 3]), handle=hcodes[hinv.reshape(-1)])]
+                           np.maximum(depth, 0), bytes=self.names.many(rec[e, 3]),
+                           handle=hcodes[hinv.reshape(-1)])]
 
     def _teams(self, c, ctype, rec):
         """Thread teams: states "Thread team" valued by the team's name, from its
         begin to its end on the thread."""
-        b = np.flatnonzero(rec[:, 0] == capi.TEAM_BEGIN)
-        if not len(b):
+        rows = np.flatnonzero(np.isin(rec[:, 0], (capi.TEAM_BEGIN, capi.TEAM_END)))
+        if not len(rows):
             return []
-        e = np.flatnonzero(rec[:, 0] == capi.TEAM_END)
-        ib, ie = _match(rec[b, 2:3], rec[e, 2:3])
-        b, e = b[ib], e[ie]
+        b, e, depth, left = _stack_pairs(rec[rows, 0] == capi.TEAM_BEGIN)
+        if left:
+            self.report.append(("thread teams begun or ended without the other end (not "
+                                "drawn)", int(left), None))
+        b, e = rows[b], rows[e]
         t = self.type(Kind.STATE, ctype, "Thread team")
         uniq, inv = np.unique(rec[b, 2], return_inverse=True)
         names = [self.d.comm_names.get(u, f"team {u}") for u in uniq.tolist()]
-        return [self._part(c, t, self._named(t, names)[inv.reshape(-1)], rec[b, 1], rec[e, 1])]
+        return [self._part(c, t, self._named(t, names)[inv.reshape(-1)], rec[b, 1], rec[e, 1],
+                           depth)]
 
     def _task_ids(self, rec):
         """Extra fields naming the tasks of records: `task` (an OpenMP task's id, or a
@@ -582,8 +590,10 @@ class _Builder:
 
     def _tasks(self, c, ctype, rec):
         """Tasks: states "Task" from each switch to a task until the thread's next
-        switch or completion (the trace's end if none), with the task's id."""
-        sw = np.flatnonzero(np.isin(rec[:, 0], (capi.TASK_SWITCH, capi.TASK_COMPLETE)))
+        switch, completion or team end (an implicit task ends with its team; the
+        trace's end if none), with the task's id."""
+        sw = np.flatnonzero(np.isin(rec[:, 0], (capi.TASK_SWITCH, capi.TASK_COMPLETE,
+                                                capi.TEAM_END)))
         run = sw[rec[sw, 0] == capi.TASK_SWITCH]
         if not len(run):
             return []
@@ -624,18 +634,19 @@ class _Builder:
             end = rec[ops, 1].copy()
             end[io] = rec[done[id_], 1]
             remote = rec[ops, 2] >> 32
-            target = np.array([(self.d.comms.get(self.d.rma_wins.get(w), []) + [None] * (r + 1))[r]
-                               if r >= 0 else None for w, r in zip(win.tolist(), remote.tolist())],
-                              object)
-            ok = np.array([x is not None for x in target], bool)
+            there = np.full(len(ops), -1, np.int64)  # the target's container row
+            for w in np.unique(win).tolist():
+                rows = np.array([self.row_of_loc.get(loc, -1) for loc in
+                                 self.d.comms.get(self.d.rma_wins.get(w), [])] + [-1], np.int64)
+                m = win == w
+                r = remote[m]
+                there[m] = rows[np.where((r >= 0) & (r < len(rows) - 1), r, -1)]
+            ok = there >= 0
             if (~ok).any():
                 self.report.append(("RMA operations to a rank outside their window (not drawn)",
                                     int((~ok).sum()), None))
             put = rec[ops, 0] == capi.RMA_PUT
             here = self.row_of_loc[ref]
-            there = np.array([self.row_of_loc.get(x, -1) if x is not None else -1
-                              for x in target], np.int64)
-            ok &= there >= 0
             out.append({"start_container": np.where(put, here, there)[ok],
                         "end_container": np.where(put, there, here)[ok],
                         "start": self.seconds(rec[ops, 1][ok]), "end": self.seconds(end[ok]),
@@ -754,6 +765,27 @@ def _dense(codes):
     uniq = np.flatnonzero(present)
     lookup = np.cumsum(present) - 1
     return uniq, lookup[codes]
+
+
+@njit(cache=True)
+def _stack_pairs(is_begin):
+    """(begin, end, depth) indices of begin/end records paired as they nest (each end
+    closes the latest open begin), and how many were left unpaired."""
+    n = len(is_begin)
+    b, e, d, stack = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64), \
+        np.empty(n, np.int64)
+    top = k = left = 0
+    for i in range(n):
+        if is_begin[i]:
+            stack[top] = i
+            top += 1
+        elif top == 0:
+            left += 1
+        else:
+            top -= 1
+            b[k], e[k], d[k] = stack[top], i, top
+            k += 1
+    return b[:k], e[:k], d[:k].astype(np.int16), left + top
 
 
 def _match(kb, ke):

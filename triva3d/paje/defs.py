@@ -192,11 +192,17 @@ class DefTable:
         self.kind[i], self.nfields[i], self.pos[i] = d.kind, d.nfields, d.pos
         for name, p in d.extra:
             self.extra[i, extra_col[name]] = p
-        self.isname[i, 1:d.nfields] = 1
-        numbers = [F_TIME] + ([F_VALUE] if SET_VARIABLE <= d.kind <= SUB_VARIABLE else [])
-        for f in numbers:
-            if d.pos[f] >= 0:
-                self.isname[i, d.pos[f]] = 0
+        if d.kind < CREATE_CONTAINER or d.kind == TRACE_FILE:  # read in Python: what it
+            for f in (F_NAME, F_ALIAS, F_TYPE, F_START_CONTAINER_TYPE,  # looks up by code
+                      F_END_CONTAINER_TYPE):
+                if d.pos[f] >= 0:
+                    self.isname[i, d.pos[f]] = 1
+        else:
+            self.isname[i, 1:d.nfields] = 1
+            numbers = [F_TIME] + ([F_VALUE] if SET_VARIABLE <= d.kind <= SUB_VARIABLE else [])
+            for f in numbers:
+                if d.pos[f] >= 0:
+                    self.isname[i, d.pos[f]] = 0
         self.n = max(self.n, i + 1)
 
     def arrays(self):

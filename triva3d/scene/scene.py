@@ -252,7 +252,9 @@ class Scene:
                                         ("variables", cheap_variables, "var_boxes", "var_rgb")):
             if cheap and not self._slots.get("moving_" + slot):
                 self._set("moving_" + slot, [polydata.actor(
-                    _axes(getattr(g, boxes), getattr(g, rgb)), line_width=max(1, 4 // pixel))])
+                    _axes(getattr(g, boxes), getattr(g, rgb)))])
+            for a in self._slots.get("moving_" + slot, []):
+                a.GetProperty().SetLineWidth(max(1, 4 // pixel))
         if cheap_links and not self._slots.get("moving_links"):
             keep = np.linspace(0, len(g.link_rows) - 1, MOVING_LINKS).astype(np.int64)
             opacity = self._line_opacity
