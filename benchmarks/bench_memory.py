@@ -45,7 +45,7 @@ sys.exit(rc)
 
 
 def run(args, env):
-    """(baseline, peak, nbytes, how) in bytes; None and the failing line on failure."""
+    """((baseline, peak, nbytes) in bytes, the line before them), or (None, why it failed)."""
     try:
         p = subprocess.run([sys.executable, "-c", CHILD, *args], env=env, cwd=env["OUT"],
                            capture_output=True, text=True, timeout=TIMEOUT)
