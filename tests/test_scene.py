@@ -461,3 +461,29 @@ def test_high_quality_draws_the_same_scene(small):
     def drawn(img):
         return np.abs(img.astype(int) - bg).sum(axis=2) > 30
     assert drawn(high).mean() > 0.5 * drawn(fast).mean() > 0.02
+
+
+def test_profile_pieces_finer_than_the_screen_are_averaged_per_bin(hand, monkeypatch):
+    """Value 1/3 on [0, 2] then 1 on [2, 5], over 3 bins of [0, 5]: time-weighted means
+    1/3, (1/3 x 1/3 + 1 x 4/3) / (5/3) = 13/15 and 1, each bin standing for the piece
+    that covers most of it; over 1 bin (2/3 + 3) / 5 = 11/15; over 2 bins 7/15 and 1.
+    In a View, above PROFILE_LIMIT pieces, the drawn area is the exact one."""
+    from triva3d.scene import geometry, profiles
+    series, start, end = np.zeros(2, np.int64), np.array([0, 2.0]), np.array([2.0, 5.0])
+    frac = np.array([1 / 3, 1.0])
+    src, t, f = profiles.binned(series, start, end, frac, 0.0, 5.0, 3)
+    assert np.allclose(t, [[0, 5 / 3], [5 / 3, 10 / 3], [10 / 3, 5]])
+    assert np.allclose(f, [1 / 3, 13 / 15, 1]) and src.tolist() == [0, 1, 1]
+    src, t, f = profiles.binned(series, start, end, frac, 0.0, 5.0, 1)
+    assert np.allclose(t, [[0, 5]]) and np.allclose(f, [11 / 15])
+    src, t, f = profiles.binned(series, start, end, frac, 0.0, 5.0, 2)
+    assert np.allclose(t, [[0, 2.5], [2.5, 5]]) and np.allclose(f, [7 / 15, 1])
+    src, t, f = profiles.binned(series, start, end, np.array([1.0, 1.0]), 0.0, 5.0, 5)
+    assert np.allclose(t, [[0, 5]]) and np.allclose(f, [1])  # one mean: one piece
+
+    def area(v):
+        b = v.scene.geometry.var_boxes
+        return float(((b[:, 1] - b[:, 0]) * (b[:, 5] - b[:, 4])).sum())
+    exact = area(show(*hand))
+    monkeypatch.setattr(geometry, "PROFILE_LIMIT", 0)
+    assert area(show(*hand)) == pytest.approx(exact)

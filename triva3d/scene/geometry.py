@@ -19,6 +19,8 @@ from .entities import Frame
 
 #: Above this many states in the window, "auto" detail draws level-of-detail columns.
 EXACT_LIMIT = 100_000
+#: Above this many variable pieces in the window, profiles are averaged per bin.
+PROFILE_LIMIT = 100_000
 #: Above this many messages in the window, those between the same two containers
 #: (or, while there are too many, their parents) that start in the same of at most
 #: BUNDLE_BINS time bins are drawn as one bundle, BUNDLE_TARGET bundles at most.
@@ -221,9 +223,14 @@ class Geometry:
         order = np.lexsort((var.start[rows], var.type[rows], col))
         rows, col = rows[order], col[order]
         cap = self.capacity[rows]
-        frac = np.where(cap > 0, var.value[rows] / np.where(cap > 0, cap, 1), 0.0)
-        piece, t, x = profiles.stack(col, var.type[rows], var.start[rows], var.end[rows],
-                                     np.clip(frac, 0, None), f.t0, f.t1)
+        frac = np.clip(np.where(cap > 0, var.value[rows] / np.where(cap > 0, cap, 1), 0.0),
+                       0, None)
+        typ, start, end = var.type[rows], var.start[rows], var.end[rows]
+        if len(rows) > PROFILE_LIMIT:  # finer than the screen: each lane's mean per bin
+            series = np.cumsum(np.r_[False, (col[1:] != col[:-1]) | (typ[1:] != typ[:-1])])
+            src, t, frac = profiles.binned(series, start, end, frac, f.t0, f.t1, self.n_bins)
+            rows, col, typ, start, end = rows[src], col[src], typ[src], t[:, 0], t[:, 1]
+        piece, t, x = profiles.stack(col, typ, start, end, frac, f.t0, f.t1)
         self.var_rows = rows[piece]
         cx, cy, hw, hh = self.cols.footprint(self.layout, col[piece])
         left = cx - hw

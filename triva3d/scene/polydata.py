@@ -9,7 +9,7 @@ import numpy as np
 # (VTK's object factories hand out do-nothing base classes otherwise).
 import vtkmodules.vtkRenderingFreeType  # noqa: F401
 import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
-from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
+from vtkmodules.util.numpy_support import numpy_to_vtk
 from vtkmodules.vtkCommonCore import vtkPoints
 from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkImageData, vtkPolyData
 from vtkmodules.vtkRenderingCore import (vtkActor, vtkPolyDataMapper, vtkPolyDataMapper2D,
@@ -18,11 +18,20 @@ from vtkmodules.vtkRenderingCore import (vtkActor, vtkPolyDataMapper, vtkPolyDat
 from .boxes import BOX_FACES, box_points
 
 
+def _vtk(a, dtype):
+    """A VTK array sharing a C-contiguous `dtype` copy of `a` (VTK keeps the numpy
+    array alive); a copy even when `a` already is one, so that no caller's array is
+    shared: one copy, not numpy's and then VTK's."""
+    b = np.ascontiguousarray(a, dtype=dtype)
+    return numpy_to_vtk(b.copy() if b is a or b.base is not None else b, deep=0)
+
+
 def _cells(conn, per_cell):
-    conn = np.ascontiguousarray(conn, dtype=np.int64).ravel()
-    offsets = np.arange(0, len(conn) + 1, per_cell, dtype=np.int64)
+    """Cells of `per_cell` point ids each: 32-bit ids where they fit, no offsets array
+    (VTK's fixed-size cell storage)."""
+    conn = np.asarray(conn).ravel()
     cells = vtkCellArray()
-    cells.SetData(numpy_to_vtkIdTypeArray(offsets, deep=1), numpy_to_vtkIdTypeArray(conn, deep=1))
+    cells.SetData(per_cell, _vtk(conn, np.int32 if conn.max(initial=0) < 2**31 else np.int64))
     return cells
 
 
@@ -30,16 +39,16 @@ def polydata(points, conn, per_cell, kind="polys", cell_rgb=None, tcoords=None):
     """PolyData of `points` (n, 3) with uniform cells of `per_cell` point ids."""
     pd = vtkPolyData()
     pts = vtkPoints()
-    pts.SetData(numpy_to_vtk(np.ascontiguousarray(points, dtype=np.float32), deep=1))
+    pts.SetData(_vtk(points, np.float32))
     pd.SetPoints(pts)
     {"polys": pd.SetPolys, "lines": pd.SetLines, "verts": pd.SetVerts}[kind](
         _cells(conn, per_cell))
     if cell_rgb is not None:
-        arr = numpy_to_vtk(np.ascontiguousarray(cell_rgb, dtype=np.uint8), deep=1)
+        arr = _vtk(cell_rgb, np.uint8)
         arr.SetName("rgb")
         pd.GetCellData().SetScalars(arr)
     if tcoords is not None:
-        tc = numpy_to_vtk(np.ascontiguousarray(tcoords, dtype=np.float32), deep=1)
+        tc = _vtk(tcoords, np.float32)
         tc.SetName("tcoords")
         pd.GetPointData().SetTCoords(tc)
     return pd
@@ -48,7 +57,9 @@ def polydata(points, conn, per_cell, kind="polys", cell_rgb=None, tcoords=None):
 def boxes(x0, x1, y0, y1, z0, z1, rgb=None, tcoords=None):
     """n closed boxes, 6 quads each (cell 6i..6i+5 is box i)."""
     n = len(x0)
-    conn = (np.arange(n, dtype=np.int64)[:, None, None] * 8 + BOX_FACES[None]).reshape(-1, 4)
+    ids = np.int32 if 8 * n < 2**31 else np.int64
+    conn = (np.arange(n, dtype=ids)[:, None, None] * 8 + BOX_FACES.astype(ids)[None])
+    conn = conn.reshape(-1, 4)
     return polydata(box_points(x0, x1, y0, y1, z0, z1), conn, 4, "polys",
                     None if rgb is None else np.repeat(rgb, 6, axis=0), tcoords)
 

@@ -64,6 +64,69 @@ def stack(block, member, start, end, frac, t0, t1):
     return row, t, x
 
 
+@njit(cache=True)
+def _binned(series, start, end, frac, t0, dt, n_bins, out_src, out_t, out_frac, fill):
+    """Each series' pieces (rows sorted by series and start) averaged over time bins:
+    runs of bins with one mean become one piece; the piece covering most of a run's
+    first bin stands for it. With `fill` False only counts the pieces."""
+    n = len(series)
+    acc, cov = np.zeros(n_bins), np.zeros(n_bins)
+    most, best = np.zeros(n_bins), np.full(n_bins, -1, np.int64)
+    k = 0
+    i = 0
+    while i < n:
+        j = i
+        while j < n and series[j] == series[i]:
+            j += 1
+        first, last = n_bins, -1
+        for p in range(i, j):
+            s, e = max(start[p], t0), min(end[p], t0 + n_bins * dt)
+            if e <= s:
+                continue
+            b0 = min(n_bins - 1, int((s - t0) / dt))
+            b1 = min(n_bins - 1, int((e - t0) / dt))
+            for b in range(b0, b1 + 1):
+                ov = min(e, t0 + (b + 1) * dt) - max(s, t0 + b * dt)
+                if ov > 0:
+                    acc[b] += ov * frac[p]
+                    cov[b] += ov
+                    if ov > most[b]:
+                        most[b], best[b] = ov, p
+                    first, last = min(first, b), max(last, b)
+        b = first
+        while b <= last:
+            if cov[b] <= 0:
+                b += 1
+                continue
+            mean = acc[b] / cov[b]
+            c = b + 1  # the run of covered bins with this mean
+            while c <= last and cov[c] > 0 and acc[c] / cov[c] == mean:
+                c += 1
+            if fill:
+                out_src[k] = best[b]
+                out_t[k, 0], out_t[k, 1] = t0 + b * dt, t0 + c * dt
+                out_frac[k] = mean
+            k += 1
+            b = c
+        acc[:] = 0.0
+        cov[:] = 0.0
+        most[:] = 0.0
+        i = j
+    return k
+
+
+def binned(series, start, end, frac, t0, t1, n_bins):
+    """A level of detail of profile pieces (rows sorted by series, then start): each
+    series' time-weighted mean value over `n_bins` bins of [t0, t1], as (index of the
+    piece standing for each new piece, (n, 2) times, fractions)."""
+    dt = (t1 - t0) / n_bins if t1 > t0 else 1.0
+    args = (series, start, end, frac, float(t0), dt, int(n_bins))
+    n = _binned(*args, np.zeros(0, np.int64), np.zeros((0, 2)), np.zeros(0), False)
+    src, t, f = np.zeros(n, np.int64), np.zeros((n, 2)), np.zeros(n)
+    _binned(*args, src, t, f, True)
+    return src, t, f
+
+
 def capacity_values(trace, roles):
     """Per variable row: the capacity its type is relative to on its container (its
     value there), else the type's maximum over the trace; 0 where neither is known."""
