@@ -487,3 +487,15 @@ def test_profile_pieces_finer_than_the_screen_are_averaged_per_bin(hand, monkeyp
     exact = area(show(*hand))
     monkeypatch.setattr(geometry, "PROFILE_LIMIT", 0)
     assert area(show(*hand)) == pytest.approx(exact)
+
+
+def test_exact_boxes_that_would_not_fit_are_refused(small, monkeypatch):
+    """--detail exact asks for memory in proportion to the states drawn: beyond what
+    is available, a one-line refusal with the figures, not swapping."""
+    from triva3d.errors import OptionsError
+    from triva3d.scene import geometry
+    monkeypatch.setattr(geometry, "_available", lambda: 10 * geometry.EXACT_BYTES)
+    with pytest.raises(OptionsError, match=r"--detail exact: \d+ states would take about "
+                                           r".* GiB to draw and .* GiB is available"):
+        show(*small, detail="exact")
+    show(*small, detail="lod")  # the level of detail does not need them

@@ -21,6 +21,9 @@ from .entities import Frame
 EXACT_LIMIT = 100_000
 #: Above this many variable pieces in the window, profiles are averaged per bin.
 PROFILE_LIMIT = 100_000
+#: What an exact state box takes from making it to drawing it (numpy, VTK and software
+#: OpenGL's buffers; measured with benchmarks/bench_memory.py at 3.6e6 boxes).
+EXACT_BYTES = 900
 #: Above this many messages in the window, those between the same two containers
 #: (or, while there are too many, their parents) that start in the same of at most
 #: BUNDLE_BINS time bins are drawn as one bundle, BUNDLE_TARGET bundles at most.
@@ -140,6 +143,7 @@ class Geometry:
         self.mode = ("lod" if state.detail == "lod"
                      or (state.detail == "auto" and n > self.exact_limit) else "exact")
         if self.mode == "exact":
+            _check_room(len(self.state_rows))
             self.bars = entities.bar_bounds(tr, self.layout, f, self.state_rows, self.cols)
             self.bar_rgb = self.fade(self.value_rgb[st.value[self.state_rows]],
                                      st.end[self.state_rows])
@@ -397,6 +401,28 @@ class Geometry:
                 + f", {len(self.event_rows)} events "
                 f"on {len(lay.node_names)} {lay.base} nodes"
                 + (f", {lay.unplaced} containers unplaced" if lay.unplaced else ""))
+
+
+def _available():
+    """Bytes of memory available without swapping (Linux), or None."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def _check_room(n_boxes):
+    """Refuse exact boxes that would not fit in memory (rather than swapping)."""
+    need, free = n_boxes * EXACT_BYTES, _available()
+    if free is not None and need > 0.8 * free:
+        raise OptionsError(
+            f"--detail exact: {n_boxes} states would take about {need / 2**30:.1f} GiB to "
+            f"draw and {free / 2**30:.1f} GiB is available; use the level of detail "
+            "(--detail lod or auto), a shorter --window, or hide values")
 
 
 def _cut(frame, now):
