@@ -23,6 +23,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_otf2.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_generate.py
+	$(BIN)/python benchmarks/bench_memory.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
