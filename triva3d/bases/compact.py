@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .graphlayout import layout as graph_layout
+from .graphlayout import layout as graph_layout, undirected_edges
 from .topology import Topology
 
 MIN_BLOCK = 6
@@ -29,6 +29,18 @@ def _neighbours(topo):
             out[a].add(b)
             out[b].add(a)
     return out
+
+
+def _compactable(topo, drawn):
+    """Whether a link could be contracted or a hub has MIN_BLOCK leaves (in numpy:
+    a communication graph of a million edges has neither)."""
+    lo, hi = undirected_edges(topo)
+    degree = np.bincount(np.r_[lo, hi], minlength=len(topo))
+    if ((np.array(topo.kinds) == "link") & (degree == 2) & ~drawn).any():
+        return True
+    leaf_lo, leaf_hi = degree[lo] == 1, degree[hi] == 1
+    hub = np.r_[hi[leaf_lo & ~leaf_hi], lo[leaf_hi & ~leaf_lo]]
+    return bool(len(hub)) and np.bincount(hub).max() >= MIN_BLOCK
 
 
 def _chains(nbr, contractible):
@@ -62,7 +74,8 @@ def compact_layout(topo, program=None, sizes=None, drawn=None, use_cache=True):
     sizes = np.full(n, 18.0) if sizes is None else np.asarray(sizes, np.float64)
     drawn = np.zeros(n, bool) if drawn is None else drawn
     none = np.zeros(n, bool)
-    if n < MIN_BLOCK or np.isfinite(topo.positions()[:, 0]).any():
+    if n < MIN_BLOCK or np.isfinite(topo.positions()[:, 0]).any() or \
+            not _compactable(topo, drawn):
         return graph_layout(topo, program, sizes, use_cache=use_cache), none
     nbr = _neighbours(topo)
     degree = np.array([len(s) for s in nbr])

@@ -44,14 +44,22 @@ def _dot_text(topo, program, sizes, given):
             # neato and fdp read pos in inches (and write points)
             pos = f', pos="{float(given[i, 0]) / 72!r},{float(given[i, 1]) / 72!r}!", pin=true'
         lines.append(f"  n{i} [width={side!r}, height={side!r}{pos}];")
-    seen = set()
-    for a, b in zip(topo.src.tolist(), topo.dst.tolist()):
-        key = (min(a, b), max(a, b))
-        if a != b and key not in seen:
-            seen.add(key)
-            lines.append(f"  n{key[0]} -- n{key[1]};")
+    lo, hi = undirected_edges(topo)
+    lines += [f"  n{a} -- n{b};" for a, b in zip(lo.tolist(), hi.tolist())]
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def undirected_edges(topo):
+    """(lower, higher) node of each edge once, self-loops left out, in the order of
+    their first appearance."""
+    src, dst = topo.src.astype(np.int64), topo.dst.astype(np.int64)
+    lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    keep = lo != hi
+    lo, hi = lo[keep], hi[keep]
+    _, first = np.unique(lo * max(len(topo), 1) + hi, return_index=True)
+    first.sort()
+    return lo[first], hi[first]
 
 
 def _cache_path(text, program):
