@@ -52,9 +52,9 @@ HAND = HEADER + SIZED_LINK + """\
 """
 HAND_TOPO = """graph hand {
   h1 [kind=host, pos="0,0!"];
-  s [kind=switch, pos="100,0!"];
+  s [kind=switch, pos="100,0!", model="core-1"];
   h2 [kind=host, pos="200,0!"];
-  h1 -- s [bandwidth="1e9", latency="1e-6"];
+  h1 -- s [bandwidth="1e9", latency="1e-6", label="uplink"];
   s -- h2 [bandwidth="1e8", latency="1e-4"];
 }
 """
@@ -303,6 +303,7 @@ def test_picking_ground_and_top(hand):
     # off the message's line, which passes over the switch
     got = sc.pick(proj, *proj.to_display([[x, y + 0.35 * lay.node_rects[s, 3], 0]])[0, :2])
     assert got["kind"] == "node" and got["name"] == "s" and got["node_kind"] == "switch"
+    assert got["model"] == "core-1"  # its fields from the topology file
     # from above, P2's column shows its last state, D
     p2 = container(tr, "P2")
     got = sc.pick(proj, *proj.to_display([[lay.x[p2], lay.y[p2], sc.geometry.frame.height]])[0, :2])
@@ -312,7 +313,7 @@ def test_picking_ground_and_top(hand):
     ex = (lay.node_rects[h1, 0] + x) / 2
     got = sc.pick(proj, *proj.to_display([[ex, y + 3, 0]])[0, :2])
     assert got["kind"] == "edge" and {got["source"], got["target"]} == {"h1", "s"}
-    assert got["bandwidth"] == 1e9
+    assert got["bandwidth"] == 1e9 and got["label"] == "uplink"  # its fields, all of them
 
 
 def test_picking_small_in_both_modes(small):

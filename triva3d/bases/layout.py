@@ -40,7 +40,8 @@ class Layout:
     edges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int32))
     edge_bandwidth: np.ndarray = field(default_factory=lambda: np.zeros(0))
     edge_latency: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    edge_attrs: list = field(default_factory=list)
+    edge_attrs: list = field(default_factory=list)  # per edge: its other fields (dicts)
+    node_attrs: list = field(default_factory=list)  # per graph node: its fields (dicts)
     unplaced_area: tuple = None
     report: dict = field(default_factory=dict)
 
@@ -178,7 +179,8 @@ def on_graph(trace, topo, base="topology", program=None, mapping=None, pattern=N
                   node_depth=np.zeros(len(topo), dtype=np.int32),
                   edges=np.c_[topo.src, topo.dst].astype(np.int32).reshape(-1, 2),
                   edge_bandwidth=topo.bandwidth, edge_latency=topo.latency,
-                  edge_attrs=topo.edge_attrs, unplaced_area=area,
+                  edge_attrs=topo.edge_attrs, node_attrs=list(topo.node_attrs),
+                  unplaced_area=area,
                   report=_report(trace, rule, unused))
 
 

@@ -199,9 +199,17 @@ def details(trace, layout, kind, row):
                    node=layout.node_names[node] if node >= 0 else None)
     elif kind == "node":
         out.update(name=layout.node_names[row], node_kind=layout.node_kinds[row])
+        _more(out, layout.node_attrs, row)
     elif kind == "edge":
         a, b = layout.edges[row]
         out.update(source=layout.node_names[a], target=layout.node_names[b],
                    bandwidth=float(layout.edge_bandwidth[row]),
                    latency=float(layout.edge_latency[row]))
+        _more(out, layout.edge_attrs, row)
     return out
+
+
+def _more(out, attrs, row):
+    """The other fields a topology gave node or edge `row` (those not told already)."""
+    if row < len(attrs):
+        out.update({k: v for k, v in attrs[row].items() if k not in out})
