@@ -500,3 +500,20 @@ def test_exact_boxes_that_would_not_fit_are_refused(small, monkeypatch):
                                            r".* GiB to draw and .* GiB is available"):
         show(*small, detail="exact")
     show(*small, detail="lod")  # the level of detail does not need them
+
+
+def test_events_closer_than_their_dots_keep_one_per_container_and_slot(small, monkeypatch):
+    """Above EVENT_LIMIT events (lowered here to 0), one event per container stays in
+    each EVENT_PX of the window's bins: each (container, slot) keeps its first."""
+    from triva3d.scene import geometry
+    tr, base = small
+    every = show(tr, base).scene.geometry.event_rows
+    monkeypatch.setattr(geometry, "EVENT_LIMIT", 0)
+    g = show(tr, base).scene.geometry
+    slots = g.n_bins // geometry.EVENT_PX
+    ev, f = tr.events, g.cut
+    slot = np.clip(((ev.time - f.t0) / (f.t1 - f.t0) * slots).astype(int), 0, slots - 1)
+    groups = {}
+    for r in every.tolist():  # in the events' order: the first of each group stays
+        groups.setdefault((ev.container[r], slot[r]), r)
+    assert sorted(g.event_rows.tolist()) == sorted(groups.values()) and len(groups) < len(every)

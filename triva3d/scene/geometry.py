@@ -21,6 +21,9 @@ from .entities import Frame
 EXACT_LIMIT = 100_000
 #: Above this many variable pieces in the window, profiles are averaged per bin.
 PROFILE_LIMIT = 100_000
+#: Events' dots, in pixels across. Above EVENT_LIMIT events in the window, one per
+#: container stays in each EVENT_PX of the level-of-detail bins (closer dots overlap).
+EVENT_PX, EVENT_LIMIT = 7, 100_000
 #: What an exact state box takes from making it to drawing it (numpy, VTK and software
 #: OpenGL's buffers; measured with benchmarks/bench_memory.py at 3.6e6 boxes).
 EXACT_BYTES = 900
@@ -173,6 +176,8 @@ class Geometry:
         keep = (ev.time >= w.t0) & (ev.time <= w.t1) & cont[ev.container] & values[ev.value]
         self._key_events = np.flatnonzero(keep)
         self.event_rows = self._key_events[ev.time[self._key_events] <= f.t1]
+        if len(self.event_rows) > EVENT_LIMIT:
+            self.event_rows = self._apart(self.event_rows)
         self.event_p = entities.event_points(tr, self.layout, f, self.event_rows)
         self.event_rgb = self.fade(self.value_rgb[ev.value[self.event_rows]],
                                    ev.time[self.event_rows])
@@ -214,6 +219,16 @@ class Geometry:
         self.bundle_count = count
         self.bundle_bytes = np.bincount(inv, weights=np.nan_to_num(link_bytes(tr, rows)))
         self.link_alpha = 0.15 + 0.85 * np.sqrt(count / count.max())
+
+    def _apart(self, rows):
+        """Events `rows`, one per container in each EVENT_PX of the window's pixels
+        (the first: their dots would cover one another)."""
+        ev, f = self.trace.events, self.cut
+        slots = max(1, self.n_bins // EVENT_PX)
+        s = ((ev.time[rows] - f.t0) / max(f.t1 - f.t0, 1e-300) * slots).astype(np.int64)
+        key = ev.container[rows].astype(np.int64) * slots + np.clip(s, 0, slots - 1)
+        _, first = np.unique(key, return_index=True)
+        return rows[np.sort(first)]
 
     def _profiles(self, cont, types):
         """Boxes of the usage profiles in the window: `var_boxes` (n, 6), `var_rows`."""

@@ -15,12 +15,10 @@ import numpy as np
 from .. import colors
 from ..viewstate import ViewState
 from . import base, pick, polydata
-from .geometry import EXACT_LIMIT, FIELDS, Geometry, box_edges
+from .geometry import EVENT_PX, EXACT_LIMIT, FIELDS, Geometry, box_edges
 from .overlay import Overlay
 
 MOVING_LINKS = 10_000
-#: Events' dots, in pixels across (on screen: fewer drawn while moving).
-EVENT_PX = 7
 #: Above this many variable pieces, they are thick lines while the camera moves.
 MOVING_PIECES = 10_000
 #: ViewState fields the scene follows.
