@@ -351,3 +351,23 @@ def test_long_runs_of_definitions_between_events(trace_file):
     with pytest.raises(TraceError, match="value 'v3' is already defined") as e:
         load(trace_file(HEADER + wide + TYPES + "\n".join(lines) + "\n"), cache=False)
     assert e.value.line == len((HEADER + wide + TYPES).splitlines()) + 5001
+
+
+def test_runs_of_definitions_with_blank_lines_and_an_included_file(trace_file):
+    """Blank and comment lines inside a run of definitions, a PajeTraceFile in the
+    middle of one (the run ends after it; the included file defines a type the rest
+    uses), and a run of exactly 4096 definitions followed by an event: each line
+    counted, each definition applied."""
+    trace_file('2 S2 P "Second"\n', name="types.trace")
+    inc = ("%EventDef PajeTraceFile 20\n% Container string\n% Type string\n"
+           "% Filename string\n%EndEventDef\n")
+    body = ('5 a S "A" "1 0 0"\n\n   \n# a comment\n20 0 0 "types.trace"\n5 b S2 "B" "0 1 0"\n'
+            + "".join(f'5 v{i} S "V{i}" "0 0 1"\n' for i in range(4096 - 3))
+            + '11 1 p1 S a\n11 2 p1 S2 b\n5 c S "C" "1 1 1"\n5 c S "again" "1 1 1"\n')
+    text = HEADER + inc + TYPES + body
+    with pytest.raises(TraceError, match="value 'c' is already defined") as e:
+        load(trace_file(text, name="main.trace"), cache=False)
+    assert e.value.line == len(text.splitlines())
+    t = load(trace_file(text.rsplit("5 c S", 1)[0], name="main2.trace"), cache=False)
+    assert [v for v, *_ in states_of(t)] == ['"A"', '"B"']
+    assert len(t.values) >= 4096
