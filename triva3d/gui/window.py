@@ -486,10 +486,9 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         if not self._flight_pause.isActive():
             self._moving(True)
-        self._flight_pause.start()
-        self.interactor.renderer.ResetCameraClippingRange()
+        self._flight_pause.start()  # its end keeps the camera in the state (not each key:
+        self.interactor.renderer.ResetCameraClippingRange()  # a state change redraws)
         self.interactor.update()
-        self.keep_camera()
         return True
 
     def _flight_paused(self):
