@@ -210,13 +210,18 @@ def site_share(path, value, window):
     return {t.display_name("containers", c): agg[c] for c in range(len(t.containers))}
 
 
-def test_a_planted_slow_site_shows_in_a_time_slice(tmp_path):
+def rsteal_shares(tmp_path, **slow):
+    """Each site's RSTEAL share of 32 processes stealing on the two sites, as they
+    are and with `slow` (written to tmp_path/n.trace and s.trace)."""
     topo = read_topology(TWO_SITES)
     write(workstealing(topo, processes=32, work=20.0, seed=2), tmp_path / "n.trace")
-    write(workstealing(topo, processes=32, work=20.0, seed=2, slow_site="siteB",
-                       slow_latency=5.0), tmp_path / "s.trace")
-    normal = site_share(tmp_path / "n.trace", "RSTEAL", None)
-    slow = site_share(tmp_path / "s.trace", "RSTEAL", None)
+    write(workstealing(topo, processes=32, work=20.0, seed=2, **slow), tmp_path / "s.trace")
+    return (site_share(tmp_path / "n.trace", "RSTEAL", None),
+            site_share(tmp_path / "s.trace", "RSTEAL", None))
+
+
+def test_a_planted_slow_site_shows_in_a_time_slice(tmp_path):
+    normal, slow = rsteal_shares(tmp_path, slow_site="siteB", slow_latency=5.0)
     assert normal["siteA"] < 0.05 and normal["siteB"] < 0.05
     # every steal of siteB's processes takes 10 s; siteA's only when they cross
     assert slow["siteB"] > 0.25 and slow["siteB"] > 1.3 * slow["siteA"]
@@ -228,12 +233,7 @@ def test_a_planted_slow_site_shows_in_a_time_slice(tmp_path):
 def test_a_planted_slow_link_shows_in_a_time_slice(tmp_path):
     """The wide-area link made slow: steals across it take 2 x 3 s, so both sites
     spend a visible share of the run in RSTEAL where they spent almost none."""
-    topo = read_topology(TWO_SITES)
-    write(workstealing(topo, processes=32, work=20.0, seed=2), tmp_path / "n.trace")
-    write(workstealing(topo, processes=32, work=20.0, seed=2, slow_link="routerA,routerB",
-                       slow_latency=3.0), tmp_path / "s.trace")
-    normal = site_share(tmp_path / "n.trace", "RSTEAL", None)
-    slow = site_share(tmp_path / "s.trace", "RSTEAL", None)
+    normal, slow = rsteal_shares(tmp_path, slow_link="routerA,routerB", slow_latency=3.0)
     for site in ("siteA", "siteB"):
         assert normal[site] < 0.02 and slow[site] > 5 * normal[site] and slow[site] > 0.05
 

@@ -34,6 +34,12 @@ def treemap(trace, out, name, **options):
     return name
 
 
+def quarters(trace):
+    """The four quarters of the run, as (number from 1, window) pairs."""
+    end = trace.end_time
+    return [(q + 1, (end * q / 4, end * (q + 1) / 4)) for q in range(4)]
+
+
 def run(main):
     """`python SCRIPT [OUT]`: the scenario's pictures into OUT (default gallery/thesis)."""
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "gallery/thesis")

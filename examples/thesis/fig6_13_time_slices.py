@@ -3,7 +3,7 @@ sites, one per quarter of the run, aggregated to the hosts: RUN fills them until
 end, where RSTEAL and IDLE take over
 (`python examples/thesis/fig6_13_time_slices.py [OUT]`)."""
 
-from common import TOPOLOGIES, run, save, treemap
+from common import TOPOLOGIES, quarters, run, save, treemap
 from triva3d.bases.topology import read_topology
 from triva3d.generate import workstealing
 
@@ -12,15 +12,9 @@ def main(out):
     prog = workstealing(read_topology(str(TOPOLOGIES / "two_site_grid.dot")),
                         processes=100, work=20.0, seed=3)
     trace, _ = save(prog, out, "hundred.trace")
-    end = trace.end_time
-    shots = []
-    for q in range(4):
-        window = (end * q / 4, end * (q + 1) / 4)
-        shots.append((treemap(trace, out, f"fig6_13_slice{q + 1}.png", window=window,
-                              level="Host"),
-                      f"Fig. 6.13: quarter {q + 1} ({window[0]:.1f}-{window[1]:.1f} s), "
-                      "per host"))
-    return shots
+    return [(treemap(trace, out, f"fig6_13_slice{q}.png", window=window, level="Host"),
+             f"Fig. 6.13: quarter {q} ({window[0]:.1f}-{window[1]:.1f} s), per host")
+            for q, window in quarters(trace)]
 
 
 if __name__ == "__main__":

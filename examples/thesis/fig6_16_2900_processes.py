@@ -3,7 +3,7 @@
 quarter of the run drawn over the platform (the level of detail draws the 2900
 processes' states as columns) (`python examples/thesis/fig6_16_2900_processes.py [OUT]`)."""
 
-from common import TOPOLOGIES, run, save, shot
+from common import TOPOLOGIES, quarters, run, save, shot
 from triva3d.bases.topology import read_topology
 from triva3d.generate import workstealing
 
@@ -15,15 +15,10 @@ def main(out):
     prog = workstealing(read_topology(TOPOLOGY), processes=2900, hosts=310, zones=CLUSTERS,
                         work=30.0, seed=5)
     trace, _ = save(prog, out, "g5k_2900.trace")
-    end = trace.end_time
-    shots = []
-    for q in range(4):
-        window = (end * q / 4, end * (q + 1) / 4)
-        shots.append((shot(trace, out, f"fig6_16_slice{q + 1}.png", topology=TOPOLOGY,
-                           window=window, link_opacity=0.12),
-                      f"Fig. 6.16: quarter {q + 1} of the run ({window[0]:.1f}-"
-                      f"{window[1]:.1f} s), 2900 processes on 310 machines"))
-    return shots
+    return [(shot(trace, out, f"fig6_16_slice{q}.png", topology=TOPOLOGY, window=window,
+                  link_opacity=0.12),
+             f"Fig. 6.16: quarter {q} of the run ({window[0]:.1f}-{window[1]:.1f} s), "
+             "2900 processes on 310 machines") for q, window in quarters(trace)]
 
 
 if __name__ == "__main__":
