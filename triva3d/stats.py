@@ -1,5 +1,6 @@
 """`triva3d stats`: a summary of a Trace a person can read (or JSON)."""
 import numpy as np
+from numba import njit
 
 from .trace import Kind
 
@@ -24,8 +25,7 @@ def summary(trace, load_seconds=None):
     st = trace.states
     if len(st):
         value_time = np.bincount(st.value, weights=st.end - st.start, minlength=len(trace.values))
-    deepest = np.full(nt, -1, np.int64)  # the deepest imbrication per type
-    np.maximum.at(deepest, st.type, st.imbrication)
+    deepest = _deepest(st.type, st.imbrication, nt)
     by_type = np.argsort(trace.values.type, kind="stable")  # the values of each type
     first = np.searchsorted(trace.values.type[by_type], np.arange(nt + 1))
     names = trace.names.displays(trace.types.name)
@@ -58,6 +58,16 @@ def summary(trace, load_seconds=None):
         "recoveries": [{"what": w, "count": n, "first_line": line} for w, n, line in trace.report],
         "other_records": dict(sorted(trace.other_records.items())),
     }
+
+
+@njit(cache=True)
+def _deepest(types, imbrication, n_types):
+    """The deepest imbrication of each type (-1: none): one pass (np.maximum.at
+    took 0.46 s for 1e7 states)."""
+    out = np.full(n_types, -1, np.int64)
+    for i in range(len(types)):
+        out[types[i]] = max(out[types[i]], imbrication[i])
+    return out
 
 
 def _bytes(n):

@@ -1,5 +1,5 @@
 """The 3D view's widget: pyvistaqt's QtInteractor, drawing one frame per paint,
-and a quarter of the pixels while the camera moves.
+and fewer pixels while the camera moves.
 
 pyvistaqt renders when VTK asks (the interactor style asks on every mouse move)
 and again in the paint that follows, so each frame of a drag was drawn twice.
