@@ -9,9 +9,9 @@ cache: the Trace's size (`trace.nbytes`) and the load's peak resident memory abo
 the interpreter's baseline (VmRSS after `import triva3d.cli`). Then, each as a whole
 `triva3d` command run in a child that reads its own VmHWM at exit: `render` on the
 treemap (level of detail, the default at this size), the same `--detail exact`,
-`render --base appgraph`, and `place --base appgraph --csv`; first, `render` of a
-2e4-event trace: the floor (VTK, OpenGL) that any render pays. The ratio is (peak minus
-baseline) / Trace size; the target is <= 3x. A run that fails or passes the time
+`render --base appgraph`, `place --base appgraph --csv`, and `convert` to Pajé; first,
+`render` of a 2e4-event trace: the floor (VTK, OpenGL) that any render pays. The ratio
+is (peak minus baseline) / Trace size; the targets are <= 3x (<= 2x for `convert`). A run that fails or passes the time
 limit (15 minutes) prints its last line, and the next one goes on.
 """
 import argparse
@@ -104,7 +104,8 @@ def main():
              ("render treemap, exact", ["render", path, "-o", "out.png", "--base", "treemap",
                                         "--detail", "exact"]),
              ("render appgraph", ["render", path, "-o", "out.png", "--base", "appgraph"]),
-             ("place appgraph", ["place", path, "--base", "appgraph", "--csv", "out.csv"])]
+             ("place appgraph", ["place", path, "--base", "appgraph", "--csv", "out.csv"]),
+             ("convert", ["convert", path, "-o", "out.trace"])]
     for name, args in cases:
         t = time.perf_counter()
         r, how = run(args, env)
@@ -114,6 +115,9 @@ def main():
         ratio = "" if args[1] == small else f" = {(r[1] - r[0]) / size:.2f}x the Trace"
         print(f"{name:22s}  peak {r[1] / MB:5.0f} MB, +{(r[1] - r[0]) / MB:5.0f} MB above "
               f"its baseline ({r[0] / MB:.0f} MB){ratio}; {time.perf_counter() - t:.0f} s")
+    for name in ("out.png", "out.csv", "out.trace"):
+        if os.path.exists(os.path.join(out, name)):
+            os.remove(os.path.join(out, name))
 
 
 if __name__ == "__main__":

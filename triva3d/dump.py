@@ -9,10 +9,10 @@ lines are written by a compiled formatter, in blocks.
 import math
 import sys
 
-import numba as nb
 import numpy as np
 
-jit = nb.njit(cache=True, nogil=True)
+from .textbuf import jit, put, put_uint
+
 BLOCK = 8 << 20  # output buffer bytes
 NUM_MAX = 330    # longest %f of a double
 
@@ -26,33 +26,9 @@ STATE, VARIABLE, LINK, EVENT = _lit(b"State, "), _lit(b"Variable, "), _lit(b"Lin
 
 
 @jit
-def _put(out, p, src, s, e):
-    n = e - s
-    out[p:p + n] = src[s:e]
-    return p + n
-
-
-@jit
 def _put_lit(out, p, lit):
     n = lit.shape[0]
     out[p:p + n] = lit
-    return p + n
-
-
-@jit
-def _put_uint(out, p, v):
-    """Decimal digits of a non-negative int64."""
-    if v == 0:
-        out[p] = 48
-        return p + 1
-    n = 0
-    x = v
-    while x > 0:
-        n += 1
-        x //= 10
-    for i in range(n - 1, -1, -1):
-        out[p + i] = 48 + v % 10
-        v //= 10
     return p + n
 
 
@@ -80,7 +56,7 @@ def _put_big(out, p, ax):
             n += 1
     while n > 1 and limbs[n - 1] == 0:
         n -= 1
-    p = _put_uint(out, p, limbs[n - 1])
+    p = put_uint(out, p, limbs[n - 1])
     for i in range(n - 2, -1, -1):
         v = limbs[i]
         for j in range(8, -1, -1):
@@ -134,7 +110,7 @@ def _put_f6(out, p, x):
         if frac >= 1000000:
             ip += 1
             frac -= 1000000
-        p = _put_uint(out, p, ip)
+        p = put_uint(out, p, ip)
     out[p] = 46
     for j in range(6, 0, -1):
         out[p + j] = 48 + frac % 10
@@ -144,7 +120,7 @@ def _put_f6(out, p, x):
 
 @jit
 def _put_name(out, p, arena, off, n):
-    return _put(out, p, arena, off[n], off[n + 1])
+    return put(out, p, arena, off[n], off[n + 1])
 
 
 @jit

@@ -10,10 +10,12 @@ shortest exact repr, so they reload exactly; variable values reload as PajeNG re
 them (32-bit).
 """
 import re
+from collections import namedtuple
 
 import numpy as np
 
 from ..output import writing
+from ..textbuf import HARD, REPR_MAX, jit, put, put_shortest, put_uint, shortest
 from ..trace import Kind
 
 # Event ids of the header we write, and the fields of each event.
@@ -105,8 +107,8 @@ def write_paje(trace, path):
         lines.append(f"{19 if color else 5} V{v} T{trace.values.type[v]} "
                      f"{name(trace.values.name[v])}" + (f" {color}" if color else ""))
     body = _Body(trace)
-    with writing(path) as f:
-        f.write("\n".join(lines) + "\n")
+    with writing(path, text=False) as f:
+        f.write(("\n".join(lines) + "\n").encode("utf-8"))
         for text in body.chunks():
             f.write(text)
     return body.n
@@ -115,158 +117,310 @@ def write_paje(trace, path):
 #: Line kinds of the body.
 (CREATE_L, DESTROY_L, PUSH_L, POP_L, START_L, END_L, SET_L, ADD1_L, ADD2_L,
  EVENT_L) = range(10)
-CHUNK = 100_000
+WINDOW = 1 << 19  # lines sorted at once: those of a time window
+CHUNK = 1 << 16   # lines formatted at once
+#: Fields of a line, written with a space between them (textbuf): none, a string of
+#: the arena, a container's alias (C<i>; 0 for the root), a type's (T<i>), a
+#: value's (V<i>), a number (float64 bits, then `shortest`), a number's repr.
+SKIP, STR, CALIAS, TALIAS, VALIAS, NUM, REPR = range(7)
 
-
-def _s(a):
-    """Numbers as the shortest text that reads back the same (numpy's repr), each
-    distinct number formatted once (times repeat: a state ends where the next starts)."""
-    uniq, inv = np.unique(np.asarray(a), return_inverse=True)
-    return np.array([repr(x) for x in uniq.tolist()] or [""], object)[inv.reshape(-1)]
-
-
-def _ids(prefix, n):
-    """"PREFIXi" for i < n, as an object array to index."""
-    return np.array([f"{prefix}{i}" for i in range(n)], object)
+#: Lines of one kind from one table: their times, rows (None: all, in order), order
+#: and tiebreak at equal times (tie_src[rows] * tie_sign + tie_add; no tie_src: 0).
+_Part = namedtuple("_Part", "time rows order tie_src tie_sign tie_add kind")
 
 
 class _Body:
-    """Every event line as columns (time, order, tiebreak to sort by; kind and row to
-    write it), sorted once and formatted a chunk of lines at a time: the memory
-    follows the Trace, not the file."""
+    """Every event line as columns, sorted a time window at a time and formatted a
+    chunk of lines at a time by compiled code: the memory follows the Trace, not the
+    file, and no line is a Python object."""
 
     def __init__(self, trace):
         self.trace = tr = trace
         names = tr.names
-        self.tok = np.array([_token(n) for n in names.texts(range(len(names)))] + ['""'],
-                            object)
         cont, st, ln, var, ev = tr.containers, tr.states, tr.links, tr.variables, tr.events
         c = np.arange(1, len(cont))
-        parts = [(cont.start[c], CREATE, c, CREATE_L, c), (cont.end[c], DESTROY, -c,
-                                                            DESTROY_L, c)]
+        parts = [_Part(cont.start[c], c, CREATE, None, 0, 0, CREATE_L),
+                 _Part(cont.end[c], c, DESTROY, np.arange(len(cont), dtype=np.float64), -1, 0,
+                       DESTROY_L)]
         parts += self._states(st)
-        rows = np.arange(len(ln))
-        parts += [(ln.start, OTHER, 2, START_L, rows), (ln.end, OTHER, 3, END_L, rows)]
-        self.var_parts = _float32_split(var.value)
-        rows = np.arange(len(var))
-        a1, a2 = self.var_parts[1] != 0, self.var_parts[2] != 0
-        parts += [(var.start, OTHER, 0, SET_L, rows),
-                  (var.start[a1], OTHER, 0, ADD1_L, rows[a1]),
-                  (var.start[a2], OTHER, 0, ADD2_L, rows[a2])]
-        parts += [(ev.time, OTHER, 1, EVENT_L, np.arange(len(ev)))]
-        self.n = n = sum(len(p[0]) for p in parts)
-        time, order, tie = np.empty(n), np.empty(n, np.int8), np.empty(n, np.float32)
-        kind, row = np.empty(n, np.int8), np.empty(n, np.int32)
-        at = 0
-        for t, o, b, k, r in parts:  # filled in place: no copy of every column at once
-            end = at + len(t)
-            time[at:end], order[at:end], tie[at:end], kind[at:end], row[at:end] = \
-                t, o, b, k, r
-            at = end
-        del parts
-        perm = np.lexsort((tie, order, time))  # stable: Set before its Adds
-        del time, order, tie
-        self.kind, self.row = kind[perm], row[perm]
-        self.calias = np.array(["0"] + [f"C{i}" for i in range(1, len(cont))], object)
-        self.talias, self.valias = _ids(" T", len(tr.types)), _ids(" V", len(tr.values))
-        self.key = np.where(ln.key >= 0, self.tok[ln.key], "").astype(object)
-        for i in np.flatnonzero(_shared_keys(ln) | (ln.key < 0)).tolist():
-            self.key[i] = _token(f"{names[ln.key[i]] if ln.key[i] >= 0 else ''}#{i}")
+        parts += [_Part(ln.start, None, OTHER, None, 0, 2, START_L),
+                  _Part(ln.end, None, OTHER, None, 0, 3, END_L)]
+        split = _float32_split(var.value)
+        adds = [np.flatnonzero(split[1] != 0), np.flatnonzero(split[2] != 0)]
+        del split
+        parts += [_Part(var.start, None, OTHER, None, 0, 0, SET_L),
+                  _Part(var.start[adds[0]], adds[0], OTHER, None, 0, 0, ADD1_L),
+                  _Part(var.start[adds[1]], adds[1], OTHER, None, 0, 0, ADD2_L),
+                  _Part(ev.time, None, OTHER, None, 0, 1, EVENT_L)]
+        self.parts = parts
+        self.n = sum(len(p.time) for p in parts)
+        # the strings lines are made of: names as tokens ('""' for a missing field,
+        # -1), event ids, and the keys links share (numbered); plain names are the
+        # names' own bytes
+        plain = _plain(names.arena, names.offsets)
+        odd = np.flatnonzero(~plain)
+        tok = [_token(t) for t in names.texts(odd)] + ['""']
+        self.eid = len(names) + 1
+        tok += [str(e) for e in range(29)]
+        self.key = ln.key.astype(np.int64)
+        numbered = np.flatnonzero(_shared_keys(ln) | (ln.key < 0))
+        codes, which = np.unique(self.key[numbered], return_inverse=True)
+        base = [names[c] if c >= 0 else "" for c in codes.tolist()]
+        self.key[numbered] = len(names) + len(tok) - len(odd) + np.arange(len(numbered))
+        tok += [_token(f"{base[j]}#{i}") for j, i in zip(which.reshape(-1).tolist(),
+                                                        numbered.tolist())]
+        data = [t.encode("utf-8") for t in tok]
+        self.arena = np.concatenate([names.arena, np.frombuffer(b"".join(data), np.uint8)])
+        ends = len(names.arena) + np.cumsum([len(d) for d in data], dtype=np.int64)
+        starts = np.concatenate([[len(names.arena)], ends[:-1]])
+        self.start = np.concatenate([names.offsets[:-1], starts[len(odd):]])
+        self.end = np.concatenate([names.offsets[1:], ends[len(odd):]])
+        self.start[odd], self.end[odd] = starts[:len(odd)], ends[:len(odd)]
+        self.width = 7 + max(len(t.extra) for t in (cont, st, ln, var, ev))
 
     def _states(self, st):
         """Push at the start, Pop at the end: at one time, pops (deepest first) before
         pushes (shallowest first). A zero-length state at depth d pops right after its
         push, among the pushes after its parent's when the parent starts then, else
         among the pops, after those at depth d or more (its ancestors still open)."""
-        d = st.imbrication.astype(np.float64)
+        d = st.imbrication
         zero = st.end <= st.start
-        rows = np.arange(len(st))
+        if not zero.any():
+            return [_Part(st.start, None, PUSH, d, 1, 0, PUSH_L),
+                    _Part(st.end, None, POP, d, -1, 0, POP_L)]
         later = np.flatnonzero(~zero & np.isin(st.start, st.start[zero]))
         starts = set(zip(st.container[later].tolist(), st.type[later].tolist(),
                          st.imbrication[later].tolist(), st.start[later].tolist()))
         inside = np.array([(c, t, k - 1, s) in starts for c, t, k, s in zip(
             st.container[zero].tolist(), st.type[zero].tolist(),
             st.imbrication[zero].tolist(), st.start[zero].tolist())], bool)
-        z, zin, zout = rows[zero], rows[zero][inside], rows[zero][~inside]
-        pos = rows[~zero]
-        return [(st.start[pos], PUSH, d[pos], PUSH_L, pos),
-                (st.end[pos], POP, -d[pos], POP_L, pos),
-                (st.start[zin], PUSH, d[zin] + 0.4, PUSH_L, zin),
-                (st.start[zin], PUSH, d[zin] + 0.6, POP_L, zin),
-                (st.start[zout], POP, -d[zout] + 0.4, PUSH_L, zout),
-                (st.start[zout], POP, -d[zout] + 0.6, POP_L, zout)] if len(z) else \
-            [(st.start, PUSH, d, PUSH_L, rows), (st.end, POP, -d, POP_L, rows)]
+        rows = np.arange(len(st))
+        zin, zout, pos = rows[zero][inside], rows[zero][~inside], rows[~zero]
+        return [_Part(st.start[pos], pos, PUSH, d, 1, 0, PUSH_L),
+                _Part(st.end[pos], pos, POP, d, -1, 0, POP_L),
+                _Part(st.start[zin], zin, PUSH, d, 1, 0.4, PUSH_L),
+                _Part(st.start[zin], zin, PUSH, d, 1, 0.6, POP_L),
+                _Part(st.start[zout], zout, POP, d, -1, 0.4, PUSH_L),
+                _Part(st.start[zout], zout, POP, d, -1, 0.6, POP_L)]
+
+    def _windows(self):
+        """(kind, row) of the lines of each time window in their order: by time, then
+        order, then tiebreak, then as the parts list them (lexsort is stable)."""
+        parts = self.parts
+        count = -(-self.n // WINDOW)
+        step = max(1, self.n // (64 * max(count, 1)))
+        sample = np.concatenate([p.time[::step] for p in parts] + [np.zeros(0)])
+        sample = sample[np.isfinite(sample)]
+        edges = np.unique(np.quantile(sample, np.arange(1, count) / count)) \
+            if count > 1 and len(sample) else np.zeros(0)
+        for i in range(len(edges) + 1):
+            masks = []
+            for p in parts:
+                t = p.time
+                if len(edges) == 0:
+                    masks.append(np.ones(len(t), bool))
+                elif i == 0:
+                    masks.append(t < edges[0])
+                elif i == len(edges):            # NaN times last, as lexsort puts them
+                    masks.append(~(t < edges[-1]))
+                else:
+                    masks.append((t >= edges[i - 1]) & (t < edges[i]))
+            n = sum(np.count_nonzero(m) for m in masks)
+            time, tie = np.empty(n), np.empty(n, np.float32)
+            order, kind, rows = np.empty(n, np.int8), np.empty(n, np.int8), np.empty(n, np.int32)
+            at = 0
+            for p, m in zip(parts, masks):       # filled in place: no copy of them all
+                r = np.flatnonzero(m) if p.rows is None else p.rows[m]
+                end = at + len(r)
+                time[at:end], order[at:end], kind[at:end], rows[at:end] = \
+                    p.time[m], p.order, p.kind, r
+                tie[at:end] = p.tie_add
+                if p.tie_src is not None:
+                    tie[at:end] += p.tie_sign * p.tie_src[r]
+                at = end
+            del masks
+            perm = np.lexsort((tie, order, time))
+            del time, tie, order
+            yield kind[perm], rows[perm]
 
     def chunks(self):
-        for lo in range(0, self.n, CHUNK):
-            kind, row = self.kind[lo:lo + CHUNK], self.row[lo:lo + CHUNK]
-            out = np.empty(len(kind), object)
-            for k in np.unique(kind).tolist():
-                m = kind == k
-                out[m] = self._lines(k, row[m])
-            yield "\n".join(out.tolist()) + "\n"
+        """The body's text, a chunk of lines at a time (bytes-like)."""
+        for kinds, rows in self._windows():
+            for lo in range(0, len(kinds), CHUNK):
+                yield self._text(kinds[lo:lo + CHUNK], rows[lo:lo + CHUNK])
+
+    def _text(self, kinds, rows):
+        n = len(kinds)
+        codes = np.zeros((n, self.width), np.int8)
+        ints = np.zeros((n, self.width), np.int64)
+        for k in np.unique(kinds).tolist():
+            at = np.flatnonzero(kinds == k)
+            for j, (code, v) in enumerate(self._fields(k, rows[at])):
+                codes[at, j] = code
+                ints[at, j] = v.view(np.int64) if v.dtype.kind == "f" else v
+        hard = np.flatnonzero(_numbers(codes.ravel(), ints.ravel(), ints.ravel().view(np.float64)))
+        values = ints.ravel()[hard].view(np.float64)
+        uniq, inverse = np.unique(values, return_inverse=True)
+        texts = [repr(x).encode() for x in uniq.tolist()]
+        hbuf = np.frombuffer(b"".join(texts), np.uint8)
+        hoff = np.zeros(len(texts) + 1, np.int64)
+        np.cumsum([len(t) for t in texts], out=hoff[1:])
+        ints.ravel()[hard] = inverse.reshape(-1)
+        out = np.empty(_size(codes, ints, self.start, self.end, hoff), np.uint8)
+        return out[:_assemble(codes, ints, self.arena, self.start, self.end, hbuf, hoff, out)]
 
     def _extras(self, table, eid, rows):
-        """(event ids, " field field..." texts) of rows of `table` (see EXTRA_ON)."""
+        """The event id and user-defined fields of rows of `table` (see EXTRA_ON):
+        (code, values) pairs, fields skipped on rows that have none."""
         cols = list(getattr(self.trace, table).extra.values())
         if not cols:
-            return np.full(len(rows), str(eid), object), ""
-        codes = np.stack([col[rows] for col in cols], axis=1)
-        text = np.full(len(rows), "", object)
-        for k in range(codes.shape[1]):
-            text = text + " " + self.tok[codes[:, k]]   # -1: the last token, ""
-        some = (codes >= 0).any(axis=1)
-        return np.where(some, str(eid), str(EXTRA_ON[eid][1])).astype(object), \
-            np.where(some, text, "").astype(object)
+            return [(STR, np.full(len(rows), self.eid + eid))]
+        vals = [np.where(col[rows] >= 0, col[rows], self.eid - 1) for col in cols]
+        some = np.zeros(len(rows), bool)
+        for col in cols:
+            some |= col[rows] >= 0
+        ids = np.where(some, self.eid + eid, self.eid + EXTRA_ON[eid][1])
+        return [(STR, ids)] + [(np.where(some, STR, SKIP), v) for v in vals]
 
-    def _lines(self, kind, r):
-        tr, tok, calias, ta, va = self.trace, self.tok, self.calias, self.talias, self.valias
-        cont = tr.containers
-        if kind == CREATE_L:
-            eid, more = self._extras("containers", 6, r)
-            return (eid + " " + _s(cont.start[r]) + " " + calias[r] + ta[cont.type[r]] + " " +
-                    calias[cont.parent[r]] + " " + tok[cont.name[r]] + more)
-        if kind == DESTROY_L:
-            return "7 " + _s(cont.end[r]) + ta[cont.type[r]] + " " + calias[r]
+    def _fields(self, kind, r):
+        """The fields of lines of `kind` for rows `r`: (code, values) pairs, the event
+        id first and user-defined fields last."""
+        tr = self.trace
+        if kind in (CREATE_L, DESTROY_L):
+            cont = tr.containers
+            if kind == DESTROY_L:
+                return [(STR, np.full(len(r), self.eid + 7)), (NUM, cont.end[r]),
+                        (TALIAS, cont.type[r]), (CALIAS, r)]
+            eid, *more = self._extras("containers", 6, r)
+            return [eid, (NUM, cont.start[r]), (CALIAS, r), (TALIAS, cont.type[r]),
+                    (CALIAS, cont.parent[r]), (STR, cont.name[r])] + more
         if kind in (PUSH_L, POP_L):
             st = tr.states
-            where = " " + calias[st.container[r]] + ta[st.type[r]]
+            where = [(CALIAS, st.container[r]), (TALIAS, st.type[r])]
             if kind == POP_L:
-                return "13 " + _s(st.end[r]) + where
-            eid, more = self._extras("states", 12, r)
-            return eid + " " + _s(st.start[r]) + where + va[st.value[r]] + more
+                return [(STR, np.full(len(r), self.eid + 13)), (NUM, st.end[r])] + where
+            eid, *more = self._extras("states", 12, r)
+            return [eid, (NUM, st.start[r])] + where + [(VALIAS, st.value[r])] + more
         if kind in (START_L, END_L):
             ln = tr.links
             if kind == END_L:
-                return ("16 " + _s(ln.end[r]) + " " + calias[ln.container[r]] +
-                        ta[ln.type[r]] + " " + calias[ln.end_container[r]] + va[ln.value[r]] +
-                        " " + self.key[r])
-            eid, more = self._extras("links", 15, r)
-            return (eid + " " + _s(ln.start[r]) + " " + calias[ln.container[r]] +
-                    ta[ln.type[r]] + " " + calias[ln.start_container[r]] + va[ln.value[r]] +
-                    " " + self.key[r] + more)
+                eid, time, other, more = (STR, np.full(len(r), self.eid + 16)), ln.end, \
+                    ln.end_container, []
+            else:
+                (eid, *more), time, other = self._extras("links", 15, r), ln.start, \
+                    ln.start_container
+            return [eid, (NUM, time[r]), (CALIAS, ln.container[r]), (TALIAS, ln.type[r]),
+                    (CALIAS, other[r]), (VALIAS, ln.value[r]), (STR, self.key[r])] + more
         if kind in (SET_L, ADD1_L, ADD2_L):
             var = tr.variables
-            where = " " + _s(var.start[r]) + " " + calias[var.container[r]] + \
-                ta[var.type[r]] + " "
+            value = _float32_split(var.value[r])[kind - SET_L]
+            where = [(NUM, var.start[r]), (CALIAS, var.container[r]), (TALIAS, var.type[r]),
+                     (NUM, value)]
             if kind != SET_L:
-                return "9" + where + _s(self.var_parts[kind - SET_L][r])
-            eid, more = self._extras("variables", 8, r)
-            return eid + where + _s(self.var_parts[0][r]) + more
+                return [(STR, np.full(len(r), self.eid + 9))] + where
+            eid, *more = self._extras("variables", 8, r)
+            return [eid] + where + more
         ev = tr.events
-        eid, more = self._extras("events", 17, r)
-        return (eid + " " + _s(ev.time[r]) + " " + calias[ev.container[r]] + ta[ev.type[r]] +
-                va[ev.value[r]] + more)
+        eid, *more = self._extras("events", 17, r)
+        return [eid, (NUM, ev.time[r]), (CALIAS, ev.container[r]), (TALIAS, ev.type[r]),
+                (VALIAS, ev.value[r])] + more
+
+
+@jit
+def _plain(arena, offsets):
+    """Names that are their own token (`_token`): printable ASCII, and one word not
+    starting with '"', or quoted with no '"' inside."""
+    plain = np.zeros(offsets.shape[0] - 1, np.bool_)
+    for i in range(plain.shape[0]):
+        s, e = offsets[i], offsets[i + 1]
+        if e == s:
+            continue
+        ascii, space, inner = True, False, False
+        for j in range(s, e):
+            b = arena[j]
+            ascii &= 32 <= b <= 126
+            space |= b == 32
+            inner |= b == 34 and s < j < e - 1
+        quoted = e - s >= 2 and arena[s] == 34 and arena[e - 1] == 34 and not inner
+        plain[i] = ascii and (quoted or not (space or arena[s] == 34))
+    return plain
+
+
+@jit
+def _numbers(codes, ints, floats):
+    """NUM fields (`floats`: the same memory as `ints`) -> `shortest` packed; those it
+    cannot write become REPR fields, flagged (True) for Python to write."""
+    hard = np.zeros(codes.shape[0], np.bool_)
+    for i in range(codes.shape[0]):
+        if codes[i] == NUM:
+            packed = shortest(floats[i])
+            if packed == HARD:
+                codes[i] = REPR
+                hard[i] = True
+            else:
+                ints[i] = packed
+    return hard
+
+
+@jit
+def _size(codes, ints, start, end, hoff):
+    """Bytes `_assemble` writes at most."""
+    n = 0
+    for i in range(codes.shape[0]):
+        for j in range(codes.shape[1]):
+            c, v = codes[i, j], ints[i, j]
+            if c == STR:
+                n += end[v] - start[v] + 1
+            elif c == REPR:
+                n += hoff[v + 1] - hoff[v] + 1
+            elif c != SKIP:
+                n += REPR_MAX + 1
+    return n + codes.shape[0]
+
+
+@jit
+def _assemble(codes, ints, arena, start, end, hbuf, hoff, out):
+    """Lines of fields (codes, ints) into `out`: returns the bytes written."""
+    p = 0
+    for i in range(codes.shape[0]):
+        first = True
+        for j in range(codes.shape[1]):
+            c, v = codes[i, j], ints[i, j]
+            if c == SKIP:
+                continue
+            if not first:
+                out[p] = 32
+                p += 1
+            first = False
+            if c == STR:
+                p = put(out, p, arena, start[v], end[v])
+            elif c == NUM:
+                p = put_shortest(out, p, v)
+            elif c == REPR:
+                p = put(out, p, hbuf, hoff[v], hoff[v + 1])
+            elif c == CALIAS and v == 0:
+                out[p] = 48
+                p += 1
+            else:
+                out[p] = 67 if c == CALIAS else 84 if c == TALIAS else 86
+                p = put_uint(out, p + 1, v)
+        out[p] = 10
+        p += 1
+    return p
 
 
 def _shared_keys(ln):
     """Links whose key another link of its container and type also has (OTF2 tags,
     for one): a Pajé key names one link, so they get a number after it."""
-    triples = np.stack([ln.container, ln.type, ln.key], axis=1)
-    if not len(triples):
-        return np.zeros(0, bool)
-    _, inverse, counts = np.unique(triples, axis=0, return_inverse=True, return_counts=True)
-    return counts[inverse.reshape(-1)] > 1
+    order = np.lexsort((ln.key, ln.type, ln.container))
+    same = np.ones(max(len(ln) - 1, 0), bool)
+    for col in (ln.container, ln.type, ln.key):
+        c = col[order]
+        same &= c[1:] == c[:-1]
+    shared = np.zeros(len(ln), bool)
+    shared[order[1:][same]] = True
+    shared[order[:-1][same]] = True
+    return shared
 
 
 def _float32_split(values):
