@@ -13,9 +13,10 @@ import sys
 import numba as nb
 import numpy as np
 
-from triva3d.dump import _put_f6, _put_uint
+from triva3d.dump import _put_f6
 from triva3d.paje import defs as D
 from triva3d.paje.defs import standard_header
+from triva3d.textbuf import put_uint as _put_uint
 
 HEADER = "# Synthetic trace written by triva3d's benchmarks/gen_trace.py\n" + standard_header() + """\
 0 SITE 0 "Site"
