@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import HEADER
+from conftest import HEADER, SIZED_LINK
 from triva3d import load
 from triva3d.bases import graphlayout, matcher
 from triva3d.bases.appgraph import comm_graph
@@ -162,6 +162,53 @@ def test_positions_in_the_file_are_kept(tmp_path):
     np.testing.assert_allclose(pos[:2], [[0, 0], [300, 0]])
 
 
+DOT_TEXT = (
+    'graph G {\n  graph [overlap=scale, start=1, splines=false, outputorder=edgesfirst];\n'
+    '  node [shape=box, fixedsize=true, label=""];\n  n0 [width=0.25, height=0.25];\n'
+    '  n1 [width=0.5, height=0.5];\n  n2 [width=0.25, height=0.25];\n'
+    '  n3 [width=0.25, height=0.25];\n  n4 [width=0.2847222222222222, '
+    'height=0.2847222222222222, pos="1.0,2.0!", pin=true];\n'
+    '  n0 -- n1;\n  n0 -- n3;\n  n1 -- n2;\n  n3 -- n4;\n}\n')
+
+
+def test_dot_text_stays_byte_identical(monkeypatch):
+    """Layouts are cached by the DOT text given to Graphviz: it must not change
+    (each edge once, lower node first, in order of first appearance, no self-loop),
+    however many edges it is written in at a time."""
+    t = Topology()
+    for n in "abcd":
+        t.add_node(n)
+    t.add_node("e", pos="72,144")
+    for a, b in [("a", "b"), ("b", "a"), ("c", "c"), ("d", "a"), ("b", "c"), ("a", "b"),
+                 ("e", "d")]:
+        t.add_edge(a, b)
+    sizes = np.array([18.0, 36, 18, 18, 20.5])
+    assert graphlayout._dot_text(t, "neato", sizes, t.positions()) == DOT_TEXT
+    monkeypatch.setattr(graphlayout, "CHUNK", 2)
+    assert graphlayout._dot_text(t, "neato", sizes, t.positions()) == DOT_TEXT
+    monkeypatch.setattr(graphlayout, "CHUNK", 1)
+    assert graphlayout._dot_text(t, "neato", sizes, t.positions()) == DOT_TEXT
+
+
+def test_undirected_edges_once_in_first_order():
+    rng = np.random.default_rng(5)
+    for sort in (False, True):  # sorted and once each: a communication graph's edges
+        a, b = rng.integers(0, 40, 500), rng.integers(0, 40, 500)
+        if sort:
+            key = np.unique(np.minimum(a, b) * 40 + np.maximum(a, b))
+            a, b = key // 40, key % 40
+        t = Topology()
+        for i in range(40):
+            t.add_node(f"n{i}")
+        t.add_edges(a, b)
+        want = {}
+        for x, y in zip(a.tolist(), b.tolist()):
+            if x != y:
+                want.setdefault((min(x, y), max(x, y)), None)
+        lo, hi = graphlayout.undirected_edges(t)
+        assert list(zip(lo.tolist(), hi.tolist())) == list(want)
+
+
 def test_comm_graph(trace_file):
     # Three processes on two hosts; links with Size: p1->p2 (same host), p1->p3 twice,
     # p3->p2 once, one of them outside the window [0, 5].
@@ -189,19 +236,124 @@ def test_comm_graph(trace_file):
     g, rows = comm_graph(tr, level="Host")
     assert g.names == ["h1", "h2"] and g.n_edges == 1
     assert [tr.display_name("containers", c) for c in rows] == ["h1", "h2"]
-    assert g.edge_attrs[0] == {"count": "3", "bytes": "1015.0"}
+    assert g.edge_attrs[0] == {"count": 3, "bytes": 1015.0}
+    assert type(g.edge_attrs[0]["count"]) is int and type(g.edge_attrs[0]["bytes"]) is float
     assert g.node_attrs[0]["internal"] == "1"
     w, _ = comm_graph(tr, level="Host", window=(0.0, 5.0))
-    assert w.edge_attrs[0] == {"count": "2", "bytes": "1010.0"}
+    assert w.edge_attrs[0] == {"count": 2, "bytes": 1010.0}
     p, _ = comm_graph(tr)      # default level: the type of the link ends
     assert p.names == ["p1", "p2", "p3"] and p.n_edges == 3
     by_pair = {frozenset((p.names[a], p.names[b])): at["count"]
                for a, b, at in zip(p.src, p.dst, p.edge_attrs)}
-    assert by_pair == {frozenset(("p1", "p2")): "1", frozenset(("p1", "p3")): "2",
-                       frozenset(("p2", "p3")): "1"}
+    assert by_pair == {frozenset(("p1", "p2")): 1, frozenset(("p1", "p3")): 2,
+                       frozenset(("p2", "p3")): 1}
     lay = make_layout(tr, base="appgraph", level="1")
     assert lay.base == "appgraph" and lay.report["by rule"]["unplaced"] == 0
     assert matcher.RULES[lay.rule[row(tr, "p3")]] == "ancestor"
+
+
+def _pairs_one_by_one(tr, rows, window=None):
+    """The communication graph as the per-edge code built it, message by message
+    in plain Python: ({(row a, row b), a < b: (count, bytes)}, {row: internal})."""
+    from triva3d.analysis.metrics import link_bytes
+    from triva3d.analysis.roles import platform_link_types
+    cont, ln = tr.containers, tr.links
+    at = set(rows.tolist())
+
+    def up(c):
+        while c >= 0 and c not in at:
+            c = int(cont.parent[c])
+        return c
+    size = link_bytes(tr)
+    platform = platform_link_types(tr)
+    pairs, internal = {}, {}
+    for i in range(len(ln)):
+        if platform[ln.type[i]] or (window and not (ln.start[i] <= window[1]
+                                                    and ln.end[i] >= window[0])):
+            continue
+        a, b = up(int(ln.start_container[i])), up(int(ln.end_container[i]))
+        if a < 0 or b < 0:
+            continue
+        if a == b:
+            internal[a] = internal.get(a, 0) + 1
+            continue
+        n, nb = pairs.get((min(a, b), max(a, b)), (0, 0.0))
+        pairs[min(a, b), max(a, b)] = (n + 1, nb + (0.0 if np.isnan(size[i]) else size[i]))
+    return pairs, internal
+
+
+def _check_columns(tr, level=None, window=None):
+    g, rows = comm_graph(tr, level, window)
+    pairs, internal = _pairs_one_by_one(tr, rows, window)
+    cols = g.edge_attrs.columns
+    assert set(cols) == {"count", "bytes"}
+    assert cols["count"].dtype.kind == "i" and cols["bytes"].dtype == np.float64
+    assert g.src.dtype == g.dst.dtype == np.int32 and g.n_edges == len(pairs)
+    # one edge per pair, in the order of (lower, higher) container row
+    assert list(zip(rows[g.src].tolist(), rows[g.dst].tolist())) == sorted(pairs)
+    assert cols["count"].tolist() == [pairs[k][0] for k in sorted(pairs)]
+    np.testing.assert_allclose(cols["bytes"], [pairs[k][1] for k in sorted(pairs)], rtol=1e-12)
+    assert np.isnan(g.bandwidth).all() and np.isnan(g.latency).all()
+    assert {int(rows[i]): int(a["internal"]) for i, a in enumerate(g.node_attrs)
+            if "internal" in a} == internal
+    return g
+
+
+def test_comm_graph_columns_on_real_traces(data):
+    """The columns hold what adding the edges one message at a time gives."""
+    g = _check_columns(load(str(data / "otf2/ping-pong-otf2/traces.otf2"), cache=False))
+    assert list(g.edge_attrs) == [{"count": 16, "bytes": 8355840.0}]
+    g = _check_columns(load(str(data / "paje/links.trace"), cache=False))
+    assert g.names == ["p1", "p2", "p3"] and list(g.edge_attrs) == [{"count": 1, "bytes": 0.0}] * 2
+
+
+def test_comm_graph_columns_on_many_messages(trace_file):
+    """Random messages between 24 processes on 6 hosts, some with a Size, some
+    inside one host: every level and a window give what the per-message loop gives."""
+    rng = np.random.default_rng(3)
+    body = ['0 H 0 "Host"', '0 P H "Proc"', '4 L 0 P P "msg"']
+    body += [f'6 0 h{h} H 0 "h{h}"' for h in range(6)]
+    body += [f'6 0 p{p} P h{p % 6} "p{p}"' for p in range(24)]
+    t = 0.0
+    for k in range(3000):
+        a, b = rng.integers(0, 24, 2)
+        t += 1.0
+        if rng.random() < 0.7:
+            body.append(f"20 {t!r} 0 L p{a} m k{k} {int(rng.integers(1, 10**6))}")
+        else:
+            body.append(f"15 {t!r} 0 L p{a} m k{k}")
+        body.append(f"16 {t + 0.9 * float(rng.random())!r} 0 L p{b} m k{k}")
+    tr = load(trace_file(HEADER + SIZED_LINK + "\n".join(body) + "\n"), cache=False)
+    g = _check_columns(tr)
+    assert len(g) == 24 and g.n_edges == 24 * 23 // 2
+    assert (g.edge_attrs.columns["bytes"] > 0).all()
+    assert len(_check_columns(tr, level="Host").names) == 6
+    assert _check_columns(tr, window=(100.0, 130.0)).n_edges < g.n_edges
+    lay = make_layout(tr, base="appgraph")
+    assert list(lay.edge_attrs) == list(g.edge_attrs)
+    np.testing.assert_array_equal(lay.edges, np.c_[g.src, g.dst])
+
+
+def test_appgraph_edge_pick_shows_its_fields(trace_file):
+    """A picked communication-graph edge tells its ends, count and bytes as numbers."""
+    from triva3d.scene.pick import details
+    tr = load(trace_file(HEADER + SIZED_LINK + TYPES_AND_MESSAGES), cache=False)
+    lay = make_layout(tr, base="appgraph")
+    got = details(tr, lay, "edge", 0)
+    assert {got["source"], got["target"]} == {"P1", "P2"}
+    assert got["count"] == 2 and got["bytes"] == 1500.0 and np.isnan(got["bandwidth"])
+
+
+TYPES_AND_MESSAGES = """\
+0 P 0 "Process"
+4 L 0 P P "Msg"
+6 0 p1 P 0 "P1"
+6 0 p2 P 0 "P2"
+20 1 0 L p1 m k1 1000
+16 2 0 L p2 m k1
+20 3 0 L p2 m k2 500
+16 4 0 L p1 m k2
+"""
 
 
 def test_treemap_areas_are_exact():

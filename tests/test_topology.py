@@ -12,7 +12,9 @@ from triva3d import load
 from triva3d.bases import units
 from triva3d.bases.dotfile import read_dot, write_dot
 from triva3d.bases.simgrid import radicals
-from triva3d.bases.topology import collapse_links, from_trace, info, read_topology
+from triva3d.bases import topology as topology_module
+from triva3d.bases.topology import (EdgeAttrs, Topology, collapse_links, from_trace, info,
+                                   read_topology)
 from triva3d.errors import TraceError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -147,6 +149,90 @@ def test_dot_attributes_with_units(tmp_path):
     assert t.kinds == ["host", "switch", "node"]
     assert t.bandwidth[0] == 1.25e9 and t.latency[0] == pytest.approx(2e-6, rel=1e-15)
     assert math.isnan(t.bandwidth[1]) and t.edge_attrs[0] == {"color": "red"}
+
+
+def test_dot_string_attributes_survive(tmp_path):
+    """Edge fields a .dot file gives only some edges are string columns with None
+    where an edge has none; they read back per edge, count in `info` and survive
+    a round trip."""
+    p = tmp_path / "g.dot"
+    p.write_text('graph { a -- b [color=red, label="up link"]; b -- c; '
+                 'c -- a [label=x, weight=2]; a -- a [color=blue, bandwidth=5]; }\n')
+    t = read_topology(str(p))
+
+    def by_pair(topo):  # Graphviz gives the edges in an order of its own
+        return {frozenset((topo.names[a], topo.names[b])): d
+                for a, b, d in zip(topo.src.tolist(), topo.dst.tolist(), topo.edge_attrs)}
+    want = {frozenset("ab"): {"color": "red", "label": "up link"}, frozenset("bc"): {},
+            frozenset("ca"): {"label": "x", "weight": "2"}, frozenset("a"): {"color": "blue"}}
+    assert by_pair(t) == want and len(t.edge_attrs) == t.n_edges == 4
+    cols = t.edge_attrs.columns
+    assert set(cols) == {"color", "label", "weight"}
+    assert all(isinstance(c, list) for c in cols.values()) and cols["weight"].count(None) == 3
+    loop = int(np.flatnonzero(t.src == t.dst)[0])
+    assert t.edge_attrs[loop - 4] == {"color": "blue"} and t.bandwidth[loop] == 5
+    with pytest.raises(IndexError):
+        t.edge_attrs[4]
+    assert info(t)["edge attributes"] == {"color": 2, "label": 2, "weight": 1}
+    write_dot(t, tmp_path / "back.dot")
+    assert by_pair(read_topology(str(tmp_path / "back.dot"))) == want
+
+
+def test_dedup_keeps_the_first_edge_and_joins_links():
+    """Repeated edges (either direction, added one by one or as arrays) keep the
+    first one's values and place; the names of the links they folded are joined."""
+    t = Topology()
+    for n in "abcd":
+        t.add_node(n)
+    t.add_edge("a", "b", 1.0, 0.1, links="L2 L1")
+    t.add_edge("b", "c", 2.0, 0.2)
+    t.add_edge("b", "a", 9.0, 0.9, links="L0", color="red")
+    t.add_edges(np.array([2, 0, 3]), np.array([1, 1, 3]), np.array([7.0, 8.0, 3.0]),
+                attrs={"links": [None, "L3", "L9"]})
+    assert t.n_edges == 6
+    assert t.dedup_edges() is t
+    assert [(t.names[a], t.names[b]) for a, b in zip(t.src, t.dst)] == \
+        [("a", "b"), ("b", "c"), ("d", "d")]
+    assert t.bandwidth.tolist() == [1.0, 2.0, 3.0]
+    assert t.latency[:2].tolist() == [0.1, 0.2] and math.isnan(t.latency[2])
+    assert list(t.edge_attrs) == [{"links": "L0 L1 L2 L3"}, {}, {"links": "L9"}]
+
+
+def test_edge_columns_numbers_and_strings():
+    """Numbers given as arrays stay arrays; a column some edges lack becomes a list
+    with None; edges keep the order they were added in, however added."""
+    t = Topology()
+    for n in "abc":
+        t.add_node(n)
+    t.add_edges([0, 1], [1, 2], attrs={"count": np.array([5, 6])})
+    t.add_edges([2], [0], latency=[0.5], attrs={"count": np.array([7])})
+    assert isinstance(t.edge_attrs.columns["count"], np.ndarray)
+    assert t.edge_attrs[2] == {"count": 7} and type(t.edge_attrs[2]["count"]) is int
+    assert np.isnan(t.bandwidth).all() and t.latency[2] == 0.5
+    t.add_edge(1, 0, color="red")
+    t.add_edges([0], [2], attrs={"count": np.array([8])})
+    assert t.src.tolist() == [0, 1, 2, 1, 0] and t.dst.tolist() == [1, 2, 0, 0, 2]
+    assert t.edge_attrs.columns == {"count": [5, 6, 7, None, 8],
+                                    "color": [None, None, None, "red", None]}
+    assert t.edge_attrs.counts() == {"count": 4, "color": 1}
+    assert list(t.edge_attrs.take(np.array([3, 0]))) == [{"color": "red"}, {"count": 5}]
+    assert list(EdgeAttrs()) == [] and len(Topology().edge_attrs) == 0
+    with pytest.raises(ValueError):
+        t.add_edges([0], [3])          # no node 3
+    with pytest.raises(ValueError):
+        t.add_edges([0, 1], [1], attrs={"count": np.array([1, 2])})
+
+
+def test_edge_limit(monkeypatch):
+    monkeypatch.setattr(topology_module, "MAX_EDGES", 3)
+    t = Topology()
+    t.add_node("a")
+    t.add_edges([0, 0], [0, 0])
+    t.add_edge("a", "b")
+    with pytest.raises(TraceError, match="more than 3 edges"):
+        t.add_edge("a", "b")
+    with pytest.raises(TraceError, match="more than 3 edges"):
+        t.add_edges([0], [1])
 
 
 @pytest.mark.parametrize("text, line, message", [

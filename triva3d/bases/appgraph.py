@@ -45,9 +45,10 @@ def level_mask(trace, level=None, messages=None):
 def comm_graph(trace, level=None, window=None):
     """A Topology with one node per container at `level` (named as the container,
     `#row` added where names repeat) and one edge per pair that exchanged messages
-    overlapping `window` = (t0, t1), with attributes `count` and `bytes` (from the
-    links' Size; 0 when they have none); messages inside one node are counted in
-    its `internal` attribute. Platform links (see analysis.roles) are no messages.
+    overlapping `window` = (t0, t1), with the numeric columns `count` and `bytes`
+    (from the links' Size; 0 when they have none), built in numpy; messages inside
+    one node are counted in its `internal` attribute. Platform links (see
+    analysis.roles) are no messages.
     Returns the topology and the container of each node."""
     cont = trace.containers
     links = trace.links
@@ -64,21 +65,17 @@ def comm_graph(trace, level=None, window=None):
     names = [trace.names.display(cont.name[c]) for c in np.flatnonzero(at)]
     dup = len(set(names)) != len(names)
     rows = np.flatnonzero(at)
-    node_of = {}
+    node_of = np.full(len(cont), -1, np.int64)
     for c, name in zip(rows, names):
         node_of[c] = topo.add_node(f"{name}#{c}" if dup else name, "node",
                                    type=trace.type_name(cont.type[c]).strip('"'))
     lo, hi = np.minimum(a, b), np.maximum(a, b)
-    key = lo * len(cont) + hi
-    uniq, inv, count = np.unique(key, return_inverse=True, return_counts=True)
+    uniq, inv, count = np.unique(lo * len(cont) + hi, return_inverse=True, return_counts=True)
     nbytes = np.bincount(inv, weights=size, minlength=len(uniq))
-    internal = {}
-    for k, n, nb in zip(uniq.tolist(), count.tolist(), nbytes.tolist()):
-        p, q = divmod(k, len(cont))
-        if p == q:
-            internal[p] = n
-            continue
-        topo.add_edge(node_of[p], node_of[q], count=n, bytes=repr(nb))
-    for c, n in internal.items():
+    p, q = np.divmod(uniq, len(cont))
+    pair = p != q
+    topo.add_edges(node_of[p[pair]], node_of[q[pair]],
+                   attrs={"count": count[pair], "bytes": nbytes[pair]})
+    for c, n in zip(p[~pair].tolist(), count[~pair].tolist()):
         topo.node_attrs[node_of[c]]["internal"] = str(n)
     return topo, rows

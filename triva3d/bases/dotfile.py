@@ -84,7 +84,9 @@ def write_dot(topo, out, comment=""):
     lines.append(f"graph {_quote(topo.name)} {{")
     for name, kind, attrs in zip(topo.names, topo.kinds, topo.node_attrs):
         lines.append(f"  {_quote(name)}{_attrs({'kind': kind, **attrs})};")
-    for (a, b, bw, lat, attrs) in topo._edges:
+    for a, b, bw, lat, attrs in zip(topo.src.tolist(), topo.dst.tolist(),
+                                    topo.bandwidth.tolist(), topo.latency.tolist(),
+                                    topo.edge_attrs):
         d = {}
         if not math.isnan(bw):
             d["bandwidth"] = repr(bw)

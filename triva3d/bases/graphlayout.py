@@ -24,6 +24,8 @@ FORMAT = 2
 OVERLAP = {"neato": "scale", "fdp": "true", "sfdp": "true"}
 #: fdp and sfdp layouts are enlarged until their box is this many times the nodes' area.
 ROOM = 4.0
+#: Edges written to the DOT text at a time (its lines are not all held at once).
+CHUNK = 1 << 16
 
 
 def default_program(n_nodes):
@@ -44,10 +46,13 @@ def _dot_text(topo, program, sizes, given):
             # neato and fdp read pos in inches (and write points)
             pos = f', pos="{float(given[i, 0]) / 72!r},{float(given[i, 1]) / 72!r}!", pin=true'
         lines.append(f"  n{i} [width={side!r}, height={side!r}{pos}];")
+    parts = ["\n".join(lines) + "\n"]
     lo, hi = undirected_edges(topo)
-    lines += [f"  n{a} -- n{b};" for a, b in zip(lo.tolist(), hi.tolist())]
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    for i in range(0, len(lo), CHUNK):  # a communication graph has a million edges
+        parts.append("".join(f"  n{a} -- n{b};\n" for a, b in
+                             zip(lo[i:i + CHUNK].tolist(), hi[i:i + CHUNK].tolist())))
+    parts.append("}\n")
+    return "".join(parts)
 
 
 def undirected_edges(topo):
@@ -55,16 +60,23 @@ def undirected_edges(topo):
     their first appearance."""
     src, dst = topo.src.astype(np.int64), topo.dst.astype(np.int64)
     lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    del src, dst
     keep = lo != hi
-    lo, hi = lo[keep], hi[keep]
-    _, first = np.unique(lo * max(len(topo), 1) + hi, return_index=True)
+    if not keep.all():
+        lo, hi = lo[keep], hi[keep]
+    key = lo * max(len(topo), 1) + hi
+    if (key[1:] > key[:-1]).all():  # already once each, in order (a communication graph)
+        return lo, hi
+    _, first = np.unique(key, return_index=True)
     first.sort()
     return lo[first], hi[first]
 
 
 def _cache_path(text, program):
     import pygraphviz
-    h = hashlib.sha256(f"{FORMAT} {program} {pygraphviz.__version__}\n{text}".encode()).hexdigest()
+    h = hashlib.sha256(f"{FORMAT} {program} {pygraphviz.__version__}\n".encode())
+    h.update(text.encode())
+    h = h.hexdigest()
     return os.path.join(cache.user_dir(), "layouts", h[:32] + ".npy")
 
 

@@ -12,6 +12,7 @@ from numba import njit
 from ..analysis.roles import drawn_containers
 from . import matcher
 from .compact import compact_layout
+from .topology import EdgeAttrs
 from ..errors import OptionsError
 from ..trace import depth_of
 from ..viewstate import BASES
@@ -40,7 +41,7 @@ class Layout:
     edges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int32))
     edge_bandwidth: np.ndarray = field(default_factory=lambda: np.zeros(0))
     edge_latency: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    edge_attrs: list = field(default_factory=list)  # per edge: its other fields (dicts)
+    edge_attrs: EdgeAttrs = field(default_factory=EdgeAttrs)  # the edges' other fields
     node_attrs: list = field(default_factory=list)  # per graph node: its fields (dicts)
     unplaced_area: tuple = None
     report: dict = field(default_factory=dict)

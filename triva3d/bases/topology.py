@@ -2,8 +2,12 @@
 undirected edges, read from Graphviz, SimGrid platform XML or a platform trace.
 
 Bandwidths are in bytes per second and latencies in seconds (NaN when unknown).
-A topology is small next to a trace (thousands of nodes), so node attributes are
-plain dicts of strings; the arrays the layout and the scene use are numpy.
+Nodes are few next to a trace (thousands), so node attributes are plain dicts of
+strings. Edges can be many (a communication graph has up to millions), so they are
+columns: numpy arrays of the two ends, bandwidth and latency, and `EdgeAttrs`, one
+column per other field. Readers of files add edges one by one (`add_edge`, kept in
+lists until something reads the columns); the communication graph adds its arrays
+at once (`add_edges`).
 """
 import math
 import os
@@ -19,14 +23,88 @@ KINDS = ("host", "router", "switch", "link", "node")
 MAX_NODES, MAX_EDGES = 500_000, 2_000_000
 
 
+class EdgeAttrs:
+    """The fields of edges other than their ends, bandwidth and latency, by column:
+    `columns` maps a name to a numpy array (numbers, one per edge) or to a list
+    (strings, as files give them; None where an edge has no such field). It reads
+    as a sequence of dicts, one edge's fields each (numbers as Python numbers)."""
+
+    def __init__(self, columns=None, n=0):
+        self.columns, self.n = {}, n
+        for k, col in (columns or {}).items():
+            if not (isinstance(col, list) or isinstance(col, np.ndarray) and col.dtype != object):
+                col = list(col)   # strings (or numbers mixed with absent values)
+            self.columns[k] = col
+            if len(col) != n:
+                raise ValueError(f"edge column {k!r} has {len(col)} values for {n} edges")
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        i = int(i)
+        if not -self.n <= i < self.n:
+            raise IndexError(f"edge {i} of {self.n}")
+        out = {}
+        for k, col in self.columns.items():
+            v = col[i]
+            if v is not None:
+                out[k] = v.item() if isinstance(v, np.generic) else v
+        return out
+
+    def __iter__(self):
+        return (self[i] for i in range(self.n))
+
+    def counts(self):
+        """How many edges have each field."""
+        return {k: self.n if isinstance(col, np.ndarray) else self.n - col.count(None)
+                for k, col in self.columns.items()}
+
+    def take(self, rows):
+        """The fields of the edges `rows` (a mask or indices), in that order."""
+        rows = np.arange(self.n)[rows]
+        picked = rows.tolist()
+        return EdgeAttrs({k: col[rows] if isinstance(col, np.ndarray)
+                          else [col[i] for i in picked] for k, col in self.columns.items()},
+                         len(rows))
+
+    def concat(self, other):
+        """These edges' fields, then `other`'s: a column both give as numbers stays
+        an array; any other becomes a list (None where an edge lacks it)."""
+        if not other.n:
+            return self
+        if not self.n:
+            return other
+        cols = {}
+        for k in {**self.columns, **other.columns}:
+            a, b = self.columns.get(k), other.columns.get(k)
+            if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+                cols[k] = np.concatenate([a, b])
+            else:
+                cols[k] = _as_list(a, self.n) + _as_list(b, other.n)
+        return EdgeAttrs(cols, self.n + other.n)
+
+
+def _as_list(col, n):
+    if col is None:
+        return [None] * n
+    return col.tolist() if isinstance(col, np.ndarray) else list(col)
+
+
 class Topology:
-    """Nodes and edges; build with `add_node` / `add_edge`, then read the arrays."""
+    """Nodes and edges; build with `add_node` / `add_edge` (or `add_edges`), then
+    read the arrays (`src`, `dst`, `bandwidth`, `latency`, `edge_attrs`)."""
 
     def __init__(self, name="topology", source=""):
         self.name, self.source = name, source
         self.names, self.kinds, self.node_attrs = [], [], []
         self.index = {}
-        self._edges = []          # (a, b, bandwidth, latency, attrs)
+        self._src = np.zeros(0, np.int32)
+        self._dst = np.zeros(0, np.int32)
+        self._bw = np.zeros(0)
+        self._lat = np.zeros(0)
+        self._attrs = EdgeAttrs()
+        self._new = _NewEdges()   # add_edge's edges, until something reads the columns
         self.notes = []           # what the reader skipped or assumed, for `info`
 
     def __len__(self):
@@ -48,36 +126,73 @@ class Topology:
         self.node_attrs[i].update({k: str(v) for k, v in attrs.items()})
         return i
 
-    def add_edge(self, a, b, bandwidth=math.nan, latency=math.nan, **attrs):
-        """An undirected edge between node names (created if new) or indices."""
-        if len(self._edges) >= MAX_EDGES:
+    def _room(self, more):
+        if self.n_edges + more > MAX_EDGES:
             raise TraceError(self.source, None, f"more than {MAX_EDGES} edges: too large a "
                              "topology to draw")
-        a = a if isinstance(a, int) else self.add_node(a)
-        b = b if isinstance(b, int) else self.add_node(b)
-        self._edges.append((a, b, float(bandwidth), float(latency),
-                            {k: str(v) for k, v in attrs.items()}))
 
-    # -- arrays --------------------------------------------------------------
-    def _column(self, k, dtype):
-        return np.array([e[k] for e in self._edges], dtype=dtype)
+    def add_edge(self, a, b, bandwidth=math.nan, latency=math.nan, **attrs):
+        """An undirected edge between node names (created if new) or indices; its
+        other fields are kept as strings."""
+        self._room(1)
+        a = int(a) if isinstance(a, (int, np.integer)) else self.add_node(a)
+        b = int(b) if isinstance(b, (int, np.integer)) else self.add_node(b)
+        self._new.add(a, b, float(bandwidth), float(latency),
+                      {k: str(v) for k, v in attrs.items()})
 
-    src = property(lambda self: self._column(0, np.int32))
-    dst = property(lambda self: self._column(1, np.int32))
-    bandwidth = property(lambda self: self._column(2, np.float64))
-    latency = property(lambda self: self._column(3, np.float64))
+    def add_edges(self, src, dst, bandwidth=None, latency=None, attrs=None):
+        """Edges between the node indices `src` and `dst` (arrays), after those
+        already there: `bandwidth` and `latency` arrays (NaN when omitted), and
+        `attrs` their other fields, {name: column} (a numpy array of numbers, or a
+        list of strings with None where an edge has none)."""
+        src = np.asarray(src, np.int32).ravel()
+        dst = np.asarray(dst, np.int32).ravel()
+        n = len(src)
+        if len(dst) != n:
+            raise ValueError(f"{n} edge sources for {len(dst)} targets")
+        if n and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= len(self)):
+            raise ValueError(f"edge ends outside the {len(self)} nodes")
+        self._room(n)
 
-    @property
-    def edge_attrs(self):
-        return [e[4] for e in self._edges]
+        def values(v):
+            return np.full(n, np.nan) if v is None else np.asarray(v, np.float64).ravel()
+        self._append(src, dst, values(bandwidth), values(latency), EdgeAttrs(attrs, n))
+
+    def _append(self, src, dst, bw, lat, attrs):
+        self._flush()
+        if not len(self._src):
+            self._src, self._dst, self._bw, self._lat = src, dst, bw, lat
+        else:
+            self._src, self._dst = np.r_[self._src, src], np.r_[self._dst, dst]
+            self._bw, self._lat = np.r_[self._bw, bw], np.r_[self._lat, lat]
+        self._attrs = self._attrs.concat(attrs)
+
+    def _flush(self):
+        """Turn add_edge's lists into columns after those already there."""
+        new, self._new = self._new, _NewEdges()
+        if new.src:
+            self._append(*new.columns())
+
+    def _columns(self):
+        self._flush()
+        return self._src, self._dst, self._bw, self._lat, self._attrs
+
+    # -- arrays (shared, not copied: do not write into them) -------------------
+    src = property(lambda self: self._columns()[0])
+    dst = property(lambda self: self._columns()[1])
+    bandwidth = property(lambda self: self._columns()[2])
+    latency = property(lambda self: self._columns()[3])
+    edge_attrs = property(lambda self: self._columns()[4], doc="EdgeAttrs: the other "
+                          "fields of each edge")
 
     @property
     def n_edges(self):
-        return len(self._edges)
+        return len(self._src) + len(self._new.src)
 
     def edge_set(self):
         """Edges as a set of frozensets of node names (for comparisons)."""
-        return {frozenset((self.names[a], self.names[b])) for a, b, *_ in self._edges}
+        return {frozenset((self.names[a], self.names[b]))
+                for a, b in zip(self.src.tolist(), self.dst.tolist())}
 
     def positions(self):
         """(n, 2) float array of the `pos` attributes in points, NaN where absent."""
@@ -90,17 +205,61 @@ class Topology:
     def dedup_edges(self):
         """Merge repeated edges between the same two nodes, keeping the first's values;
         their `links` attributes (names of folded links) are joined."""
-        seen, kept = {}, []
-        for e in self._edges:
-            key = (min(e[0], e[1]), max(e[0], e[1]))
-            if key not in seen:
-                seen[key] = len(kept)
-                kept.append(e)
-            elif "links" in e[4]:
-                attrs = kept[seen[key]][4]
-                attrs["links"] = " ".join(sorted(attrs["links"].split() + e[4]["links"].split()))
-        self._edges = kept
+        src, dst, bw, lat, attrs = self._columns()
+        if not len(src):
+            return self
+        lo, hi = np.minimum(src, dst).astype(np.int64), np.maximum(src, dst).astype(np.int64)
+        _, first, group = np.unique(lo * len(self) + hi, return_index=True,
+                                    return_inverse=True)
+        if len(first) == len(src):
+            return self
+        keep = np.sort(first)
+        links = attrs.columns.get("links")
+        if isinstance(links, list):
+            # the links of repeated edges, joined on the first of each pair of nodes
+            later = np.flatnonzero(np.arange(len(src)) != first[group])
+            joined = {}
+            for r in later.tolist():
+                if links[r] is not None:
+                    g = int(group[r])
+                    joined.setdefault(g, links[first[g]].split() if links[first[g]] else [])
+                    joined[g] += links[r].split()
+            if joined:
+                links = list(links)
+                for g, names in joined.items():
+                    links[first[g]] = " ".join(sorted(names))
+                attrs = EdgeAttrs({**attrs.columns, "links": links}, attrs.n)
+        self._src, self._dst, self._bw, self._lat = src[keep], dst[keep], bw[keep], lat[keep]
+        self._attrs = attrs.take(keep)
         return self
+
+
+class _NewEdges:
+    """Edges added one by one, as lists (a file's few thousand), and each field as
+    {edge: value}."""
+
+    def __init__(self):
+        self.src, self.dst, self.bw, self.lat, self.attrs = [], [], [], [], {}
+
+    def add(self, a, b, bw, lat, attrs):
+        i = len(self.src)
+        self.src.append(a)
+        self.dst.append(b)
+        self.bw.append(bw)
+        self.lat.append(lat)
+        for k, v in attrs.items():
+            self.attrs.setdefault(k, {})[i] = v
+
+    def columns(self):
+        n = len(self.src)
+        cols = {}
+        for k, values in self.attrs.items():
+            col = cols[k] = [None] * n
+            for i, v in values.items():
+                col[i] = v
+        return (np.array(self.src, np.int32), np.array(self.dst, np.int32),
+                np.array(self.bw, np.float64), np.array(self.lat, np.float64),
+                EdgeAttrs(cols, n))
 
 
 def parse_pos(text, source=""):
@@ -121,8 +280,9 @@ def collapse_links(topo):
     parallel cables merge into one edge whose `links` attribute names them); link nodes with one
     neighbour (loopbacks) are dropped; shared links (backbones) and chained links
     stay nodes."""
+    src, dst, bw, lat, attrs = topo.src, topo.dst, topo.bandwidth, topo.latency, topo.edge_attrs
     neighbours = [set() for _ in topo.names]
-    for a, b, *_ in topo._edges:
+    for a, b in zip(src.tolist(), dst.tolist()):
         if a != b:
             neighbours[a].add(b)
             neighbours[b].add(a)
@@ -141,12 +301,14 @@ def collapse_links(topo):
             dropped += 1
             continue
         a, b = sorted(topo.names[j] for j in nb)
-        attrs = topo.node_attrs[i]
-        out.add_edge(a, b, _attr_float(attrs, "bandwidth"), _attr_float(attrs, "latency"),
+        node = topo.node_attrs[i]
+        out.add_edge(a, b, _attr_float(node, "bandwidth"), _attr_float(node, "latency"),
                      links=topo.names[i])
-    for a, b, bw, lat, attrs in topo._edges:
-        if not (fold[a] or fold[b]):
-            out.add_edge(topo.names[a], topo.names[b], bw, lat, **attrs)
+    fold = np.array(fold, bool)
+    new_index = np.cumsum(~fold) - 1      # the nodes kept, in order
+    keep = ~(fold[src] | fold[dst])
+    out.add_edges(new_index[src[keep]], new_index[dst[keep]], bw[keep], lat[keep],
+                  attrs.take(keep).columns)
     out.dedup_edges()
     if dropped:
         out.notes.append(f"{dropped} link nodes with a single neighbour (loopbacks) dropped")
@@ -233,18 +395,17 @@ def _platform_variables(trace, topo, is_platform):
 
 def _edges_from_link_nodes(topo):
     """Give every edge that touches a link node that link's bandwidth and latency."""
-    bw = [_attr_float(a, "bandwidth") if k == "link" else math.nan
-          for k, a in zip(topo.kinds, topo.node_attrs)]
-    lat = [_attr_float(a, "latency") if k == "link" else math.nan
-           for k, a in zip(topo.kinds, topo.node_attrs)]
-    edges = []
-    for a, b, e_bw, e_lat, attrs in topo._edges:
-        if math.isnan(e_bw):
-            e_bw = bw[a] if not math.isnan(bw[a]) else bw[b]
-        if math.isnan(e_lat):
-            e_lat = lat[a] if not math.isnan(lat[a]) else lat[b]
-        edges.append((a, b, e_bw, e_lat, attrs))
-    topo._edges = edges
+    src, dst, bw, lat, _ = topo._columns()
+    if not len(src):
+        return
+    node_bw = np.array([_attr_float(a, "bandwidth") if k == "link" else math.nan
+                        for k, a in zip(topo.kinds, topo.node_attrs)])
+    node_lat = np.array([_attr_float(a, "latency") if k == "link" else math.nan
+                         for k, a in zip(topo.kinds, topo.node_attrs)])
+
+    def fill(e, v):  # the edge's own value, else its first end's, else its second's
+        return np.where(np.isnan(e), np.where(np.isnan(v[src]), v[dst], v[src]), e)
+    topo._bw, topo._lat = fill(bw, node_bw), fill(lat, node_lat)
 
 
 # -- describing ---------------------------------------------------------------
@@ -252,7 +413,7 @@ def info(topo):
     """Counts, degrees and attributes found, as a dict (for `triva3d topology info`)."""
     degree = np.bincount(np.concatenate([topo.src, topo.dst]), minlength=len(topo))
     node_keys = Counter(k for a in topo.node_attrs for k in a)
-    edge_keys = Counter(k for a in topo.edge_attrs for k in a)
+    edge_keys = {k: n for k, n in topo.edge_attrs.counts().items() if n}
     bw, lat = topo.bandwidth, topo.latency
     return {
         "source": topo.source,
