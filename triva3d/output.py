@@ -1,8 +1,10 @@
 """Writing what triva3d makes: images and text, with one-line errors."""
 import io
 import os
+import struct
 import tempfile
 import time
+import zlib
 from contextlib import contextmanager
 
 from .errors import OptionsError, TraceError
@@ -30,12 +32,69 @@ def not_an_input(outputs, inputs):
 
 
 def write_image(image, path):
-    """Write an (h, w, 3) uint8 image as PNG or JPEG (by extension); its size in bytes."""
-    import imageio.v3 as iio
+    """Write an (h, w, 3) uint8 image as PNG or JPEG (by extension); its size in bytes.
+    PNG is written row by row (write_png): no copy of the image, any view of one."""
+    import numpy as np
     fmt = image_format(path)
     with writing(path, text=False) as f:
-        iio.imwrite(f, image, extension=fmt)
+        if fmt == ".png" and _png_ok(image):
+            write_png(f, image)
+        else:
+            import imageio.v3 as iio
+            iio.imwrite(f, np.ascontiguousarray(image), extension=fmt)
     return os.path.getsize(path)
+
+
+#: PNG colour types by channels: grey, RGB, RGBA.
+_PNG_TYPES = {1: 0, 3: 2, 4: 6}
+
+
+def _png_ok(image):
+    import numpy as np
+    image = np.asarray(image)
+    return (image.dtype == np.uint8 and image.ndim in (2, 3) and min(image.shape[:2]) > 0
+            and (image.ndim == 2 or image.shape[2] in _PNG_TYPES))
+
+
+def write_png_rows(blocks, width, height, path):
+    """Write an image given as blocks of rows, top first ((k, width, 3) uint8 each,
+    `height` rows in all), as the PNG `path`; its size in bytes."""
+    with writing(path, text=False) as f:
+        write_png(f, blocks, (height, width, 3))
+    return os.path.getsize(path)
+
+
+def write_png(f, image, shape=None, level=6):
+    """Write an (h, w), (h, w, 3) or (h, w, 4) uint8 image to the binary file `f` as
+    PNG, a row at a time through zlib (memory: a row and what zlib holds). `image`
+    may also be blocks of rows, top first, of an image of `shape`."""
+    import numpy as np
+    if shape is None:
+        image = np.asarray(image)
+        shape, image = image.shape, [image]
+    h, w = shape[:2]
+    channels = 1 if len(shape) == 2 else shape[2]
+
+    def chunk(kind, data):
+        f.write(struct.pack(">I", len(data)) + kind)
+        f.write(data)
+        f.write(struct.pack(">I", zlib.crc32(data, zlib.crc32(kind))))
+
+    f.write(b"\x89PNG\r\n\x1a\n")
+    chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, _PNG_TYPES[channels], 0, 0, 0))
+    z, out, size, rows = zlib.compressobj(level), [], 0, 0
+    for block in image:
+        for row in block:
+            out.append(z.compress(b"\x00" + row.tobytes()))  # filter 0 (none)
+            size, rows = size + len(out[-1]), rows + 1
+            if size >= 1 << 16:
+                chunk(b"IDAT", b"".join(out))
+                out, size = [], 0
+    if rows != h:
+        raise ValueError(f"a PNG of {h} rows given {rows}")
+    out.append(z.flush())
+    chunk(b"IDAT", b"".join(out))
+    chunk(b"IEND", b"")
 
 
 def write_text(path, text):

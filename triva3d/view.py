@@ -146,9 +146,12 @@ class View:
 
     def save(self, path):
         """Write the current frame as PNG or JPEG (by extension); its size in bytes."""
-        from .output import image_format, write_image
-        image_format(path)  # a bad extension fails before the work
-        return write_image(self.render(), path)
+        from .output import image_format, write_image, write_png_rows
+        if image_format(path) != ".png":  # (a bad extension fails before the work)
+            return write_image(self.render(), path)
+        self.draw()
+        w, h = self.render_window.GetSize()
+        return write_png_rows(pixel_rows(self.render_window), w, h, path)
 
     @property
     def projection(self):
@@ -342,3 +345,17 @@ def snapshot(rw, grab=None, rendered=False):
     img = grab.GetOutput()
     w, h, _ = img.GetDimensions()
     return vtk_to_numpy(img.GetPointData().GetScalars()).reshape(h, w, 3)[::-1].copy()
+
+
+def pixel_rows(rw, rows=64):
+    """The pixels of the frame just drawn in `rw` (its back buffer, as `grabber`
+    reads it), row 0 at the top, as (k, w, 3) uint8 blocks of `rows` rows: no copy
+    of the whole frame (see View.save)."""
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    from vtkmodules.vtkCommonCore import vtkUnsignedCharArray
+    w, h = rw.GetSize()
+    buf = vtkUnsignedCharArray()
+    for top in range(h, 0, -rows):
+        y0 = max(0, top - rows)
+        rw.GetPixelData(0, y0, w - 1, top - 1, 0, buf, 0)
+        yield vtk_to_numpy(buf).reshape(top - y0, w, 3)[::-1]

@@ -70,26 +70,46 @@ def holders(trace, layout):
 class Columns:
     """The lanes of the placed containers, over the whole trace so that they stay
     put when the window moves: one per (container, state type) of its states, and
-    one per (container, lane type) of its usage profiles (`extra`). `of_state`
-    gives each state's column (-1 on unplaced containers), `index` any pair's;
-    `container`, `type`, `lane` and `lanes` describe each column, `wall` says it
-    stands on its container's back edge."""
+    one per (container, lane type) of its usage profiles (`extra`). `of_rows(rows)`
+    gives states' columns (-1 on unplaced containers), `of_state` every state's
+    (made on first use: the scene itself keeps no per-state array), `index` any
+    pair's; `container`, `type`, `lane` and `lanes` describe each column, `wall`
+    says it stands on its container's back edge."""
 
     def __init__(self, trace, layout, extra=(np.zeros(0, np.int64), np.zeros(0, np.int64))):
         st = trace.states
-        rows = np.flatnonzero(_placed(layout, st.container))
+        self._states = st
+        self._placed = layout.w > 0  # per container
+        rows = np.flatnonzero(self._placed[st.container])
         self.nt = nt = len(trace.types)
         key = st.container[rows].astype(np.int64) * nt + st.type[rows]
-        uniq = np.unique(np.r_[key, extra[0].astype(np.int64) * nt + extra[1]])
-        self.keys = uniq
-        self.of_state = np.full(len(st), -1, np.int32)
-        self.of_state[rows] = np.searchsorted(uniq, key)
+        del rows
+        self.keys = uniq = np.unique(np.r_[np.unique(key),
+                                           extra[0].astype(np.int64) * nt + extra[1]])
+        del key
+        self._of_state = None
+        #: The first column of each container (its columns follow, sorted by type).
+        self.first = np.searchsorted(uniq, np.arange(len(layout.w) + 1, dtype=np.int64) * nt)
         self.container = (uniq // nt).astype(np.int32)
         self.type = (uniq % nt).astype(np.int32)
         first = np.searchsorted(self.container, self.container, "left")
         self.lane = np.arange(len(uniq)) - first
         self.lanes = np.searchsorted(self.container, self.container, "right") - first
         self.wall = holders(trace, layout)[self.container]
+
+    def of_rows(self, rows):
+        """The columns (int32) of the states `rows` (-1 on unplaced containers)."""
+        st = self._states
+        c = st.container[rows]
+        col = np.searchsorted(self.keys, c.astype(np.int64) * self.nt + st.type[rows])
+        return np.where(self._placed[c], col, -1).astype(np.int32)
+
+    @property
+    def of_state(self):
+        """Every state's column (-1 on unplaced containers)."""
+        if self._of_state is None:
+            self._of_state = self.of_rows(slice(None))
+        return self._of_state
 
     def __len__(self):
         return len(self.container)
@@ -119,7 +139,7 @@ def bar_bounds(trace, layout, frame, rows, columns):
     """(n, 6) boxes x0, x1, y0, y1, z0, z1 of the states `rows`."""
     st = trace.states
     k = st.imbrication[rows].astype(np.float64)
-    x, y, hw, hh = columns.footprint(layout, columns.of_state[rows])
+    x, y, hw, hh = columns.footprint(layout, columns.of_rows(rows))
     f = np.maximum(MIN_NEST, 1.0 - NEST * k)
     shift = FRONT * np.minimum(k, MAX_FRONT) * 2 * hh / BAR
     out = np.empty((len(rows), 6))
@@ -150,6 +170,9 @@ def front(layout, c, k=0.5):
 
 
 def event_points(trace, layout, frame, rows):
+    """(n, 3) float32 points (as VTK draws them) of the events `rows`."""
     ev = trace.events
     c = ev.container[rows]
-    return np.c_[layout.x[c], front(layout, c, 0.52), frame.z(ev.time[rows])]
+    out = np.empty((len(c), 3), np.float32)
+    out[:, 0], out[:, 1], out[:, 2] = layout.x[c], front(layout, c, 0.52), frame.z(ev.time[rows])
+    return out

@@ -25,8 +25,8 @@ PROFILE_LIMIT = 100_000
 #: container stays in each EVENT_PX of the level-of-detail bins (closer dots overlap).
 EVENT_PX, EVENT_LIMIT = 7, 100_000
 #: What an exact state box takes from making it to drawing it (numpy, VTK and software
-#: OpenGL's buffers; measured with benchmarks/bench_memory.py at 3.6e6 boxes).
-EXACT_BYTES = 900
+#: OpenGL's buffers; measured with benchmarks/bench_memory.py at 3.6e6 boxes: 713).
+EXACT_BYTES = 720
 #: Above this many messages in the window, those between the same two containers
 #: (or, while there are too many, their parents) that start in the same of at most
 #: BUNDLE_BINS time bins are drawn as one bundle, BUNDLE_TARGET bundles at most.
@@ -62,7 +62,8 @@ class Geometry:
             return
         tr = self.trace
         self.roles = variable_roles(tr, state.variables)
-        self.capacity = profiles.capacity_values(tr, self.roles)
+        #: The capacity of each (container, variable type): see capacity_of.
+        self._capacity = profiles.capacity_table(tr, self.roles)
         self.cols = entities.Columns(tr, self.layout,
                                      profiles.lane_keys(tr, self.roles, self.layout.w > 0))
         self._rules = dict(state.variables)
@@ -75,12 +76,42 @@ class Geometry:
         st, ln, ev, var = tr.states, tr.links, tr.events, tr.variables
         msg = ~self.platform_links[ln.type]
         prof = self.roles.drawn[var.type]
-        lo = [st.start, ln.start[msg], ev.time, var.start[prof]]
-        hi = [st.end, ln.end[msg], ev.time, var.end[prof]]
-        lo, hi = np.concatenate(lo), np.concatenate(hi)
-        if not len(lo):
+        lo = [a for a in (st.start, ln.start[msg], ev.time, var.start[prof]) if len(a)]
+        hi = [a for a in (st.end, ln.end[msg], ev.time, var.end[prof]) if len(a)]
+        if not lo:
             return tr.start_time, tr.end_time
-        return float(lo.min()), float(hi.max())
+        # (each part's own min and max: no concatenated copy of the columns)
+        return float(min(a.min() for a in lo)), float(max(a.max() for a in hi))
+
+    @property
+    def state_rows(self):
+        """The Trace rows of the states drawn. In level of detail the geometry keeps
+        only a mask of them (1 bit a state, not 64): the rows are made on each use."""
+        if self._state_rows is None:
+            n = len(self.trace.states)
+            return np.flatnonzero(np.unpackbits(self._state_mask, count=n))
+        return self._state_rows
+
+    @property
+    def message_rows(self):
+        """The Trace rows of the messages of the whole window (particles fly on
+        them), made on each use from a mask (1 byte a link)."""
+        return _rows(self._message_mask)
+
+    def shows_state(self, row):
+        """Is state `row` drawn?"""
+        if self._state_rows is None:
+            return bool(lod.is_set(self._state_mask, row))
+        i = np.searchsorted(self._state_rows, row)
+        return bool(i < len(self._state_rows) and self._state_rows[i] == row)
+
+    def capacity_of(self, rows):
+        """The capacity the values of variable `rows` are drawn relative to (see
+        profiles.capacity_table)."""
+        var = self.trace.variables
+        keys, cap = self._capacity
+        k = var.container[rows].astype(np.int64) * len(self.trace.types) + var.type[rows]
+        return cap[np.searchsorted(keys, k)]
 
     # -- filters and colours -------------------------------------------------------
     def _shown(self, state):
@@ -138,51 +169,76 @@ class Geometry:
         self.cut = f = self.frame if self.now is None else _cut(self.frame, self.now)
 
         st, w = tr.states, self.frame
-        rows = np.flatnonzero((st.end >= w.t0) & (st.start <= w.t1) & cont[st.container]
-                              & values[st.value])
-        n = len(rows)  # the detail follows the window, not the part unfolded
-        self.state_rows = rows if f is w else rows[st.start[rows] <= f.t1]
-        self._key_states = rows  # the legend keys the whole window: stable while unfolding
+        shown = ((st.end >= w.t0) & (st.start <= w.t1) & cont[st.container]
+                 & values[st.value])
+        n = int(np.count_nonzero(shown))  # the detail follows the window, not the part unfolded
+        #: The state values of the whole window: the legend's keys (stable while unfolding).
+        self._key_state_values = np.flatnonzero(np.bincount(st.value[shown],
+                                                            minlength=len(tr.values)))
+        if f is not w:
+            shown &= st.start <= f.t1
         self.mode = ("lod" if state.detail == "lod"
                      or (state.detail == "auto" and n > self.exact_limit) else "exact")
         if self.mode == "exact":
-            _check_room(len(self.state_rows))
+            self._state_rows, self._state_mask = np.flatnonzero(shown), None
+            del shown
+            self.n_states = len(self._state_rows)
+            _check_room(self.n_states)
             self.bars = entities.bar_bounds(tr, self.layout, f, self.state_rows, self.cols)
             self.bar_rgb = self.fade(self.value_rgb[st.value[self.state_rows]],
                                      st.end[self.state_rows])
-        else:
-            col = self.cols.of_state[self.state_rows]
-            present = np.bincount(col, minlength=len(self.cols)) > 0
+        else:  # a mask of the states drawn, 1 bit a state: no row list
+            self._state_rows, self._state_mask = None, np.packbits(shown)
+            del shown
+            cols = self.cols
+            count = lod.column_counts(self._state_mask, st.container, st.type, cols.first,
+                                      cols.keys, cols.nt)
+            self.n_states = int(count.sum())
+            present = count > 0
             self.drawn_cols = np.flatnonzero(present)
-            self.col_of_row = (np.cumsum(present, dtype=np.int32) - 1)[col]
+            #: The drawn column (its index in drawn_cols) of each column.
+            self._drawn_of_col = np.cumsum(present, dtype=np.int32) - 1
             self.columns = self.cols.bounds(self.layout, f.height, self.drawn_cols)
             self._bin(self.n_bins, force=True)
 
         ln = tr.links
         shown = (cont[ln.start_container] & cont[ln.end_container] & values[ln.value]
                  & ~self.platform_links[ln.type])
-        #: The messages of the whole window (particles fly on them).
-        self.message_rows = np.flatnonzero(shown & (ln.end >= w.t0) & (ln.start <= w.t1))
+        #: The messages of the whole window (particles fly on them): see message_rows.
+        self._message_mask = shown & (ln.end >= w.t0) & (ln.start <= w.t1)
+        del shown
         rows = self.message_rows
         self.link_rows = rows[(ln.end[rows] >= f.t0) & (ln.start[rows] <= f.t1)]
-        self.link_p0, self.link_p1 = entities.link_ends(tr, self.layout, f, self.link_rows)
         self.link_rgb = self.value_rgb[ln.value[self.link_rows]]
         self.bundle_count = None
         if len(self.link_rows) > BUNDLE_LIMIT:
-            self._bundle()
+            self._bundle()  # (its own ends: none made for every message)
+        else:
+            self.link_p0, self.link_p1 = entities.link_ends(tr, self.layout, f, self.link_rows)
         self.link_rgb = self.fade(self.link_rgb, ln.end[self.link_rows])
 
+        #: What the filters show (for set_bins).
+        self._shown_masks = values, types, cont
+        self._events()
+        self._profiles(cont, types)
+
+    def _events(self):
+        """The event dots of the window: `event_rows`, `event_p` and `event_rgb`."""
+        tr, w, f = self.trace, self.frame, self.cut
+        values, _, cont = self._shown_masks
         ev = tr.events
         keep = (ev.time >= w.t0) & (ev.time <= w.t1) & cont[ev.container] & values[ev.value]
-        self._key_events = np.flatnonzero(keep)
-        self.event_rows = self._key_events[ev.time[self._key_events] <= f.t1]
+        self._key_event_values = np.flatnonzero(np.bincount(ev.value[keep],
+                                                            minlength=len(tr.values)))
+        if f is not w:
+            keep &= ev.time <= f.t1
+        self.event_rows = _rows(keep)
+        del keep
         if len(self.event_rows) > EVENT_LIMIT:
             self.event_rows = self._apart(self.event_rows)
         self.event_p = entities.event_points(tr, self.layout, f, self.event_rows)
         self.event_rgb = self.fade(self.value_rgb[ev.value[self.event_rows]],
                                    ev.time[self.event_rows])
-
-        self._profiles(cont, types)
 
     def _bundle(self):
         """Messages grouped by (sender, receiver, start bin) into at most
@@ -197,20 +253,30 @@ class Geometry:
         parent = tr.containers.parent
         up = np.where((parent > 0) & (lay.w[np.maximum(parent, 0)] > 0), parent,
                       np.arange(len(parent)))
-        a, b = ln.start_container[rows].astype(np.int64), ln.end_container[rows].astype(np.int64)
+        a, b = ln.start_container[rows], ln.end_container[rows]  # (int32: memory)
         span = f.t1 - f.t0 if f.t1 > f.t0 else 1.0
-        rel = (ln.start[rows] - f.t0) / span
+        rel = ln.start[rows]
+        rel -= f.t0
+        rel /= span
         while True:
+            pair = a.astype(np.int64)
+            pair *= len(parent)
+            pair += b
             for bins in (BUNDLE_BINS, 50, 20, 10):
-                t_bin = np.clip((rel * bins).astype(np.int64), 0, bins - 1)
-                key = (a * len(parent) + b) * bins + t_bin
+                key = rel * bins  # the time bin, in place (1M messages: 8 MB an array)
+                np.clip(key, 0, bins - 1, out=key)
+                key = key.astype(np.int64)
+                key += pair * bins
                 _, first, inv, count = np.unique(key, return_index=True, return_inverse=True,
                                                  return_counts=True)
+                del key
                 if len(count) <= BUNDLE_TARGET:
                     break
+            del pair
             if len(count) <= BUNDLE_TARGET or (up[a] == a).all() and (up[b] == b).all():
                 break
             a, b = up[a], up[b]
+        del rel
         mean = lambda v: np.bincount(inv, weights=v) / count  # noqa: E731
         self.link_p0 = np.c_[lay.x[a[first]], lay.y[a[first]], f.z(mean(ln.start[rows]))]
         self.link_p1 = np.c_[lay.x[b[first]], lay.y[b[first]], f.z(mean(ln.end[rows]))]
@@ -241,11 +307,14 @@ class Geometry:
         col = self.cols.index(var.container[rows], self.roles.lane[var.type[rows]])
         order = np.lexsort((var.start[rows], var.type[rows], col))
         rows, col = rows[order], col[order]
-        cap = self.capacity[rows]
+        cap = self.capacity_of(rows)
         frac = np.clip(np.where(cap > 0, var.value[rows] / np.where(cap > 0, cap, 1), 0.0),
                        0, None)
         typ, start, end = var.type[rows], var.start[rows], var.end[rows]
+        #: The bins the pieces were averaged over (None: exact).
+        self._profile_bins = None
         if len(rows) > PROFILE_LIMIT:  # finer than the screen: each lane's mean per bin
+            self._profile_bins = self.n_bins
             series = np.cumsum(np.r_[False, (col[1:] != col[:-1]) | (typ[1:] != typ[:-1])])
             src, t, frac = profiles.binned(series, start, end, frac, f.t0, f.t1, self.n_bins)
             rows, col, typ, start, end = rows[src], col[src], typ[src], t[:, 0], t[:, 1]
@@ -272,21 +341,39 @@ class Geometry:
 
     # -- level of detail ---------------------------------------------------------------
     def _bin(self, n_bins, force=False):
+        """Bin the columns in about `n_bins` (see texels); True when that changed."""
         n_bins = lod.bins_for(len(self.drawn_cols), n_bins)
         if n_bins == getattr(self, "texel_bins", None) and not force:
             return False
-        st, rows, f = self.trace.states, self.state_rows, self.cut
-        dt = (f.t1 - f.t0) / n_bins if f.t1 > f.t0 else 1.0
-        self.texels = lod.bin_states(self.col_of_row, rows, st.start, st.end, st.imbrication,
-                                     f.t0, dt, len(self.drawn_cols), n_bins)
         self.texel_bins = n_bins
         return True
 
+    def _texel_args(self):
+        st, f, cols = self.trace.states, self.cut, self.cols
+        dt = (f.t1 - f.t0) / self.texel_bins if f.t1 > f.t0 else 1.0
+        return (self._state_mask, st.container, st.type, cols.first, cols.keys, cols.nt,
+                self._drawn_of_col, st.start, st.end, st.imbrication, f.t0, dt)
+
+    @property
+    def texels(self):
+        """(drawn columns, texel_bins) Trace row shown in each texel of the columns
+        (-1: none; see lod.bin_states). Made on each use (the texture is made of
+        them once, picking finds one on demand): the geometry keeps none."""
+        return lod.bin_shown(*self._texel_args(), len(self.drawn_cols), self.texel_bins)
+
     def set_bins(self, n_bins):
-        """Rebin the level-of-detail columns to about `n_bins` bins (the screen's
-        pixels over the window); True when the texels changed."""
+        """Follow the screen: about `n_bins` pixels over the window's height. The
+        level-of-detail columns are binned again, and so are usage profiles averaged
+        per bin (above PROFILE_LIMIT: pieces finer than the screen); the names of what
+        changed: "states", "variables"."""
         self.n_bins = n_bins
-        return self.mode == "lod" and self._bin(n_bins)
+        changed = set()
+        if self.mode == "lod" and self._bin(n_bins):
+            changed.add("states")
+        if self._profile_bins not in (None, n_bins):
+            self._profiles(self._shown_masks[2], self._shown_masks[1])
+            changed.add("variables")
+        return changed
 
     def lod_mesh(self):
         """(points, quads, texture coordinates, atlas image) of the columns."""
@@ -305,7 +392,8 @@ class Geometry:
         """The Trace row shown by drawn column `column` at height z (-1: none)."""
         h = self.cut.height
         b = int(z / h * self.texel_bins) if h > 0 else 0
-        return int(self.texels[column, min(self.texel_bins - 1, max(0, b))])
+        texels = lod.column_texels(*self._texel_args(), self.texel_bins, column)
+        return int(texels[min(self.texel_bins - 1, max(0, b))])
 
     # -- what is on screen ---------------------------------------------------------------
     def world_bounds(self):
@@ -322,27 +410,27 @@ class Geometry:
         (rgb None) on particles coloured by size and on what the base's edges
         show (bandwidth and latency, or the `heat` of the traffic)."""
         tr = self.trace
-        st, rows = tr.states, self._key_states
+        st, keys = tr.states, self._key_state_values
         name = tr.names.display
         out = []
-        if len(rows):
+        if len(keys):
             if self._value_order is None:
                 time = np.bincount(st.value, weights=st.end - st.start,
                                    minlength=len(tr.values))
                 self._value_order = np.argsort(-time, kind="stable")
             shown = np.zeros(len(tr.values), bool)
-            shown[st.value[rows]] = True
+            shown[keys] = True
             shown = self._value_order[shown[self._value_order]]
             out += [(name(tr.values.name[v]), self.value_rgb[v]) for v in shown]
-        for what, values in (("message", tr.links.value[self.message_rows]),
-                             ("event", tr.events.value[self._key_events])):
+        for what, values in (("message", tr.links.value[self._message_mask]),
+                             ("event", self._key_event_values)):
             out += [(f"{name(tr.values.name[v])} ({what})", self.value_rgb[v])
                     for v in np.unique(values)]
         profiles = {}  # one key per colour: SimGrid's p<cat> and b<cat> share theirs
         for ty in self._key_profiles:
             cap = self.roles.relative_to[ty]
             of = (name(tr.types.name[cap]) if cap >= 0
-                  else f"its max {self.capacity[np.argmax(tr.variables.type == ty)]:.4g}")
+                  else f"its max {self.capacity_of([np.argmax(tr.variables.type == ty)])[0]:.4g}")
             profiles.setdefault(tuple(self.type_rgb[ty]), []).append(
                 f"{name(tr.types.name[ty])} (of {of})")
         out += [(", ".join(texts), np.array(rgb, np.uint8)) for rgb, texts in profiles.items()]
@@ -371,7 +459,7 @@ class Geometry:
         if not 0 <= row < size.get(kind, 0):
             return none  # a selection of another trace or base draws nothing
         if kind == "state":
-            if self.cols.of_state[row] < 0 or not np.isin(row, self.state_rows):
+            if self.cols.of_rows([row])[0] < 0 or not self.shows_state(row):
                 return none
             return box_edges(entities.bar_bounds(tr, lay, f, np.array([row]), self.cols))
         if kind == "variable":
@@ -402,7 +490,7 @@ class Geometry:
         elif f.t1 == f.t0:
             out.append(f"everything drawn happens at one instant ({f.t0:.9g}): nothing "
                        "rises over the base")
-        elif len(tr.states) and not len(self.state_rows):
+        elif len(tr.states) and not self.n_states:
             out.append(f"no state is drawn in the window {f.t0:.9g}..{f.t1:.9g}")
         return out
 
@@ -410,7 +498,7 @@ class Geometry:
         """One line: the window and what is drawn in it."""
         f, lay = self.frame, self.layout
         platform = int(self.platform_links[self.trace.links.type].sum())
-        return (f"window {f.t0:.9g}..{f.t1:.9g}, {len(self.state_rows)} states "
+        return (f"window {f.t0:.9g}..{f.t1:.9g}, {self.n_states} states "
                 f"({self.mode}), {len(self.link_rows)} links"
                 + (f" (and {platform} platform links, as base edges)" if platform else "")
                 + f", {len(self.event_rows)} events "
@@ -455,3 +543,9 @@ def box_edges(boxes):
     a = [0, 2, 4, 6, 0, 1, 4, 5, 0, 1, 2, 3]
     e = [1, 3, 5, 7, 2, 3, 6, 7, 4, 5, 6, 7]
     return c[:, a].reshape(-1, 3), c[:, e].reshape(-1, 3)
+
+
+def _rows(mask):
+    """The rows of `mask`, as int32 where they fit (half the memory of int64)."""
+    rows = np.flatnonzero(mask)
+    return rows.astype(np.int32) if len(mask) < 2**31 else rows

@@ -19,6 +19,22 @@ MAX_TEXELS = 1 << 25
 
 
 @njit(cache=True)
+def _bin_one(best, cover, depth, c, r, s, e, k, t0, dt, n_bins):
+    """Let Trace row `r` (start `s`, end `e`, depth `k`) of column `c` take the
+    texels of its bins where it covers most (the deeper one on a tie)."""
+    b0 = max(0, min(n_bins - 1, int((s - t0) / dt)))
+    b1 = max(0, min(n_bins - 1, int((e - t0) / dt)))
+    for b in range(b0, b1 + 1):
+        lo = t0 + b * dt
+        ov = min(e, lo + dt) - max(s, lo)
+        if (best[c, b] < 0 or ov > cover[c, b] * (1 + 1e-9)
+                or (ov >= cover[c, b] * (1 - 1e-9) and k > depth[c, b])):
+            best[c, b] = r
+            cover[c, b] = ov
+            depth[c, b] = k
+
+
+@njit(cache=True)
 def bin_states(col, rows, start, end, imb, t0, dt, n_cols, n_bins):
     """(n_cols, n_bins) Trace row shown in each texel (-1: none), from the states
     `rows` (of the `start`, `end` and `imb` columns) in columns `col`."""
@@ -26,19 +42,67 @@ def bin_states(col, rows, start, end, imb, t0, dt, n_cols, n_bins):
     cover = np.zeros((n_cols, n_bins))
     depth = np.zeros((n_cols, n_bins), np.int16)
     for i in range(len(rows)):
-        c, r = col[i], rows[i]
-        s, e, k = start[r], end[r], imb[r]
-        b0 = max(0, min(n_bins - 1, int((s - t0) / dt)))
-        b1 = max(0, min(n_bins - 1, int((e - t0) / dt)))
-        for b in range(b0, b1 + 1):
-            lo = t0 + b * dt
-            ov = min(e, lo + dt) - max(s, lo)
-            if (best[c, b] < 0 or ov > cover[c, b] * (1 + 1e-9)
-                    or (ov >= cover[c, b] * (1 - 1e-9) and k > depth[c, b])):
-                best[c, b] = r
-                cover[c, b] = ov
-                depth[c, b] = k
+        r = rows[i]
+        _bin_one(best, cover, depth, col[i], r, start[r], end[r], imb[r], t0, dt, n_bins)
     return best
+
+
+@njit(cache=True)
+def _column(first, keys, nt, c, t):
+    """The column of (container c, type t): keys (sorted container * nt + type) from
+    first[c] on hold container c's columns, a few."""
+    key = np.int64(c) * nt + t
+    j = first[c]
+    while keys[j] != key:
+        j += 1
+    return j
+
+
+@njit(cache=True)
+def is_set(bits, r):
+    """Bit r of np.packbits' `bits` (big-endian bit order)."""
+    return (bits[r >> 3] >> (7 - (r & 7))) & 1
+
+
+@njit(cache=True)
+def column_counts(shown, container, typ, first, keys, nt):
+    """How many of the states `shown` (np.packbits of a mask over the table) each
+    column holds: a state's column is where (its container * nt + its type) is in the
+    sorted `keys`, from first[its container] on (see entities.Columns)."""
+    count = np.zeros(len(keys), np.int64)
+    for r in range(len(container)):
+        if is_set(shown, r):
+            count[_column(first, keys, nt, container[r], typ[r])] += 1
+    return count
+
+
+@njit(cache=True)
+def bin_shown(shown, container, typ, first, keys, nt, drawn, start, end, imb, t0, dt,
+              n_cols, n_bins):
+    """bin_states over the states `shown` (np.packbits of a mask over the table),
+    each in the drawn column `drawn[its column]` (see column_counts): no per-state
+    array is made."""
+    best = np.full((n_cols, n_bins), -1, np.int32)
+    cover = np.zeros((n_cols, n_bins))
+    depth = np.zeros((n_cols, n_bins), np.int16)
+    for r in range(len(container)):
+        if is_set(shown, r):
+            c = drawn[_column(first, keys, nt, container[r], typ[r])]
+            _bin_one(best, cover, depth, c, r, start[r], end[r], imb[r], t0, dt, n_bins)
+    return best
+
+
+@njit(cache=True)
+def column_texels(shown, container, typ, first, keys, nt, drawn, start, end, imb, t0, dt,
+                  n_bins, column):
+    """The texels (n_bins) of drawn column `column` alone, as bin_shown makes them."""
+    best = np.full((1, n_bins), -1, np.int32)
+    cover = np.zeros((1, n_bins))
+    depth = np.zeros((1, n_bins), np.int16)
+    for r in range(len(container)):
+        if is_set(shown, r) and drawn[_column(first, keys, nt, container[r], typ[r])] == column:
+            _bin_one(best, cover, depth, 0, r, start[r], end[r], imb[r], t0, dt, n_bins)
+    return best[0]
 
 
 def bins_for(n_cols, screen_bins):

@@ -17,13 +17,29 @@ from vtkmodules.vtkRenderingCore import (vtkActor, vtkPolyDataMapper, vtkPolyDat
 
 from .boxes import BOX_FACES, box_points
 
+#: Most boxes, and most points or segments, in one actor. Software OpenGL (Mesa's
+#: llvmpipe) holds every primitive of the frame drawn since it last finished
+#: (binned into screen tiles, about 230 bytes each) until it rasterizes them: big
+#: geometry is drawn as several actors and the scene drains the pipeline before each
+#: (see scene.Scene._set), which bounds that memory by one chunk's worth.
+BOX_CHUNK, POINT_CHUNK = 5_000, 30_000
 
-def _vtk(a, dtype):
+
+def chunks(n, size):
+    """Slices of at most `size` covering range(n), in order (none when n is 0)."""
+    return [slice(i, min(n, i + size)) for i in range(0, n, size)]
+
+
+def _vtk(a, dtype, share=False):
     """A VTK array sharing a C-contiguous `dtype` copy of `a` (VTK keeps the numpy
     array alive); a copy even when `a` already is one, so that no caller's array is
-    shared: one copy, not numpy's and then VTK's."""
+    shared: one copy, not numpy's and then VTK's. With `share`, an `a` that is
+    already C-contiguous `dtype` is shared as it is (its owner must not change it
+    afterwards): the numpy geometry and VTK's points are then one array."""
     b = np.ascontiguousarray(a, dtype=dtype)
-    return numpy_to_vtk(b.copy() if b is a or b.base is not None else b, deep=0)
+    if share or not (b is a or b.base is not None):
+        return numpy_to_vtk(b, deep=0)
+    return numpy_to_vtk(b.copy(), deep=0)
 
 
 def _cells(conn, per_cell):
@@ -35,18 +51,25 @@ def _cells(conn, per_cell):
     return cells
 
 
-def polydata(points, conn, per_cell, kind="polys", cell_rgb=None, tcoords=None):
-    """PolyData of `points` (n, 3) with uniform cells of `per_cell` point ids."""
+def polydata(points, conn, per_cell, kind="polys", cell_rgb=None, tcoords=None,
+             share=False, point_rgb=None):
+    """PolyData of `points` (n, 3) with uniform cells of `per_cell` point ids,
+    coloured per cell or per point; with `share`, the points and colours given as
+    float32 and uint8 are VTK's own (see _vtk)."""
     pd = vtkPolyData()
     pts = vtkPoints()
-    pts.SetData(_vtk(points, np.float32))
+    pts.SetData(_vtk(points, np.float32, share))
     pd.SetPoints(pts)
     {"polys": pd.SetPolys, "lines": pd.SetLines, "verts": pd.SetVerts}[kind](
         _cells(conn, per_cell))
     if cell_rgb is not None:
-        arr = _vtk(cell_rgb, np.uint8)
+        arr = _vtk(cell_rgb, np.uint8, share)
         arr.SetName("rgb")
         pd.GetCellData().SetScalars(arr)
+    if point_rgb is not None:
+        arr = _vtk(point_rgb, np.uint8, share)
+        arr.SetName("rgb")
+        pd.GetPointData().SetScalars(arr)
     if tcoords is not None:
         tc = _vtk(tcoords, np.float32)
         tc.SetName("tcoords")
@@ -55,13 +78,16 @@ def polydata(points, conn, per_cell, kind="polys", cell_rgb=None, tcoords=None):
 
 
 def boxes(x0, x1, y0, y1, z0, z1, rgb=None, tcoords=None):
-    """n closed boxes, 6 quads each (cell 6i..6i+5 is box i)."""
+    """n closed boxes, 6 quads each (cell 6i..6i+5 is box i), on 8 points each
+    (points 8i..8i+7). Their colours are their points' (the same 8 times): VTK then
+    needs no map from OpenGL's triangles to cells nor a buffer of cell colours,
+    about 110 bytes a box less, for the same picture."""
     n = len(x0)
     ids = np.int32 if 8 * n < 2**31 else np.int64
     conn = (np.arange(n, dtype=ids)[:, None, None] * 8 + BOX_FACES.astype(ids)[None])
     conn = conn.reshape(-1, 4)
-    return polydata(box_points(x0, x1, y0, y1, z0, z1), conn, 4, "polys",
-                    None if rgb is None else np.repeat(rgb, 6, axis=0), tcoords)
+    return polydata(box_points(x0, x1, y0, y1, z0, z1), conn, 4, "polys", None, tcoords,
+                    share=True, point_rgb=None if rgb is None else np.repeat(rgb, 8, axis=0))
 
 
 def quads(x0, x1, y0, y1, z, rgb=None):
@@ -105,9 +131,11 @@ def lines(pairs, rgb=None):
     return polydata(pairs.reshape(-1, 3), np.arange(2 * n).reshape(-1, 2), 2, "lines", rgb)
 
 
-def points(p, rgb=None):
-    """n vertices at p (n, 3)."""
-    return polydata(p, np.arange(len(p)).reshape(-1, 1), 1, "verts", rgb)
+def points(p, rgb=None, share=False):
+    """n vertices at p (n, 3); `share`: see polydata."""
+    ids = np.int32 if len(p) < 2**31 else np.int64
+    return polydata(p, np.arange(len(p), dtype=ids).reshape(-1, 1), 1, "verts", rgb,
+                    share=share)
 
 
 def outlines(x0, x1, y0, y1, z, rgb=None):
@@ -156,10 +184,13 @@ def texture(img):
 
 
 def _mapper(m, polydata):
-    """`m` mapping `polydata` with its cell colours if it has them."""
+    """`m` mapping `polydata` with its cell (or else point) colours if it has them."""
     m.SetInputData(polydata)
     if polydata.GetCellData().GetScalars() is not None:
         m.SetScalarModeToUseCellData()
+        m.SetColorModeToDirectScalars()
+    elif polydata.GetPointData().GetScalars() is not None:
+        m.SetScalarModeToUsePointData()
         m.SetColorModeToDirectScalars()
     else:
         m.ScalarVisibilityOff()

@@ -127,26 +127,39 @@ def binned(series, start, end, frac, t0, t1, n_bins):
     return src, t, f
 
 
-def capacity_values(trace, roles):
-    """Per variable row: the capacity its type is relative to on its container (its
-    value there), else the type's maximum over the trace; 0 where neither is known."""
+def capacity_table(trace, roles):
+    """The capacity each variable's values are relative to, per (container, type):
+    (sorted keys container * len(types) + type of the variables' pairs, capacity of
+    each). It is the capacity its type is relative to on its container (its value
+    there), else the type's maximum over the trace; 0 where neither is known. One
+    number per pair, not per variable row."""
     var = trace.variables
     nt = len(trace.types)
     top = np.zeros(nt)
     if len(var):
         np.maximum.at(top, var.type, var.value)
-    out = top[var.type].copy()
-    rel = roles.relative_to[var.type]
+    keys = np.unique(var.container.astype(np.int64) * nt + var.type)
+    cont, typ = keys // nt, keys % nt
+    out = top[typ]
+    rel = roles.relative_to[typ]
     has = np.flatnonzero(rel >= 0)
     caps = np.flatnonzero(roles.capacity[var.type])
     if len(has) and len(caps):
         key = var.container[caps].astype(np.int64) * nt + var.type[caps]
         order = np.argsort(key, kind="stable")
         key, val = key[order], var.value[caps][order]
-        want = var.container[has].astype(np.int64) * nt + rel[has]
+        want = cont[has] * nt + rel[has]
         i = np.minimum(np.searchsorted(key, want), len(key) - 1)
-        out[has] = np.where(key[i] == want, val[i], top[var.type[has]])
-    return out
+        out[has] = np.where(key[i] == want, val[i], top[typ[has]])
+    return keys, out
+
+
+def capacity_values(trace, roles):
+    """Per variable row: its capacity (see capacity_table)."""
+    var = trace.variables
+    keys, cap = capacity_table(trace, roles)
+    return cap[np.searchsorted(keys, var.container.astype(np.int64) * len(trace.types)
+                               + var.type)]
 
 
 def lane_keys(trace, roles, placed):

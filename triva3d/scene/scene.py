@@ -9,8 +9,10 @@ once; a new window, scale, filter or colour rebuilds only the entities' actors,
 the axis and the legend.
 """
 import os
+import weakref
 
 import numpy as np
+from vtkmodules.vtkCommonCore import vtkCommand
 
 from .. import colors
 from ..viewstate import ViewState
@@ -78,10 +80,7 @@ class Scene:
         if geometry or changed & {"now", "particles", "heat"}:
             self._movie(state)
         if geometry or "selection" in changed:
-            p0, p1 = self.geometry.outline(state.selection)
-            self._set("selection", [polydata.actor(polydata.segments(p0, p1),
-                                                   color=SELECTION_RGB, line_width=3)]
-                      if len(p0) else [])
+            self._outline(state.selection)
         if changed & {"link_opacity", "particles"}:
             opacity = _line_opacity(state)
             self._line_opacity = opacity
@@ -96,18 +95,29 @@ class Scene:
     def _entities(self, link_opacity):
         g = self.geometry
         self._line_opacity = link_opacity
-        self._set("states", [self._states()] if len(g.state_rows) else [])
+        self._set("states", self._states() if g.n_states else [])
         self._set("links", [self._links(link_opacity)]
                   if len(g.link_rows) and link_opacity > 0 else [])
-        self._set("events", [polydata.actor(polydata.points(g.event_p, g.event_rgb),
-                                            point_size=EVENT_PX)] if len(g.event_rows) else [])
-        self._set("variables", [polydata.actor(polydata.boxes(*g.var_boxes.T, rgb=g.var_rgb),
-                                               lit=True, cull=True)] if len(g.var_rows) else [])
+        self._set("events", self._events())
+        self._set("variables", _boxes(g.var_boxes, g.var_rgb))
         self.overlay.set_legend(g.legend_entries(*self._keys) if self.legend else [])
         for slot in ("moving_states", "moving_links", "moving_variables"):
             self._set(slot, [])
         if self._moving:
             self.set_moving(True, self._pixel)
+
+    def _outline(self, selection):
+        p0, p1 = self.geometry.outline(selection)
+        self._set("selection", [polydata.actor(polydata.segments(p0, p1),
+                                               color=SELECTION_RGB, line_width=3)]
+                  if len(p0) else [])
+
+    def _events(self):
+        """The events' dots (their points are the geometry's own: shared)."""
+        g = self.geometry
+        return [polydata.actor(polydata.points(g.event_p[s], g.event_rgb[s], share=True),
+                               point_size=EVENT_PX)
+                for s in polydata.chunks(len(g.event_rows), polydata.POINT_CHUNK)]
 
     def _links(self, opacity):
         """Message lines; bundles carry their own opacity (by count) times `opacity`."""
@@ -122,14 +132,15 @@ class Scene:
         return a
 
     def _states(self):
+        """The actors of the states: exact boxes, or the level-of-detail columns."""
         g = self.geometry
         if g.mode == "exact":
-            return polydata.actor(polydata.boxes(*g.bars.T, rgb=g.bar_rgb), lit=True, cull=True)
+            return _boxes(g.bars, g.bar_rgb)
         pts, quads, tc, img = g.lod_mesh()
         a = polydata.actor(polydata.polydata(pts, quads, 4, "polys", tcoords=tc), lit=True,
                            cull=True)
         a.SetTexture(polydata.texture(img))
-        return a
+        return [a]
 
     def _movie(self, state):
         """The plane of `now`, the particles in flight and the edges' heat."""
@@ -186,13 +197,26 @@ class Scene:
         return self._particles
 
     def _set(self, slot, props):
-        """Replace the props of `slot` in every renderer."""
+        """Replace the props of `slot` in every renderer. When a slot has several
+        (chunks of big geometry, see polydata.BOX_CHUNK), the pipeline is drained
+        before each is drawn."""
         for ren in self.renderers:
             for p in self._slots.get(slot, []):
                 ren.RemoveViewProp(p)
             for p in props:
                 ren.AddViewProp(p)
+        if len(props) > 1:
+            me = weakref.ref(self)  # (a mapper's observer must not keep the scene alive)
+            for p in props:
+                p.GetMapper().AddObserver(vtkCommand.StartEvent,
+                                          lambda *_: me() is not None and me()._drain())
         self._slots[slot] = list(props)
+
+    def _drain(self):
+        """Wait until what is drawn so far is drawn (see _set)."""
+        rw = self.renderers[0].GetRenderWindow() if self.renderers else None
+        if rw is not None:
+            rw.WaitForCompletion()  # glFinish: the context drawing is the current one
 
     @property
     def props(self):
@@ -229,10 +253,18 @@ class Scene:
         c = [(xmin + xmax) / 2, (ymin + ymax) / 2]
         d = proj.to_display([c + [0.0], c + [g.cut.height]])
         pixels = max(16, int(np.hypot(*(d[1, :2] - d[0, :2]))))
-        if not (g.texel_bins / 1.5 <= pixels <= g.texel_bins * 1.5) and g.set_bins(pixels):
-            self._set("states", [self._states()])
-            if self._moving:
-                self.set_moving(True, self._pixel)
+        if g.texel_bins / 1.5 <= pixels <= g.texel_bins * 1.5:
+            return
+        changed = g.set_bins(pixels)
+        if "states" in changed:
+            self._set("states", self._states())
+        if "variables" in changed:
+            self._set("variables", _boxes(g.var_boxes, g.var_rgb))
+            self._set("moving_variables", [])
+        if "variables" in changed and self._applied.get("selection"):
+            self._outline(self._applied["selection"])  # a piece may be gone
+        if changed and self._moving:
+            self.set_moving(True, self._pixel)
 
     def set_moving(self, moving, pixel=1):
         """Cheap forms while the camera moves: exact states, and variable pieces when
@@ -243,14 +275,16 @@ class Scene:
         g = self.geometry
         self._moving, self._pixel = moving, pixel
         self._fitted = None  # labels and bins follow the camera differently
-        cheap_states = moving and g.mode == "exact" and len(g.state_rows) > 0
+        cheap_states = moving and g.mode == "exact" and g.n_states > 0
         cheap_links = moving and len(g.link_rows) > MOVING_LINKS
         cheap_variables = moving and len(g.var_rows) > MOVING_PIECES
         for slot, cheap, boxes, rgb in (("states", cheap_states, "bars", "bar_rgb"),
                                         ("variables", cheap_variables, "var_boxes", "var_rgb")):
             if cheap and not self._slots.get("moving_" + slot):
-                self._set("moving_" + slot, [polydata.actor(
-                    _axes(getattr(g, boxes), getattr(g, rgb)))])
+                b, c = getattr(g, boxes), getattr(g, rgb)
+                self._set("moving_" + slot, [
+                    polydata.actor(_axes(b[s], c[s]))
+                    for s in polydata.chunks(len(b), polydata.POINT_CHUNK)])
             for a in self._slots.get("moving_" + slot, []):
                 a.GetProperty().SetLineWidth(max(1, 4 // pixel))
         if cheap_links and not self._slots.get("moving_links"):
@@ -282,6 +316,12 @@ class Scene:
     def pick(self, proj, x, y):
         """What is under display point (x, y) (see pick.pick)."""
         return pick.pick(self.geometry, proj, x, y)
+
+
+def _boxes(boxes, rgb):
+    """Lit actors of boxes (n, 6: x0 x1 y0 y1 z0 z1) coloured `rgb`, BOX_CHUNK a piece."""
+    return [polydata.actor(polydata.boxes(*boxes[s].T, rgb=rgb[s]), lit=True, cull=True)
+            for s in polydata.chunks(len(boxes), polydata.BOX_CHUNK)]
 
 
 def _axes(boxes, rgb):
