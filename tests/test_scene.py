@@ -229,7 +229,8 @@ def test_nested_states_are_thinner_and_in_front(hand):
 def test_base_edges_follow_bandwidth_and_latency(hand):
     from triva3d.scene import base
     lay = show(*hand).layout
-    strips = base.edges(lay, 100.0)
+    strips, image = base.edges(lay, 100.0)
+    assert image is None
     pts = np.array([strips.GetPoint(i) for i in range(strips.GetNumberOfPoints())])
     width = np.linalg.norm(pts[0::4] - pts[1::4], axis=1)
     bw = lay.edge_bandwidth
@@ -238,6 +239,60 @@ def test_base_edges_follow_bandwidth_and_latency(hand):
     rgb = vtk_to_numpy(strips.GetCellData().GetScalars())
     slow = np.argmax(lay.edge_latency)
     assert tuple(rgb[slow]) == tuple(colors.RAMP[-1].astype(int))  # highest latency: red end
+
+
+def test_edge_density_counts_the_segments_crossing_each_pixel():
+    """Beyond EDGE_LIMIT edges, an image: a pixel is as opaque as the log of how
+    many segments cross it (one: a quarter) in their mean colour, each segment
+    counted once per column (or row) along its longer axis."""
+    from triva3d.scene import base
+    p0 = np.array([[0.0, 0.0], [0.0, 0.0], [0.0, 10.0], [np.nan, 0.0]])
+    p1 = np.array([[10.0, 0.0], [10.0, 10.0], [10.0, 0.0], [5.0, 5.0]])
+    rgb = np.array([[255, 0, 0], [0, 0, 255], [0, 255, 0], [9, 9, 9]], np.uint8)
+    quad, img = base.density(p0, p1, rgb, -1.0, side=11)
+    assert img.shape == (11, 11, 4)
+    count = np.zeros((11, 11), int)
+    for x in range(11):  # the horizontal segment and the two diagonals
+        count[0, x] += 1
+        count[x, x] += 1
+        count[10 - x, x] += 1
+    level = np.round(255 * (0.25 + 0.75 * np.log(np.maximum(count, 1)) / np.log(2)))
+    np.testing.assert_array_equal(img[:, :, 3], np.where(count > 0, level, 0))
+    assert tuple(img[0, 0, :3]) == (128, 0, 128) and tuple(img[0, 5, :3]) == (255, 0, 0)
+    assert tuple(img[5, 5, :3]) == (0, 128, 128)     # blue and green cross there
+    pts = np.array([quad.GetPoint(i) for i in range(4)])
+    np.testing.assert_allclose(pts, [[-0.5, -0.5, -1], [10.5, -0.5, -1], [10.5, 10.5, -1],
+                                     [-0.5, 10.5, -1]])
+
+
+def test_many_edges_are_drawn_as_their_density(hand, monkeypatch):
+    """Beyond EDGE_LIMIT, the base's edges are a textured quad on the ground: it
+    darkens the ground where the strips would (a coarse image here, so that its
+    lines are wide enough to see), and the legend says so."""
+    from triva3d.scene import base
+    tr, topo = hand
+    monkeypatch.setattr(base, "DENSITY_PX", 48)
+    edges = base.edges
+
+    def picture(limit, none=False):
+        monkeypatch.setattr(entities, "EDGE_LIMIT", limit)
+        monkeypatch.setattr(base, "edges", (lambda *a: (None, None)) if none else edges)
+        v = View(tr, ViewState(**topo, view="top", labels=False), size=(800, 600),
+                 legend=False)  # the same room for the picture in the three
+        return v, v.render().astype(int)
+    _, bare = picture(10 ** 6, none=True)
+    _, strips = picture(10 ** 6)
+    v, dense = picture(0)
+    assert v.scene._edges is None and v.scene._slots["base"][0].GetTexture() is not None
+    assert any("density" in text for text, _ in v.scene.geometry.legend_entries())
+    by_strips = np.abs(strips - bare).sum(axis=2) > 20
+    by_density = np.abs(dense - bare).sum(axis=2) > 20
+    assert by_density.sum() > 0.3 * by_strips.sum() > 100
+    near = np.pad(by_strips, 6)
+    for axis in (0, 1):  # grown by 6 pixels each way
+        near = np.logical_or.reduce([np.roll(near, k, axis) for k in range(-6, 7)])
+    near = near[6:-6, 6:-6]
+    assert (by_density & ~near).sum() < 0.05 * by_density.sum()
 
 
 # -- picking ---------------------------------------------------------------------------

@@ -25,6 +25,8 @@ from ..bases.layout import UNIT
 
 #: Thinnest and widest base edge strip.
 EDGE_WIDTH = (0.06 * UNIT, 0.35 * UNIT)
+#: Most base edges drawn one strip each; beyond, their density (scene.base.density).
+EDGE_LIMIT = 100_000
 BAR = 0.8
 NEST = 0.25
 MIN_NEST = 0.25

@@ -439,6 +439,10 @@ class Geometry:
         lay = self.layout
         if heat and len(lay.edges):
             out.append(("edges: traffic so far, narrow blue to wide red", None))
+        elif len(lay.edges) > entities.EDGE_LIMIT:
+            out.append((f"edges: density ({len(lay.edges):,})" +
+                        (", colour latency" if np.isfinite(lay.edge_latency).any() else ""),
+                        None))
         elif len(lay.edges) and (np.isfinite(lay.edge_bandwidth).any()
                                  or np.isfinite(lay.edge_latency).any()):
             out.append(("edges: width bandwidth, colour latency", None))

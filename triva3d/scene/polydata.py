@@ -168,16 +168,17 @@ def actor(polydata, lit=False, cull=False, line_width=None, point_size=None, opa
     return a
 
 
-def texture(img):
-    """A nearest-sampled vtkTexture of an (h, w, 3) uint8 image (row 0 at the bottom)."""
-    h, w, _ = img.shape
+def texture(img, smooth=False):
+    """A vtkTexture of an (h, w, 3) or (h, w, 4) uint8 image (row 0 at the bottom),
+    sampled nearest, or linearly if `smooth`."""
+    h, w, c = img.shape
     data = vtkImageData()
     data.SetDimensions(w, h, 1)
-    data.GetPointData().SetScalars(numpy_to_vtk(np.ascontiguousarray(img).reshape(-1, 3),
+    data.GetPointData().SetScalars(numpy_to_vtk(np.ascontiguousarray(img).reshape(-1, c),
                                                 deep=1))
     tex = vtkTexture()
     tex.SetInputData(data)
-    tex.InterpolateOff()
+    tex.SetInterpolate(smooth)
     tex.RepeatOff()
     tex.EdgeClampOn()
     return tex

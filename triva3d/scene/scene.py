@@ -52,11 +52,15 @@ class Scene:
         self._moving, self._pixel = False, 1
         self._particles = None  # particles.Particles, made when first needed
         self._keys = (None, False)  # what the legend says of particles and heat
-        ground = (base.edges(layout, g.extent), base.nodes(layout, g.extent),
-                  base.borders(layout, g.extent), base.unplaced(layout, g.extent))
-        self._set("base", [polydata.actor(pd, line_width=1) for pd in ground if pd is not None])
+        edges, image = base.edges(layout, g.extent)
+        ground = [polydata.actor(pd, line_width=1) for pd in (
+            edges, base.nodes(layout, g.extent), base.borders(layout, g.extent),
+            base.unplaced(layout, g.extent)) if pd is not None]
+        if image is not None:
+            ground[0].SetTexture(polydata.texture(image, smooth=True))
+        self._set("base", ground)
         #: the edges' strips (their latency colours give way to grey under the heat)
-        self._edges = self._slots["base"][0] if ground[0] is not None else None
+        self._edges = ground[0] if edges is not None and image is None else None
         self.overlay = Overlay(trace, layout, g.bounds, g.extent, self.renderers)
         self._entities(_line_opacity(state))
         self._applied = dict(g.applied)  # the fields the geometry was made for
