@@ -73,8 +73,8 @@ def undirected_edges(topo):
 
 
 def _cache_path(text, program):
-    import pygraphviz
-    h = hashlib.sha256(f"{FORMAT} {program} {pygraphviz.__version__}\n".encode())
+    from importlib.metadata import version  # not the module: its C library is 8 MB
+    h = hashlib.sha256(f"{FORMAT} {program} {version('pygraphviz')}\n".encode())
     h.update(text.encode())
     h = h.hexdigest()
     return os.path.join(cache.user_dir(), "layouts", h[:32] + ".npy")

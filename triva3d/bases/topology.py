@@ -154,8 +154,9 @@ class Topology:
             raise ValueError(f"edge ends outside the {len(self)} nodes")
         self._room(n)
 
-        def values(v):
-            return np.full(n, np.nan) if v is None else np.asarray(v, np.float64).ravel()
+        def values(v):  # unknown: one NaN seen n times (no memory), read-only as all are
+            return np.broadcast_to(np.nan, n) if v is None else \
+                np.asarray(v, np.float64).ravel()
         self._append(src, dst, values(bandwidth), values(latency), EdgeAttrs(attrs, n))
 
     def _append(self, src, dst, bw, lat, attrs):
