@@ -6,6 +6,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 import pytest
 
 from triva3d import load
@@ -335,3 +337,26 @@ def test_info_and_cli(data, tmp_path):
     r = subprocess.run([sys.executable, "-m", "triva3d.cli", "topology", "info",
                         str(tmp_path / "missing.dot")], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "no such topology" in r.stderr
+
+
+@given(st.one_of(
+    st.lists(st.integers(-2**63, 2**63 - 1), max_size=20).map(lambda v: np.array(v, np.int64)),
+    st.lists(st.integers(0, 2**64 - 1), max_size=20).map(lambda v: np.array(v, np.uint64)),
+    st.lists(st.floats(width=32) | st.integers(0, 2**24).map(float), max_size=20)
+    .map(lambda v: np.array(v, np.float64)),
+    st.lists(st.floats(), max_size=20).map(lambda v: np.array(v, np.float64))))
+def test_numeric_edge_columns_are_narrowed_without_changing_a_value(col):
+    """EdgeAttrs keeps a numeric column in the narrowest type that holds every value
+    exactly: the same Python numbers (NaN, -0.0 and infinities included) come out."""
+    from triva3d.bases.topology import narrow
+    got = narrow(col)
+    assert got.dtype.itemsize <= col.dtype.itemsize and got.dtype.kind == col.dtype.kind \
+        or col.dtype.kind in "iu" and got.dtype.kind in "iu"
+    assert [repr(v) for v in got.tolist()] == [repr(v) for v in col.tolist()]
+    attrs = EdgeAttrs({"x": col}, len(col))
+    assert [a["x"] for a in attrs] == pytest.approx(col.tolist(), nan_ok=True)
+    if col.dtype.kind == "f" and len(col) and (np.abs(col) < 2**24).all() \
+            and (col == col.astype(np.float32)).all():
+        assert got.dtype == np.float32   # bytes sums of a communication graph: 4 bytes
+    if col.dtype.kind in "iu" and len(col) and 0 <= col.min() and col.max() < 256:
+        assert got.dtype == np.uint8     # message counts

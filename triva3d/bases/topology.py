@@ -25,7 +25,8 @@ MAX_NODES, MAX_EDGES = 500_000, 2_000_000
 
 class EdgeAttrs:
     """The fields of edges other than their ends, bandwidth and latency, by column:
-    `columns` maps a name to a numpy array (numbers, one per edge) or to a list
+    `columns` maps a name to a numpy array (numbers, one per edge, kept in the
+    narrowest type that holds each value exactly: see `narrow`) or to a list
     (strings, as files give them; None where an edge has no such field). It reads
     as a sequence of dicts, one edge's fields each (numbers as Python numbers)."""
 
@@ -34,7 +35,7 @@ class EdgeAttrs:
         for k, col in (columns or {}).items():
             if not (isinstance(col, list) or isinstance(col, np.ndarray) and col.dtype != object):
                 col = list(col)   # strings (or numbers mixed with absent values)
-            self.columns[k] = col
+            self.columns[k] = narrow(col) if isinstance(col, np.ndarray) else col
             if len(col) != n:
                 raise ValueError(f"edge column {k!r} has {len(col)} values for {n} edges")
 
@@ -233,6 +234,25 @@ class Topology:
         self._src, self._dst, self._bw, self._lat = src[keep], dst[keep], bw[keep], lat[keep]
         self._attrs = attrs.take(keep)
         return self
+
+
+def narrow(col):
+    """`col` in the narrowest integer type holding its values, or as float32 where
+    every value is one (a communication graph's counts and byte sums: 16 bytes an
+    edge become 8 or fewer); the same Python numbers come out of it."""
+    if not len(col):
+        return col
+    if col.dtype.kind in "iu":
+        lo, hi = col.min(), col.max()
+        for t in (np.uint8, np.uint16, np.uint32) if lo >= 0 else (np.int8, np.int16, np.int32):
+            if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+                return col.astype(t)
+    elif col.dtype == np.float64:
+        with np.errstate(over="ignore"):  # (beyond float32: inf, which differs)
+            f = col.astype(np.float32)
+        if np.array_equal(f, col, equal_nan=True):
+            return f
+    return col
 
 
 class _NewEdges:
