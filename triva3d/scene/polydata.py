@@ -4,6 +4,8 @@ Cells come in blocks per entity (6 quads per box, 1 per segment...), so a cell i
 divided by the block size is the entity's index in the arrays given, which the
 scene maps back to Trace rows.
 """
+import functools
+
 import numpy as np
 # Register VTK's OpenGL and text implementations before any actor or mapper is made
 # (VTK's object factories hand out do-nothing base classes otherwise).
@@ -51,17 +53,29 @@ def _cells(conn, per_cell):
     return cells
 
 
+@functools.lru_cache(maxsize=4)
+def _regular_cells(kind, n):
+    """The cells of n boxes ("box": 6 quads on points 8i..8i+7) or n vertices: the
+    same for every chunk of that size, so its chunks share one (VTK does not change
+    the cells it draws)."""
+    ids = np.int32 if 8 * n < 2**31 else np.int64
+    if kind == "box":
+        conn = np.arange(n, dtype=ids)[:, None, None] * 8 + BOX_FACES.astype(ids)[None]
+        return _cells(conn, 4)
+    return _cells(np.arange(n, dtype=ids), 1)
+
+
 def polydata(points, conn, per_cell, kind="polys", cell_rgb=None, tcoords=None,
              share=False, point_rgb=None):
-    """PolyData of `points` (n, 3) with uniform cells of `per_cell` point ids,
-    coloured per cell or per point; with `share`, the points and colours given as
-    float32 and uint8 are VTK's own (see _vtk)."""
+    """PolyData of `points` (n, 3) with uniform cells of `per_cell` point ids (or
+    `conn` a vtkCellArray), coloured per cell or per point; with `share`, the points
+    and colours given as float32 and uint8 are VTK's own (see _vtk)."""
     pd = vtkPolyData()
     pts = vtkPoints()
     pts.SetData(_vtk(points, np.float32, share))
     pd.SetPoints(pts)
     {"polys": pd.SetPolys, "lines": pd.SetLines, "verts": pd.SetVerts}[kind](
-        _cells(conn, per_cell))
+        conn if isinstance(conn, vtkCellArray) else _cells(conn, per_cell))
     if cell_rgb is not None:
         arr = _vtk(cell_rgb, np.uint8, share)
         arr.SetName("rgb")
@@ -82,12 +96,9 @@ def boxes(x0, x1, y0, y1, z0, z1, rgb=None, tcoords=None):
     (points 8i..8i+7). Their colours are their points' (the same 8 times): VTK then
     needs no map from OpenGL's triangles to cells nor a buffer of cell colours,
     about 110 bytes a box less, for the same picture."""
-    n = len(x0)
-    ids = np.int32 if 8 * n < 2**31 else np.int64
-    conn = (np.arange(n, dtype=ids)[:, None, None] * 8 + BOX_FACES.astype(ids)[None])
-    conn = conn.reshape(-1, 4)
-    return polydata(box_points(x0, x1, y0, y1, z0, z1), conn, 4, "polys", None, tcoords,
-                    share=True, point_rgb=None if rgb is None else np.repeat(rgb, 8, axis=0))
+    return polydata(box_points(x0, x1, y0, y1, z0, z1), _regular_cells("box", len(x0)), 4,
+                    "polys", None, tcoords, share=True,
+                    point_rgb=None if rgb is None else np.repeat(rgb, 8, axis=0))
 
 
 def quads(x0, x1, y0, y1, z, rgb=None):
@@ -133,9 +144,7 @@ def lines(pairs, rgb=None):
 
 def points(p, rgb=None, share=False):
     """n vertices at p (n, 3); `share`: see polydata."""
-    ids = np.int32 if len(p) < 2**31 else np.int64
-    return polydata(p, np.arange(len(p), dtype=ids).reshape(-1, 1), 1, "verts", rgb,
-                    share=share)
+    return polydata(p, _regular_cells("vertex", len(p)), 1, "verts", rgb, share=share)
 
 
 def outlines(x0, x1, y0, y1, z, rgb=None):
