@@ -229,6 +229,31 @@ def test_profiles_follow_the_screen_bins(small, monkeypatch):
     assert g.set_bins(g.n_bins) == set()  # nothing to do: nothing made again
 
 
+def test_events_follow_the_screen_bins(small, monkeypatch):
+    """Events thinned (above EVENT_LIMIT, lowered here to 0) are thinned again for the
+    screen's bins once the camera is known, and their dots made again; chunks of a
+    size share one cell array (VTK's, not copied per chunk)."""
+    from triva3d.scene import geometry, polydata
+    monkeypatch.setattr(geometry, "EVENT_LIMIT", 0)
+    monkeypatch.setattr(polydata, "POINT_CHUNK", 50)
+    v = show(small, detail="lod", size=(400, 300))
+    before = len(v.scene.geometry.event_rows)
+    v.render()
+    g = v.scene.geometry
+    assert g.n_bins != 512 and g._event_bins == g.n_bins
+    assert len(g.event_rows) < before  # fewer pixels: fewer slots
+    slots = g.n_bins // geometry.EVENT_PX
+    ev, f = small.events, g.cut
+    s = np.clip(((ev.time[g.event_rows] - f.t0) / (f.t1 - f.t0) * slots).astype(int), 0,
+                slots - 1)
+    assert len(set(zip(ev.container[g.event_rows].tolist(), s.tolist()))) == len(s)
+    actors = v.scene._slots["events"]
+    assert sum(a.GetMapper().GetInput().GetNumberOfPoints() for a in actors) == len(s)
+    full = [a.GetMapper().GetInput().GetVerts() for a in actors[:-1]]
+    assert len(full) > 1 and all(c is full[0] for c in full)
+    assert g.set_bins(g.n_bins) == set()
+
+
 @pytest.mark.parametrize("shape", [(7, 5), (7, 5, 3), (7, 5, 4), (1, 1, 3)])
 def test_png_written_row_by_row_reads_back(tmp_path, shape):
     import imageio.v3 as iio

@@ -19,8 +19,9 @@ from .entities import Frame
 
 #: Above this many states in the window, "auto" detail draws level-of-detail columns.
 EXACT_LIMIT = 100_000
-#: Above this many variable pieces in the window, profiles are averaged per bin.
-PROFILE_LIMIT = 100_000
+#: Above this many variable pieces in the window, profiles are averaged over bins of
+#: PROFILE_PX of the screen's pixels (a staircase of 1-pixel steps reads no better).
+PROFILE_LIMIT, PROFILE_PX = 100_000, 2
 #: Events' dots, in pixels across. Above EVENT_LIMIT events in the window, one per
 #: container stays in each EVENT_PX of the level-of-detail bins (closer dots overlap).
 EVENT_PX, EVENT_LIMIT = 7, 100_000
@@ -209,6 +210,7 @@ class Geometry:
         del shown
         rows = self.message_rows
         self.link_rows = rows[(ln.end[rows] >= f.t0) & (ln.start[rows] <= f.t1)]
+        del rows
         self.link_rgb = self.value_rgb[ln.value[self.link_rows]]
         self.bundle_count = None
         if len(self.link_rows) > BUNDLE_LIMIT:
@@ -234,7 +236,10 @@ class Geometry:
             keep &= ev.time <= f.t1
         self.event_rows = _rows(keep)
         del keep
+        #: The bins the dots were thinned for (None: all drawn).
+        self._event_bins = None
         if len(self.event_rows) > EVENT_LIMIT:
+            self._event_bins = self.n_bins
             self.event_rows = self._apart(self.event_rows)
         self.event_p = entities.event_points(tr, self.layout, f, self.event_rows)
         self.event_rgb = self.fade(self.value_rgb[ev.value[self.event_rows]],
@@ -246,7 +251,8 @@ class Geometry:
         up to their parents' footprints, until so few remain. Each bundle goes from
         end to end, from its mean start to its mean end, its opacity growing with its
         count (`link_alpha`); `link_rows` holds the first message of each,
-        `bundle_count` and `bundle_bytes` the totals."""
+        `bundle_count` and `bundle_bytes` the totals. The tries only count their
+        bundles (a sort in place); the one kept is grouped once."""
         from ..analysis.metrics import link_bytes
         tr, f, lay = self.trace, self.cut, self.layout
         ln, rows = tr.links, self.link_rows
@@ -259,24 +265,21 @@ class Geometry:
         rel -= f.t0
         rel /= span
         while True:
-            pair = a.astype(np.int64)
-            pair *= len(parent)
-            pair += b
             for bins in (BUNDLE_BINS, 50, 20, 10):
-                key = rel * bins  # the time bin, in place (1M messages: 8 MB an array)
-                np.clip(key, 0, bins - 1, out=key)
-                key = key.astype(np.int64)
-                key += pair * bins
-                _, first, inv, count = np.unique(key, return_index=True, return_inverse=True,
-                                                 return_counts=True)
+                key = _bundle_keys(a, b, len(parent), rel, bins)
+                key.sort()
+                n = 1 + np.count_nonzero(key[1:] != key[:-1]) if len(key) else 0
                 del key
-                if len(count) <= BUNDLE_TARGET:
+                if n <= BUNDLE_TARGET:
                     break
-            del pair
-            if len(count) <= BUNDLE_TARGET or (up[a] == a).all() and (up[b] == b).all():
+            if n <= BUNDLE_TARGET or (up[a] == a).all() and (up[b] == b).all():
                 break
             a, b = up[a], up[b]
+        key = _bundle_keys(a, b, len(parent), rel, bins)
         del rel
+        _, first, inv, count = np.unique(key, return_index=True, return_inverse=True,
+                                         return_counts=True)
+        del key
         mean = lambda v: np.bincount(inv, weights=v) / count  # noqa: E731
         self.link_p0 = np.c_[lay.x[a[first]], lay.y[a[first]], f.z(mean(ln.start[rows]))]
         self.link_p1 = np.c_[lay.x[b[first]], lay.y[b[first]], f.z(mean(ln.end[rows]))]
@@ -316,7 +319,8 @@ class Geometry:
         if len(rows) > PROFILE_LIMIT:  # finer than the screen: each lane's mean per bin
             self._profile_bins = self.n_bins
             series = np.cumsum(np.r_[False, (col[1:] != col[:-1]) | (typ[1:] != typ[:-1])])
-            src, t, frac = profiles.binned(series, start, end, frac, f.t0, f.t1, self.n_bins)
+            src, t, frac = profiles.binned(series, start, end, frac, f.t0, f.t1,
+                                           max(1, self.n_bins // PROFILE_PX))
             rows, col, typ, start, end = rows[src], col[src], typ[src], t[:, 0], t[:, 1]
         piece, t, x = profiles.stack(col, typ, start, end, frac, f.t0, f.t1)
         self.var_rows = rows[piece]
@@ -364,8 +368,9 @@ class Geometry:
     def set_bins(self, n_bins):
         """Follow the screen: about `n_bins` pixels over the window's height. The
         level-of-detail columns are binned again, and so are usage profiles averaged
-        per bin (above PROFILE_LIMIT: pieces finer than the screen); the names of what
-        changed: "states", "variables"."""
+        per bin (above PROFILE_LIMIT: pieces finer than the screen) and events
+        thinned (above EVENT_LIMIT); the names of what changed: "states",
+        "variables", "events"."""
         self.n_bins = n_bins
         changed = set()
         if self.mode == "lod" and self._bin(n_bins):
@@ -373,6 +378,9 @@ class Geometry:
         if self._profile_bins not in (None, n_bins):
             self._profiles(self._shown_masks[2], self._shown_masks[1])
             changed.add("variables")
+        if self._event_bins not in (None, n_bins):
+            self._events()
+            changed.add("events")
         return changed
 
     def lod_mesh(self):
@@ -547,6 +555,19 @@ def box_edges(boxes):
     a = [0, 2, 4, 6, 0, 1, 4, 5, 0, 1, 2, 3]
     e = [1, 3, 5, 7, 2, 3, 6, 7, 4, 5, 6, 7]
     return c[:, a].reshape(-1, 3), c[:, e].reshape(-1, 3)
+
+
+def _bundle_keys(a, b, n, rel, bins):
+    """(sender a, receiver b, time bin of `rel` in [0, 1]) as one int64 (1M messages:
+    8 MB), a and b below n."""
+    key = a.astype(np.int64)
+    key *= n
+    key += b
+    key *= bins
+    t = np.multiply(rel, bins)
+    np.clip(t, 0, bins - 1, out=t)
+    key += t.astype(np.int64)
+    return key
 
 
 def _rows(mask):

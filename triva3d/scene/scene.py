@@ -265,8 +265,10 @@ class Scene:
         if "variables" in changed:
             self._set("variables", _boxes(g.var_boxes, g.var_rgb))
             self._set("moving_variables", [])
-        if "variables" in changed and self._applied.get("selection"):
-            self._outline(self._applied["selection"])  # a piece may be gone
+        if "events" in changed:
+            self._set("events", self._events())
+        if changed & {"variables", "events"} and self._applied.get("selection"):
+            self._outline(self._applied["selection"])  # a piece or a dot may be gone
         if changed and self._moving:
             self.set_moving(True, self._pixel)
 
