@@ -268,7 +268,7 @@ class Geometry:
             for bins in (BUNDLE_BINS, 50, 20, 10):
                 key = _bundle_keys(a, b, len(parent), rel, bins)
                 key.sort()
-                n = 1 + np.count_nonzero(key[1:] != key[:-1]) if len(key) else 0
+                n = 1 + np.count_nonzero(key[1:] != key[:-1])  # (never empty here)
                 del key
                 if n <= BUNDLE_TARGET:
                     break
