@@ -296,3 +296,31 @@ def test_communication_graph_of_a_platform_trace_is_refused():
     tr = load(DATA / "paje/simu-mardi.trace")
     with pytest.raises(Exception, match="no messages"):
         make_layout(tr, base="appgraph")
+
+
+def test_the_timeline_view_is_a_true_gantt_whose_labels_name_their_rows(views):
+    """Issue 25.1: the timeline view over the default treemap drew the treemap from the
+    side, rows named after other containers (my_cluster_1_link_5_DOWN was node11 when
+    picked). The view chooses the timeline base, and a pick right of every written
+    label lands on the container that label names."""
+    v0, _ = views["mardi"]
+    tr = v0.scene.geometry.trace
+    state = ViewState(view="timeline")
+    assert state.base == "timeline"
+    v = View(tr, state, SIZE)
+    v.render()
+    assert v.layout.base == "timeline"
+    w = SIZE[0]
+    checked = 0
+    for x0, y0, x1, y1, text in v.scene.overlay.boxes:
+        y = (y0 + y1) / 2
+        for x in np.arange(x1 + 8, w - 200, 23.0):
+            got = v.pick(x, y)  # display coordinates, as the labels'
+            name = got and (got.get("container") or got.get("name"))
+            if name:
+                assert name == text, (text, got)
+                checked += 1
+                break
+    assert checked >= 5  # the hosts' rows written (links' rows hold no states)
+    state.base = "treemap"  # another base leaves the Gantt's view
+    assert state.view == "iso"

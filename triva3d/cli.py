@@ -453,8 +453,8 @@ def add_scene_options(r):
                    help="height of the time window relative to the base's larger side "
                         "(default 1)")
     r.add_argument("--view", metavar="VIEW",
-                   help="iso (default), top, side, timeline (time left to right, a Gantt "
-                        "chart on --base timeline), or AZ,EL in degrees (azimuth 0 looks "
+                   help="iso (default), top, side, timeline (a Gantt chart: time left to "
+                        "right over the timeline base, which it chooses), or AZ,EL in degrees (azimuth 0 looks "
                         "from the front, elevation 90 from above)")
     r.add_argument("--quality", choices=("fast", "high"), default="fast",
                    help="fast (default): no multisampling, one headlight; high: 8x "

@@ -305,7 +305,8 @@ class ViewState:
     alone are drawn; None: all), `colors` (name -> #rrggbb), `variables` (variable
     type -> capacity, hide, max or a capacity type: see analysis.roles). Camera: `view` (a
     preset or 'AZ,EL', fitted to the scene) unless `camera` is set. `selection`:
-    the picked row {kind, row}. Movies: `now` (a time, or None) draws a
+    the picked row {kind, row}; the "timeline" view (a Gantt chart) goes with the
+    timeline base: choosing it chooses that base, and another base leaves it for "iso". Movies: `now` (a time, or None) draws a
     translucent plane at that time; with `unfold` only what began by then is
     drawn, older things dimmed; `particles` ("value" or "size": their colour)
     draws each message in flight at `now` as a particle on its route; `heat`
@@ -342,6 +343,8 @@ class ViewState:
         object.__setattr__(self, "events", Events())
         for f in fields(self):
             object.__setattr__(self, f.name, CHECKS[f.name](getattr(self, f.name)))
+        if self.view == "timeline":
+            object.__setattr__(self, "base", "timeline")
 
     def __setattr__(self, name, value):
         if name not in CHECKS:
@@ -354,6 +357,12 @@ class ViewState:
         object.__setattr__(self, name, value)
         if old != value:
             self.events.emit(name, value)
+        # The timeline view is a Gantt chart only over the timeline base: seen from the
+        # side, another base's nodes hide one another and rows get others' names.
+        if name == "view" and value == "timeline" and self.base != "timeline":
+            self.base = "timeline"
+        elif name == "base" and value != "timeline" and self.view == "timeline":
+            self.view = "iso"
 
     def __eq__(self, other):
         return isinstance(other, ViewState) and self.to_dict() == other.to_dict()
