@@ -259,3 +259,63 @@ def test_overview_activity_matches_a_direct_count(thesis):
     # from 10 s on (C's first state) all five processes are in a state: 5 in each bin
     full, _ = ov.activity(10, (10.0, 20.0))
     assert np.allclose(full.sum(axis=1), 5)
+
+
+# Issue 25.3: nested states are counted once. P1 runs A over [0, 10]; B is pushed
+# over [2, 5] inside it and C over [3, 4] inside B; P2 runs A twice at depth 0.
+NESTED = """\
+5 a S "A" "1 0 0"
+5 b S "B" "0 1 0"
+5 c S "C" "0 0 1"
+12 0 p1 S a
+12 0 p2 S a
+12 2 p1 S b
+12 3 p1 S c
+13 4 p1 S
+13 5 p1 S
+13 6 p2 S
+12 7 p2 S a
+13 9 p2 S
+13 10 p1 S
+"""
+
+
+def test_nested_time_is_exclusive_by_default(paje):
+    tr = paje(NESTED)
+    p1, p2 = tr.find("containers", "P1")[0], tr.find("containers", "P2")[0]
+    for window, exclusive, inclusive in (
+            # whole run: A 10 - 3 (B) = 7, B 3 - 1 (C) = 2, C 1
+            (None, {"A": 7, "B": 2, "C": 1}, {"A": 10, "B": 3, "C": 1}),
+            # [4.5, 10]: A 5.5 - 0.5 = 5, B 0.5, C outside
+            ((4.5, 10), {"A": 5, "B": 0.5, "C": 0}, {"A": 5.5, "B": 0.5, "C": 0}),
+            # [3.5, 4.5]: C 0.5, B 1 - 0.5, A 1 - 1
+            ((3.5, 4.5), {"A": 0, "B": 0.5, "C": 0.5}, {"A": 1, "B": 1, "C": 0.5})):
+        for nested, want in (("exclusive", exclusive), ("inclusive", inclusive)):
+            sl = Slicer(tr, nested=nested).slice(window)
+            for value, seconds in want.items():
+                v = sl.metric(f"state:{value}")[0]
+                assert v[p1] == pytest.approx(seconds, abs=1e-12), (window, nested, value)
+            assert sl.metric("state:A")[0][p2] == pytest.approx(
+                max(0, min(6, (window or (0, 10))[1]) - (window or (0, 10))[0])
+                + max(0, min(9, (window or (0, 10))[1]) - max(7, (window or (0, 10))[0])))
+    tm = TimeSliceTreemap(tr)  # the treemap's legend says which time its areas are
+    assert "exclusive" in tm.legend_entries()[-1][0]
+    assert "inclusive" in TimeSliceTreemap(tr, nested="inclusive").legend_entries()[-1][0]
+    with pytest.raises(Triva3dError, match="nested time must be one of"):
+        Slicer(tr, nested="both")
+
+
+def test_a_leaf_never_holds_more_state_time_than_the_slice(data):
+    """The OTF2 ping-pong: MPI_Init (97% of each rank) and main nest; counted once,
+    each rank's cells sum to at most the slice and MPI_Init dominates main."""
+    tr = load(data / "otf2" / "ping-pong-otf2")
+    for window in (None, (0.0, 0.1), (0.15, 0.19)):
+        sl = Slicer(tr).slice(window)
+        assert (sl.states.sum(axis=1) <= sl.duration * (1 + 1e-9)).all()
+    sl = Slicer(tr).slice()
+    init, main = sl.metric("state:MPI_Init")[0], sl.metric("state:int main(int, char**)")[0]
+    ranks = np.flatnonzero(init > 0)
+    assert len(ranks) == 2
+    assert (init[ranks] > 0.9 * sl.duration).all() and (main[ranks] < 0.1 * sl.duration).all()
+    inc = Slicer(tr, nested="inclusive").slice()
+    assert (inc.states.sum(axis=1)[ranks] > 1.9 * sl.duration * 0.9).all()  # counted twice

@@ -49,7 +49,7 @@ def cmd_dump(args):
 def cmd_stats(args):
     from .stats import render, summary
     trace, seconds = _load(args)
-    s = summary(trace, seconds)
+    s = summary(trace, seconds, args.time_unit)
     if args.json:
         print(json.dumps(s, indent=1))
     else:
@@ -234,7 +234,7 @@ def cmd_treemap(args):
     values = [v.strip() for v in args.values.split(",")] if args.values else None
     tm = TimeSliceTreemap(trace, window=args.slice, level=args.level, how=args.agg,
                           metric=args.metric, values=values, width=args.size[0],
-                          height=args.size[1])
+                          height=args.size[1], nested=args.nested)
     highlight = tm.find(args.highlight) if args.highlight else None
     for line in tm.warnings():
         print(f"triva3d: warning: {line}", file=sys.stderr)
@@ -353,6 +353,7 @@ def parser():
                    help="append user-defined fields (as pj_dump -u)")
     s = trace_command("stats", cmd_stats, "summarize a trace: hierarchy, counts, time span")
     s.add_argument("--json", action="store_true", help="print JSON")
+    add_time_unit(s)
 
     t = sub.add_parser("topology", help="convert or describe a topology file",
                        description="Topology files: Graphviz .dot/.gv, SimGrid platform XML, "
@@ -422,6 +423,7 @@ def parser():
 
     add_generate(sub)
 
+    from .analysis.timeslice import NESTED
     tm = trace_command("treemap", cmd_treemap, "the Time-Slice treemap: a time interval "
                        "summarized per container, aggregated to a level, as PNG, SVG or CSV")
     tm.add_argument("--slice", type=_window, metavar="T0:T1",
@@ -434,6 +436,10 @@ def parser():
     tm.add_argument("--metric", choices=("state", "variable", "link", "event"),
                     default="state", help="cells: state values (seconds, default), variable "
                     "types (time integral), links out/in (bytes, else counts), event values")
+    tm.add_argument("--nested", choices=NESTED, default=NESTED[0],
+                    help="state cells: exclusive (default: a state's time less the states "
+                         "nested in it, so a container's cells never exceed the slice) or "
+                         "inclusive (nested time counted again for its own value)")
     tm.add_argument("--values", metavar="A,B", help="only these value (or type) names")
     tm.add_argument("--size", type=_size, default=(1000, 1000), metavar="WxH",
                     help="image size in pixels, or SVG size in points (default 1000x1000)")
@@ -469,9 +475,15 @@ def add_scene_options(r):
     r.add_argument("--colors", metavar="FILE",
                    help="colours by value or type name: 'name,#rrggbb' lines, or a JSON "
                         "object (.json)")
-    r.add_argument("--time-unit", choices=("s", "ms", "us", "ns", "cycles"),
-                   help="the unit of the trace's times, shown on the axis (default s)")
+    add_time_unit(r)
     r.add_argument("--no-labels", action="store_true", help="draw no node or container names")
+
+
+def add_time_unit(c):
+    from .trace import TIME_UNITS
+    c.add_argument("--time-unit", choices=TIME_UNITS,
+                   help="the unit the trace's times are in, as shown (default: the trace's: "
+                        "ms for StarPU, else s)")
 
 
 def add_base_options(c, window_help="appgraph: only links overlapping this time window"):

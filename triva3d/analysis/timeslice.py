@@ -1,8 +1,11 @@
 """Time-Slice (Schnorr's thesis, equations 4.1 to 4.5): what each container did in
 an interval [t0, t1], everything clipped to it.
 
-- states: seconds spent in each state value (nested states count for their own
-  value too), or that time over the slice's duration;
+- states: seconds spent in each state value, or that time over the slice's
+  duration. Exclusive by default: a state's time less the time of the states nested
+  in it (PajeNG's imbrication, per container and state type), so that the values of
+  one state type never sum past the slice; inclusive (each state's whole time, its
+  nested states' counted again for their own values) on demand;
 - variables: integral of the piecewise-constant value over the slice, and its
   time-weighted mean over the time the variable covers in the slice;
 - links (messages: SimGrid's platform links are none), as origin and as
@@ -30,15 +33,48 @@ from .metrics import link_bytes
 from .roles import platform_link_types
 
 LINK_MEASURES = ("count", "bytes", "rate", "time")
+#: How a state's time counts the states nested in it.
+NESTED = ("exclusive", "inclusive")
 
 
 @njit(cache=True)
-def _states(container, col, start, end, t0, t1, out):
+def _nesting_parents(order, container, stype, imbrication):
+    """The state each state is nested in (-1: none), from `order`, the states by
+    container, type, start and imbrication: a stack per (container, type)."""
+    parent = np.full(len(order), -1, np.int64)
+    depth = imbrication.max() + 1 if len(order) else 1
+    stack = np.full(depth, -1, np.int64)
+    prev = -1
+    for i in order:
+        if prev < 0 or container[i] != container[prev] or stype[i] != stype[prev]:
+            stack[:] = -1
+        k = imbrication[i]
+        if k > 0:
+            parent[i] = stack[k - 1]
+        stack[k] = i
+        prev = i
+    return parent
+
+
+def nesting_parents(trace):
+    """Per state, the row of the state it is nested in (-1 for a top-level state)."""
+    st = trace.states
+    order = np.lexsort((st.imbrication, st.start, st.type, st.container))
+    return _nesting_parents(order, st.container, st.type, st.imbrication.astype(np.int64))
+
+
+@njit(cache=True)
+def _states(container, col, start, end, parent, t0, t1, out):
+    """Each state's overlap with [t0, t1] to its value, less to its parent's (none
+    when `parent` is empty: inclusive time)."""
+    exclusive = len(parent) > 0
     for i in range(len(start)):
         s = max(start[i], t0)
         e = min(end[i], t1)
         if e > s:
             out[container[i], col[i]] += e - s
+            if exclusive and parent[i] >= 0:
+                out[container[i], col[parent[i]]] -= e - s
 
 
 @njit(cache=True)
@@ -88,14 +124,20 @@ def _columns(trace, kind):
 
 
 class Slicer:
-    """A trace's columns prepared for repeated slices."""
+    """A trace's columns prepared for repeated slices; `nested` "exclusive" (default)
+    or "inclusive" says how a state's time counts the states nested in it."""
 
-    def __init__(self, trace):
-        self.trace = trace
+    def __init__(self, trace, nested="exclusive"):
+        if nested not in NESTED:
+            raise OptionsError(f"nested time must be one of {', '.join(NESTED)}, "
+                               f"not {nested!r}")
+        self.trace, self.nested = trace, nested
         self.state_col, self.state_values = _columns(trace, Kind.STATE)
         self.event_col, self.event_values = _columns(trace, Kind.EVENT)
         st, ev = trace.states, trace.events
         self._st_col = self.state_col[st.value]
+        self._parent = (nesting_parents(trace) if nested == "exclusive"
+                        and len(st) and st.imbrication.max() > 0 else np.zeros(0, np.int64))
         self._ev_col = self.event_col[ev.value]
         ln = trace.links
         msg = np.flatnonzero(~platform_link_types(trace)[ln.type])  # messages only
@@ -114,7 +156,8 @@ class Slicer:
         n, nt = len(tr.containers), len(tr.types)
         st, var, ev = tr.states, tr.variables, tr.events
         states = np.zeros((n, len(self.state_values)))
-        _states(st.container, self._st_col, st.start, st.end, t0, t1, states)
+        _states(st.container, self._st_col, st.start, st.end, self._parent, t0, t1, states)
+        np.maximum(states, 0.0, out=states)  # rounding: a parent's time less its children's
         integral, covered = np.zeros((n, nt)), np.zeros((n, nt))
         _variables(var.container, var.type, var.start, var.end, var.value, t0, t1, integral,
                    covered)

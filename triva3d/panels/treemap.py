@@ -49,17 +49,20 @@ class TimeSliceTreemap:
     """The treemap of `trace` over `window` (t0, t1) at `level` (type name or depth;
     None: the leaves), aggregated with `how`, of `metric` cells (`values`: names to
     keep), laid out in a `width` x `height` box, in the colours of a 3D scene
-    (`palette`: its value and type colours; default: a scene's without overrides)."""
+    (`palette`: its value and type colours; default: a scene's without overrides);
+    states' seconds `nested` "exclusive" (default) or "inclusive" (see Slicer)."""
 
     def __init__(self, trace, window=None, level=None, how="sum", metric="state", values=None,
-                 width=1000.0, height=1000.0, pad=None, slicer=None, palette=None):
+                 width=1000.0, height=1000.0, pad=None, slicer=None, palette=None,
+                 nested="exclusive"):
         if metric not in METRICS:
             raise OptionsError(f"treemap metric must be one of {', '.join(METRICS)}, "
                                f"not {metric!r}")
         if how not in FUNCTIONS:
             raise OptionsError(f"aggregation must be one of {', '.join(FUNCTIONS)}, not {how!r}")
         self.trace, self.how, self.metric = trace, how, metric
-        slicer = slicer or Slicer(trace)
+        slicer = slicer if slicer is not None and slicer.nested == nested \
+            else Slicer(trace, nested)
         sl = slicer.slice(window)
         self.t0, self.t1 = sl.t0, sl.t1
         name = trace.names.display
@@ -101,6 +104,8 @@ class TimeSliceTreemap:
             rgb = np.array([LINK_RGB["out"], LINK_RGB["in"]], np.uint8)
         self.unit = {"state": "s", "event": "events", "variable": "value x s",
                      "link": "bytes" if slicer.has_sizes else "links"}[metric]
+        #: states' seconds say whether nested states' time is in their parents'
+        self.time_kind = f"; {slicer.nested} time" if metric == "state" else ""
         self.matrix, self.value_names = _grouped(matrix, names, values, trace)
         first = {n: i for i, n in reversed(list(enumerate(names)))}
         self.value_rgb = np.array([rgb[first[n]] for n in self.value_names],
@@ -208,7 +213,8 @@ class TimeSliceTreemap:
         drawn = np.unique(self.cell_col)
         return ([(keys.get(self.value_names[k], self.value_names[k]), self.value_rgb[k])
                  for k in drawn]
-                + [(f"area: {self.unit} ({self.how}), {self.t0:.6g} .. {self.t1:.6g}", None)])
+                + [(f"area: {self.unit} ({self.how}{self.time_kind}), {self.t0:.6g} .. "
+                    f"{self.t1:.6g}", None)])
 
     def label_rgb(self, nodes):
         """Black or white (0 or 255), whichever contrasts more with the cell under
