@@ -22,7 +22,8 @@ from numpy.lib import format as npformat
 from .output import atomic
 from .trace import SCHEMA, Names, Table, Trace, check
 
-FORMAT = 3  # 2: OTF2 locations sharing a name are named GROUP / NAME; 3: inode, ctime
+FORMAT = 4  # 2: OTF2 locations sharing a name are named GROUP / NAME; 3: inode, ctime;
+# 4: the time unit
 SUFFIX = ".t3dcache"
 
 
@@ -111,7 +112,8 @@ def _from_arrays(z, meta, trace_path):
     names = Names(z["names.arena"], z["names.offsets"])
     report = [tuple(r) for r in meta["report"]]
     return Trace(names, tables, z["type_colors"], z["value_colors"], trace_path, report,
-                 [f[0] for f in meta["files"]], meta.get("other_records"))
+                 [f[0] for f in meta["files"]], meta.get("other_records"), meta["time_unit"],
+                 meta["unit_note"])
 
 
 def write(trace, mode):
@@ -127,7 +129,8 @@ def write(trace, mode):
             arrays[f"{table}.extra.{name}"] = col
         extra[table] = list(t.extra)
     meta = {"format": FORMAT, "files": _stamp(trace.files), "extra": extra,
-            "report": trace.report, "other_records": trace.other_records}
+            "report": trace.report, "other_records": trace.other_records,
+            "time_unit": trace.time_unit, "unit_note": trace.unit_note}
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
     for p in paths(trace.files[0], mode):
         d = os.path.dirname(p)

@@ -11,10 +11,10 @@ def load(path, lenient=False, cache=True, progress=False):
 
     With `cache`, a Trace saved by an earlier load of the unchanged file is reused,
     and a fresh load is saved. `lenient` recovers from what PajeNG rejects and
-    lists every recovery in `trace.report`. A damaged cached copy is parsed again
-    and written over, said in `trace.notes`. `progress` (Pajé): True for a bar on
-    stderr, or f(bytes read, bytes in all). A pipe or FIFO is read once as Pajé,
-    without cache. Raises TraceError on bad input.
+    lists every recovery in `trace.report`. `trace.notes` holds its `unit_note` and
+    says where a damaged cached copy was parsed again and written over. `progress`
+    (Pajé): True for a bar on stderr, or f(bytes read, bytes in all). A pipe or
+    FIFO is read once as Pajé, without cache. Raises TraceError on bad input.
     """
     from .otf2 import anchor_of
     try:
@@ -26,7 +26,7 @@ def load(path, lenient=False, cache=True, progress=False):
         # first block), no cache (no stamps)
         from .paje.reader import read_paje
         trace = read_paje(path, lenient=lenient, progress=progress)
-        trace.from_cache, trace.notes = False, []
+        trace.from_cache, trace.notes = False, _notes(trace)
         return trace
     anchor = anchor_of(path)
     path = anchor if anchor else path
@@ -35,7 +35,7 @@ def load(path, lenient=False, cache=True, progress=False):
     if cache:
         trace = _cache.read(path, mode, damaged)
         if trace is not None:
-            trace.from_cache = True
+            trace.from_cache, trace.notes = True, _notes(trace)
             return trace
     if anchor:
         from .otf2.reader import read_otf2
@@ -44,7 +44,12 @@ def load(path, lenient=False, cache=True, progress=False):
         from .paje.reader import read_paje
         trace = read_paje(path, lenient=lenient, progress=progress)
     trace.from_cache = False
-    trace.notes = [f"{p}: the cached copy could not be read; parsed again" for p in damaged]
+    trace.notes = _notes(trace) + [f"{p}: the cached copy could not be read; parsed again"
+                                   for p in damaged]
     if cache:
         _cache.write(trace, mode)
     return trace
+
+
+def _notes(trace):
+    return [trace.unit_note] if trace.unit_note else []

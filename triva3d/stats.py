@@ -11,8 +11,9 @@ TABLE = {Kind.STATE: "states", Kind.EVENT: "events", Kind.VARIABLE: "variables",
          Kind.LINK: "links"}
 
 
-def summary(trace, load_seconds=None):
-    """Counts per type and per value, time span, memory, recoveries: a JSON-able dict."""
+def summary(trace, load_seconds=None, time_unit=None):
+    """Counts per type and per value, time span, memory, recoveries: a JSON-able
+    dict, saying the unit its times are in: `time_unit`, else the trace's (Trace.unit)."""
     nt = len(trace.types)
     per_type = {Kind.CONTAINER: np.bincount(trace.containers.type, minlength=nt)}
     for kind, table in TABLE.items():
@@ -47,7 +48,7 @@ def summary(trace, load_seconds=None):
         types.append(entry)
     return {
         "source": trace.source,
-        "start": trace.start_time, "end": trace.end_time,
+        "start": trace.start_time, "end": trace.end_time, "time_unit": trace.unit(time_unit),
         "counts": {"containers": len(trace.containers) - 1, "states": len(trace.states),
                    "variables": len(trace.variables), "links": len(trace.links),
                    "events": len(trace.events), "types": nt - 1},
@@ -79,9 +80,10 @@ def _bytes(n):
 
 def render(s):
     """The summary as indented text."""
-    c = s["counts"]
+    c, unit = s["counts"], s["time_unit"]
     lines = [f"trace      {s['source']}",
-             f"time span  {s['start']:.9g} .. {s['end']:.9g} s ({s['end'] - s['start']:.9g} s)",
+             f"time span  {s['start']:.9g} .. {s['end']:.9g} {unit} "
+             f"({s['end'] - s['start']:.9g} {unit})",
              f"entities   {c['containers']} containers, {c['states']} states, "
              f"{c['variables']} variable pieces, {c['links']} links, {c['events']} events",
              f"memory     {_bytes(s['memory_bytes'])}"]
@@ -103,7 +105,7 @@ def render(s):
         lines.append("  " * (depth + 1) + label)
         values = sorted(t.get("values", []), key=lambda v: -v["count"])
         for v in values[:SHOWN_VALUES]:
-            extra = f", {v['time']:.6g} s" if "time" in v else ""
+            extra = f", {v['time']:.6g} {unit}" if "time" in v else ""
             lines.append("  " * (depth + 3) + f"{v['name']}: {v['count']}{extra}")
         if len(values) > SHOWN_VALUES:
             lines.append("  " * (depth + 3) + f"... {len(values) - SHOWN_VALUES} more values "

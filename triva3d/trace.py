@@ -2,7 +2,8 @@
 
 Names are interned: every string column holds integer codes into `Trace.names`.
 Names keep the bytes written in the trace (quotes included), as PajeNG does; use
-`Names.display` for a label without the quotes. Time columns are float64 seconds.
+`Names.display` for a label without the quotes. Time columns are float64, in the
+trace's `time_unit` (seconds unless its producer wrote another unit).
 """
 from collections import namedtuple
 from enum import IntEnum
@@ -146,6 +147,8 @@ REFERENCES = {
     ("events", "value"): ("values", False)}
 NAME_COLUMNS = ("name", "alias", "key")
 TIME_COLUMNS = ("start", "end", "time")
+#: Units a trace's times can be in.
+TIME_UNITS = ("s", "ms", "us", "ns", "cycles")
 
 
 def check(trace):
@@ -201,6 +204,8 @@ def check(trace):
         return "a state has a negative imbrication"
     if len(trace.type_colors) != sizes["types"] or len(trace.value_colors) != sizes["values"]:
         return "the colour tables do not match the types and values"
+    if trace.time_unit not in TIME_UNITS:
+        return "the time unit is not one of " + ", ".join(TIME_UNITS)
     return None
 
 
@@ -216,11 +221,14 @@ class Trace:
     float32 arrays (NaN where the trace gave no colour). `report` lists what a
     lenient load recovered from, as (what, count, first line). `other_records`
     counts the records of the source that the Trace does not hold, by kind.
+    `time_unit` is the unit its times are in (one of TIME_UNITS), as the reader
+    found it; `unit_note` says why, where it is not seconds.
     """
 
     def __init__(self, names, tables, type_colors, value_colors, source="", report=(),
-                 files=(), other_records=None):
+                 files=(), other_records=None, time_unit="s", unit_note=None):
         self.names = names
+        self.time_unit, self.unit_note = time_unit, unit_note
         self.source = source
         self.files = list(files) or [source]
         self.report = list(report)
@@ -334,6 +342,11 @@ class Trace:
         if base.endswith(".otf2"):
             return os.path.join(os.path.basename(os.path.dirname(self.source)), base)
         return base
+
+    def unit(self, override=None):
+        """The unit its times read in: `override` (a person's choice) when given,
+        else `time_unit`."""
+        return override or self.time_unit
 
     @property
     def start_time(self):

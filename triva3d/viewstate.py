@@ -13,12 +13,12 @@ import weakref
 from dataclasses import dataclass, field, fields
 
 from .errors import OptionsError, TraceError
+from .trace import TIME_UNITS
 
 BASES = ("topology", "appgraph", "treemap", "timeline")
 #: Graphviz layout programs.
 PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
 DETAILS = ("auto", "exact", "lod")
-TIME_UNITS = ("s", "ms", "us", "ns", "cycles")
 #: Named views: (azimuth, elevation) in degrees. Azimuth 0 looks from the front
 #: (-y) towards +y; positive azimuths turn to the right (+x); elevation 90 looks down.
 VIEWS = {"iso": (35.0, 30.0), "top": (0.0, 90.0), "side": (0.0, 0.0), "timeline": (0.0, 0.0)}
@@ -258,7 +258,7 @@ CHECKS = {
     "view": _view,
     "camera": _camera,
     "selection": _selection,
-    "time_unit": _choice("time unit", TIME_UNITS),
+    "time_unit": _choice("time unit", TIME_UNITS, optional=True),
     "now": _time,
     "unfold": _flag("unfold"),
     "particles": _choice("particles", PARTICLES, optional=True),
@@ -299,8 +299,9 @@ class ViewState:
     (Graphviz), `mapping` (CSV), `pattern` (regex), `level` (appgraph), `metric`
     (treemap leaf size). Time: `window` (t0, t1) or None (from the first to the
     last thing drawn),
-    `scale` (height of the window over the base's larger side), `time_unit` (how
-    trace times read). Drawing: `detail`, `link_opacity`, `labels`. Filters:
+    `scale` (height of the window over the base's larger side), `time_unit` (the
+    unit trace times read in; None: the trace's own, see Trace.unit). Drawing:
+    `detail`, `link_opacity`, `labels`. Filters:
     `hidden` (value or type names not drawn), `containers` (names whose subtrees
     alone are drawn; None: all), `colors` (name -> #rrggbb), `variables` (variable
     type -> capacity, hide, max or a capacity type: see analysis.roles). Camera: `view` (a
@@ -332,7 +333,7 @@ class ViewState:
     view: str = "iso"
     camera: Camera = None
     selection: dict = None
-    time_unit: str = "s"
+    time_unit: str = None
     now: float = None
     unfold: bool = False
     particles: str = None

@@ -7,6 +7,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..viewstate import BASES, DETAILS, PROGRAMS, TIME_UNITS
 from .strip import Strip
 
+#: The time unit choice that leaves the unit to the trace (ViewState.time_unit None).
+TRACE_UNIT = "the trace's"
+
 
 def _blocked(widget, set_value):
     widget.blockSignals(True)
@@ -111,7 +114,8 @@ class BaseDock(Dock):
         self.opacity.setRange(0, 100)
         self.opacity.valueChanged.connect(lambda v: setattr(s, "link_opacity", v / 100))
         self.detail = self._combo(DETAILS, lambda v: setattr(s, "detail", v))
-        self.unit = self._combo(TIME_UNITS, lambda v: setattr(s, "time_unit", v))
+        self.unit = self._combo((TRACE_UNIT,) + TIME_UNITS, lambda v: setattr(
+            s, "time_unit", None if v == TRACE_UNIT else v))
         self.labels = QtWidgets.QCheckBox("names")
         self.labels.toggled.connect(lambda v: setattr(s, "labels", v))
         views = QtWidgets.QHBoxLayout()
@@ -142,7 +146,7 @@ class BaseDock(Dock):
                          (self.scale, lambda: self.scale.setValue(s.scale)),
                          (self.opacity, lambda: self.opacity.setValue(round(100 * s.link_opacity))),
                          (self.detail, lambda: self.detail.setCurrentText(s.detail)),
-                         (self.unit, lambda: self.unit.setCurrentText(s.time_unit)),
+                         (self.unit, lambda: self.unit.setCurrentText(s.time_unit or TRACE_UNIT)),
                          (self.labels, lambda: self.labels.setChecked(s.labels))):
             _blocked(w, value)
         import os

@@ -8,6 +8,7 @@ from . import defs as D
 from . import kernel as K
 from .simulator import SimState
 from ..errors import TraceError
+from ..trace import Kind
 
 CHUNK = 16 << 20
 #: Longest line read (a file without newlines would grow a buffer without bound).
@@ -16,6 +17,12 @@ MAX_LINE = 64 << 20
 PYLINE = ("tokens", "arena", "values")
 #: Deepest chain of files including one another (PajeTraceFile).
 MAX_INCLUDES = 64
+#: Producers whose Pajé times are not seconds, told by types every version of
+#: them defines: (name, unit, container type -> its parent's type, state types).
+#: StarPU's FxT-to-Pajé converter writes FxT's nanoseconds / 1e6: milliseconds.
+PRODUCERS = (("StarPU", "ms", {"Memory Node": "Program"}, {"Thread State",
+                                                             "Memory Node State"}),)
+UNIT_WORDS = {"ms": "milliseconds"}
 
 
 def read_paje(path, lenient=False, progress=False):
@@ -29,7 +36,24 @@ def read_paje(path, lenient=False, progress=False):
               disable=not progress or report is not None, leave=False, desc="reading") as bar:
         bar.report, bar.read = report, 0  # (a disabled bar counts nothing)
         _read_file(sim, path, [], bar)
-    return sim.finish(path)
+    trace = sim.finish(path)
+    trace.time_unit, trace.unit_note = recorded_unit(trace)
+    return trace
+
+
+def recorded_unit(trace):
+    """(unit, note) of a Pajé trace's times: the unit its producer writes, when its
+    type hierarchy names one of PRODUCERS (note: why), else ("s", None)."""
+    ty = trace.types
+    names = trace.names.displays(ty.name)
+    kinds = ty.kind.tolist()
+    parent = {n: names[p] if p >= 0 else None
+              for n, p, k in zip(names, ty.parent.tolist(), kinds) if k == Kind.CONTAINER}
+    states = {n for n, k in zip(names, kinds) if k == Kind.STATE}
+    for producer, unit, containers, state_types in PRODUCERS:
+        if all(parent.get(c, 0) == p for c, p in containers.items()) and state_types <= states:
+            return unit, f"{producer} trace: times read as {UNIT_WORDS[unit]}"
+    return "s", None
 
 
 def _read_file(sim, path, chain, bar):

@@ -80,7 +80,8 @@ class Scene:
             self.geometry.update(state)
             self._entities(_line_opacity(state))
         if geometry or changed & {"time_unit", "now"} or not self._applied.get("titled"):
-            self.overlay.set_frame(self.geometry.frame, state.time_unit, self._title(state))
+            unit = self.trace.unit(state.time_unit)
+            self.overlay.set_frame(self.geometry.frame, unit, self._title(state, unit))
         if geometry or changed & {"now", "particles", "heat"}:
             self._movie(state)
         if geometry or "selection" in changed:
@@ -226,13 +227,13 @@ class Scene:
     def props(self):
         return [p for props in self._slots.values() for p in props] + self.overlay.props
 
-    def _title(self, state):
+    def _title(self, state, unit):
         g = self.geometry
         base = (os.path.basename(state.topology) if state.topology and state.base != "appgraph"
                 else {"appgraph": "communication graph"}.get(g.layout.base, g.layout.base))
         now = "" if state.now is None else f"   now {state.now:.6g}"
         return (f"{self.trace.name}   {g.frame.t0:.6g} .. {g.frame.t1:.6g} "
-                f"{state.time_unit}{now}   on {base}")
+                f"{unit}{now}   on {base}")
 
     # -- camera-dependent forms ----------------------------------------------------------
     def fit_view(self, renderer):
@@ -320,8 +321,12 @@ class Scene:
         self.renderers.remove(renderer)
 
     def pick(self, proj, x, y):
-        """What is under display point (x, y) (see pick.pick)."""
-        return pick.pick(self.geometry, proj, x, y)
+        """What is under display point (x, y) (see pick.pick), with the unit its
+        times are in."""
+        out = pick.pick(self.geometry, proj, x, y)
+        if out is not None and out["kind"] not in ("node", "edge"):
+            out["time_unit"] = self.overlay.unit
+        return out
 
 
 def _boxes(boxes, rgb):
