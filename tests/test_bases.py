@@ -481,3 +481,65 @@ def test_treemap_sizes_near_the_float_limit_keep_their_proportions():
     areas = rects[1:, 2] * rects[1:, 3]
     np.testing.assert_allclose(areas / 100.0, [0.4, 0.4, 0.2])
     assert value[1] == 1e308 and np.isinf(value[0])   # the true total does not fit a double
+
+
+# Issue 25.5: SMPI names its ranks rank-N; small_platform.xml has links named 0, 1, 2.
+RANKS = HEADER + """\
+0 P 0 "MPI"
+2 S P "MPI_STATE"
+6 0 r0 P 0 "rank-0"
+6 0 r1 P 0 "rank-1"
+6 0 r2 P 0 "rank-2"
+"""
+
+
+def test_a_pattern_puts_ranks_on_hosts_not_on_links(data, trace_file):
+    """--pattern 'rank-(\\d)' put the ranks on the links named 0, 1, 2 without a word:
+    they stay off nodes that are not hosts, and the report says so."""
+    tr = load(trace_file(RANKS), cache=False)
+    topo = data / "platforms" / "small_platform.xml"
+    platform = read_topology(str(topo))
+    assert platform.kinds[platform.index["0"]] == "link"
+    lay = make_layout(tr, topology=str(topo), pattern=r"rank-(\d)", use_cache=False)
+    assert (lay.node[1:] < 0).all()
+    assert lay.report["kept off other kinds"] == 3
+    assert any(line.startswith("kept off nodes that are not hosts: 3") for line in lay.summary())
+
+
+def test_simgrid_hostfile_and_deployment_as_mapping(data, trace_file, tmp_path):
+    tr = load(trace_file(RANKS), cache=False)
+    topo = data / "platforms" / "small_platform.xml"
+    hostfile = tmp_path / "hostfile"
+    hostfile.write_text("Tremblay\n# a comment\nJupiter:2\nFafard\n")
+    deploy = tmp_path / "deploy.xml"
+    deploy.write_text("""<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <actor host="Ginette" function="2"><prop id="rank" value="2"/></actor>
+  <actor host="Bourassa" function="0"><prop id="rank" value="0"/></actor>
+  <actor host="Fafard" function="1"><prop id="rank" value="1"/></actor>
+</platform>
+""")
+    for mapping, want in ((hostfile, ["Tremblay", "Jupiter", "Jupiter"]),
+                          (deploy, ["Bourassa", "Fafard", "Ginette"])):
+        lay = make_layout(tr, topology=str(topo), mapping=str(mapping), use_cache=False)
+        got = [lay.node_names[lay.node[tr.find("containers", f"rank-{i}")[0]]] for i in range(3)]
+        assert got == want
+        assert lay.report["on kinds"] == {"host": 3}
+        assert "on node kinds: host 3" in lay.summary()
+    hostfile.write_text("Tremblay\nNowhere\n")
+    with pytest.raises(TraceError, match=r"hostfile:2: no node 'Nowhere' in the topology"):
+        make_layout(tr, topology=str(topo), mapping=str(hostfile), use_cache=False)
+    deploy.write_text("<platform><actor host='Tremblay'>")
+    with pytest.raises(TraceError, match="not a SimGrid deployment"):
+        make_layout(tr, topology=str(topo), mapping=str(deploy), use_cache=False)
+
+
+def test_a_simgrid_trace_keeps_its_links_on_its_link_nodes(data):
+    """The platform trace's LINK containers are matched by name to the link nodes of
+    the same trace (their own kind): nothing is kept off."""
+    path = data / "paje" / "simu-mardi.trace"
+    tr = load(path)
+    lay = make_layout(tr, topology=str(path))
+    assert lay.report["kept off other kinds"] == 0
+    assert lay.report["on kinds"] == {"host": 101, "link": 203, "router": 1}  # as stats counts

@@ -5,12 +5,13 @@ Rectangles everywhere are (centre x, centre y, width, height) in base units
 (Graphviz points for graphs, the requested size for treemaps).
 """
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import numpy as np
 from numba import njit
 
 from ..analysis.roles import drawn_containers
-from . import matcher
+from . import matcher, routing
 from .compact import compact_layout
 from .topology import EdgeAttrs
 from ..errors import OptionsError
@@ -45,6 +46,8 @@ class Layout:
     node_attrs: list = field(default_factory=list)  # per graph node: its fields (dicts)
     unplaced_area: tuple = None
     report: dict = field(default_factory=dict)
+    #: on a topology: route(node a, node b) -> the node indices between (routing.route)
+    route: object = None
 
     @property
     def bounds(self):
@@ -140,19 +143,36 @@ class Layout:
             if self.unplaced:
                 lines.append(f"unplaced: {self.unplaced} (shown beside the base), e.g. "
                              + ", ".join(r["unplaced examples"]))
+            if r.get("on kinds"):
+                lines.append("on node kinds: " + ", ".join(f"{k} {v}" for k, v in
+                                                           r["on kinds"].items()))
+            if r.get("kept off other kinds"):
+                lines.append(f"kept off nodes that are not hosts: {r['kept off other kinds']} "
+                             "(a pattern or name matched a link, router or switch; a mapping "
+                             "can put them there), e.g. " + ", ".join(r["kept off examples"]))
             if r["unused mapping rows"]:
                 lines.append(f"mapping rows naming no container: {r['unused mapping rows']}, "
                              "e.g. " + ", ".join(r["unused mapping examples"]))
         return lines
 
 
-def _report(trace, rule, unused, examples=5):
+def _report(trace, rule, unused, node=None, node_kinds=None, kept_off=(), examples=5):
     counts = {name: int((rule[1:] == i).sum()) for i, name in enumerate(matcher.RULES)}
     lost = np.flatnonzero(rule == matcher.R_UNPLACED)
     lost = lost[lost > 0]
-    return {"containers": len(rule) - 1, "by rule": counts,
-            "unplaced examples": [trace.display_name("containers", c) for c in lost[:examples]],
-            "unused mapping rows": len(unused), "unused mapping examples": unused[:examples]}
+    out = {"containers": len(rule) - 1, "by rule": counts,
+           "unplaced examples": [trace.display_name("containers", c) for c in lost[:examples]],
+           "unused mapping rows": len(unused), "unused mapping examples": unused[:examples]}
+    if node_kinds is not None:  # where the direct rules put containers, by node kind
+        direct = np.flatnonzero(np.isin(rule, (matcher.R_MAPPING, matcher.R_PATTERN,
+                                               matcher.R_NAME)) & (node >= 0))
+        kinds, count = np.unique(np.array(node_kinds, dtype=object)[node[direct]]
+                                 if len(direct) else np.zeros(0, object), return_counts=True)
+        out["on kinds"] = {str(k): int(c) for k, c in zip(kinds, count)}
+        out["kept off other kinds"] = len(kept_off)
+        out["kept off examples"] = [trace.display_name("containers", c)
+                                    for c in kept_off[:examples]]
+    return out
 
 
 def on_graph(trace, topo, base="topology", program=None, mapping=None, pattern=None,
@@ -164,7 +184,8 @@ def on_graph(trace, topo, base="topology", program=None, mapping=None, pattern=N
     not by name); a node's square side grows with the square root of the
     containers it holds (as in Triva)."""
     rows = matcher.read_mapping(mapping, topo.index) if mapping else None
-    node, rule, unused = matcher.match(trace, topo.index, rows, pattern, containers)
+    node, rule, unused, kept_off = matcher.match(trace, topo.index, rows, pattern, containers,
+                                                 node_kinds=topo.kinds)
     _, _, count = matcher.cells_per_node(trace, node, len(topo))
     sizes = UNIT * np.sqrt(np.maximum(count, 1))
     drawn = np.zeros(len(topo), bool)
@@ -182,27 +203,33 @@ def on_graph(trace, topo, base="topology", program=None, mapping=None, pattern=N
                   edge_bandwidth=topo.bandwidth, edge_latency=topo.latency,
                   edge_attrs=topo.edge_attrs, node_attrs=list(topo.node_attrs),
                   unplaced_area=area,
-                  report=_report(trace, rule, unused))
+                  report=_report(trace, rule, unused, node, topo.kinds, kept_off),
+                  route=partial(routing.route, topo) if base == "topology" else None)
 
 
-@njit(cache=True)
 def _nearest(p):
     """Distance from each point to its nearest other point (a grid of cells about
     as large as the mean spacing; the ring of cells around grows until a point is
-    found and the ring is farther than the best one)."""
+    found and the ring is farther than the best one). The grid is numpy's, the
+    search numba's (numba's sort would triple the kernel's first compile)."""
     n = len(p)
-    out = np.full(n, np.inf)
     if n < 2:
-        return out
-    lo0, lo1 = p[:, 0].min(), p[:, 1].min()
-    span = max(p[:, 0].max() - lo0, p[:, 1].max() - lo1, 1e-9)
+        return np.full(n, np.inf)
+    lo = p.min(axis=0)
+    span = max(float((p.max(axis=0) - lo).max()), 1e-9)
     g = max(1, int(np.sqrt(n)))
     cell = span / g + 1e-12
-    cx = np.minimum(((p[:, 0] - lo0) / cell).astype(np.int64), g - 1)
-    cy = np.minimum(((p[:, 1] - lo1) / cell).astype(np.int64), g - 1)
+    cx, cy = np.minimum(((p - lo) / cell).astype(np.int64), g - 1).T.copy()
     key = cx * g + cy
     order = np.argsort(key)
     start = np.searchsorted(key[order], np.arange(g * g + 1))
+    return _nearest_in_grid(p, cx, cy, g, cell, order, start)
+
+
+@njit(cache=True)
+def _nearest_in_grid(p, cx, cy, g, cell, order, start):
+    n = len(p)
+    out = np.empty(n)
     for i in range(n):
         best = np.inf
         r = 0
@@ -277,7 +304,7 @@ def on_hierarchy(trace, path, mapping=None, pattern=None, width=1000.0, height=1
     for i, name in enumerate(names):
         index.setdefault(name, i)
     rows = matcher.read_mapping(mapping, index) if mapping else None
-    node, rule, unused = matcher.match(trace, index, rows, pattern)
+    node, rule, unused, _ = matcher.match(trace, index, rows, pattern)
     side = np.minimum(rects[:, 2], rects[:, 3])
     x, y, w, h, rule, area = matcher.arrange(trace, node, rule, rects[:, :2], side)
     return Layout(base="treemap", x=x, y=y, w=w, h=h, node=node, rule=rule, node_names=names,

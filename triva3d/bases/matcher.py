@@ -1,14 +1,20 @@
 """The entity matcher: which base node each container stands on, and where.
 
-Rules, first that applies: an explicit mapping file (`container,node` CSV), a user
-pattern (a regex whose group `node`, else group 1, names the node), the container's
-exact name, its nearest placed ancestor's node. A container that matches nothing
-but has placed descendants covers their bounding box ("descendants"); the rest are
-unplaced: reported and put in a visible area beside the base, never dropped.
+Rules, first that applies: an explicit mapping file (`container,node` CSV, a
+SimGrid hostfile or deployment), a user pattern (a regex whose group `node`, else
+group 1, names the node), the container's exact name, its nearest placed ancestor's
+node. A pattern or a name puts containers on hosts (or untyped nodes) only: a link,
+router or switch node takes the containers of its own kind (a SimGrid trace's LINK
+containers) and those a mapping puts there; what a pattern or name would have put
+elsewhere is reported. A container that matches nothing but has placed descendants
+covers their bounding box ("descendants"); the rest are unplaced: reported and put
+in a visible area beside the base, never dropped.
 """
 import csv
 import io
 import math
+import re
+import xml.etree.ElementTree as ET
 
 import numpy as np
 from numba import njit
@@ -19,12 +25,27 @@ RULES = ("unplaced", "mapping", "pattern", "name", "ancestor", "descendants")
 R_UNPLACED, R_MAPPING, R_PATTERN, R_NAME, R_ANCESTOR, R_DESCENDANTS = range(6)
 
 
+#: Node kinds that a pattern or a name places any container on.
+HOST_KINDS = ("host", "node")
+#: The rank names of SimGrid's SMPI traces, as a hostfile or deployment places them.
+RANK_NAME = "rank-{}"
+
+
 def read_mapping(path, node_index):
-    """A `container,node` CSV (`#` comments; a first row naming those columns is
-    allowed) as a dict of container name -> node index; unknown nodes are errors."""
+    """A mapping file as a dict of container name -> node index; unknown nodes are
+    errors. Accepted: a `container,node` CSV (`#` comments; a first row naming those
+    columns is allowed); a SimGrid hostfile (one host a line, `host:N` for N ranks:
+    rank i on the i-th); a SimGrid deployment XML (its actors in order, or by their
+    `rank` property). Ranks are SMPI's container names, `rank-I`."""
+    text = read_text(path, "the mapping")
+    if text.lstrip().startswith("<"):
+        return _deployment(path, text, node_index)
+    lines = [ln.strip() for ln in text.splitlines()]
+    if not any("," in ln for ln in lines if not ln.startswith("#")):
+        return _hostfile(path, lines, node_index)
     out, lines = {}, {}
     first = True
-    rows = csv.reader(io.StringIO(read_text(path, "the mapping"), newline=""))
+    rows = csv.reader(io.StringIO(text, newline=""))
     while True:
         try:
             row = next(rows)
@@ -48,6 +69,54 @@ def read_mapping(path, node_index):
             raise TraceError(path, rows.line_num, f"{container!r} is mapped again (first at "
                              f"line {lines[container]})")
         out[container], lines[container] = node_index[node], rows.line_num
+
+
+def _host(path, line, name, node_index):
+    if name not in node_index:
+        raise TraceError(path, line, f"no node {name!r} in the topology")
+    return node_index[name]
+
+
+def _hostfile(path, lines, node_index):
+    """SimGrid's hostfile (smpirun -hostfile): rank i on the i-th host, a line
+    `host:N` holding N consecutive ranks."""
+    out = {}
+    for number, line in enumerate(lines, 1):
+        if not line or line.startswith("#"):
+            continue
+        m = re.fullmatch(r"(.+?)(?::(\d+))?", line)
+        host, count = m.group(1).strip(), int(m.group(2) or 1)
+        if count > 1_000_000:
+            raise TraceError(path, number, f"{count} ranks on one host: at most 1000000")
+        j = _host(path, number, host, node_index)
+        for _ in range(count):
+            out[RANK_NAME.format(len(out))] = j
+    return out
+
+
+def _deployment(path, text, node_index):
+    """SimGrid's deployment XML: each `actor` (or `process`) element is a rank, in
+    document order unless it has a `rank` property (as smpirun writes)."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as e:
+        raise TraceError(path, e.position[0], f"not a SimGrid deployment (XML): {e}") from None
+    out = {}
+    actors = [e for e in root.iter() if e.tag in ("actor", "process")]
+    if not actors:
+        raise TraceError(path, None, "a deployment without any actor element")
+    for i, e in enumerate(actors):
+        rank = next((p.get("value") for p in e.iter("prop") if p.get("id") == "rank"), None)
+        if rank is not None and not rank.isdigit():
+            raise TraceError(path, None, f"actor {i}: rank {rank!r} is not a number")
+        host = e.get("host")
+        if host is None:
+            raise TraceError(path, None, f"actor {i} has no host attribute")
+        name = RANK_NAME.format(int(rank) if rank is not None else i)
+        if name in out:
+            raise TraceError(path, None, f"{name} is deployed twice")
+        out[name] = _host(path, None, host, node_index)
+    return out
 
 
 def compile_pattern(pattern):
@@ -108,10 +177,32 @@ def _inherit(parent, node, rule):
             rule[c] = 4  # R_ANCESTOR
 
 
-def match(trace, node_index, mapping=None, pattern=None, containers=None):
-    """Node index (-1: none) and rule (index into RULES) of every container;
+def host_kinds_only(trace, node, rule, node_kinds):
+    """Unplace what a pattern or a name put on a node that is neither a host nor of
+    the container's own kind (a rank on the link '0'); returns those containers."""
+    kinds = sorted(set(node_kinds))
+    kind_code = np.array([kinds.index(k) for k in node_kinds] + [-1], np.int64)
+    hostlike = np.array([k in HOST_KINDS for k in node_kinds] + [True])
+    lowered = {k.lower(): i for i, k in enumerate(kinds)}
+    type_kind = np.array([lowered.get(trace.type_name(t).strip('"').lower(), -2)
+                          for t in range(len(trace.types))], np.int64)
+    on = node.copy()
+    on[on < 0] = len(node_kinds)
+    wrong = ((rule == R_PATTERN) | (rule == R_NAME)) & ~hostlike[on] \
+        & (kind_code[on] != type_kind[trace.containers.type])
+    out = np.flatnonzero(wrong)
+    node[out], rule[out] = -1, R_UNPLACED
+    return out
+
+
+def match(trace, node_index, mapping=None, pattern=None, containers=None, node_kinds=None):
+    """Node index (-1: none) and rule (index into RULES) of every container, the
+    mapping keys no container used, and the containers kept off nodes that are not
+    hosts (`node_kinds`: the kind of each node; None: any node takes any container);
     `containers` (the container of each node) replaces matching by name."""
     node, rule, unused = direct_matches(trace, node_index, mapping, pattern)
+    kept_off = (host_kinds_only(trace, node, rule, node_kinds) if node_kinds is not None
+                else np.zeros(0, np.int64))
     if containers is not None:
         by_name = rule == R_NAME
         node[by_name], rule[by_name] = -1, R_UNPLACED
@@ -119,7 +210,7 @@ def match(trace, node_index, mapping=None, pattern=None, containers=None):
         node[containers[free]] = np.flatnonzero(free)
         rule[containers[free]] = R_NAME
     _inherit(trace.containers.parent, node, rule)
-    return node, rule, unused
+    return node, rule, unused, kept_off
 
 
 @njit(cache=True)
