@@ -92,17 +92,23 @@ def test_the_brush_sets_the_window(qtbot):
 
 
 def test_a_click_picks_the_state_drawn_there(qtbot):
-    """From above, a column's top shows the state that ends last on it (worked out
-    from the Trace); a click there shows that state in the details dock and
-    outlines it."""
+    """From above, a column's top shows the value that takes most of the time of
+    its highest stack of states; a click there shows that value's longest state in
+    the stack (worked out from the Trace) in the details dock and outlines it."""
     w = opened(qtbot, view="top", labels=False, **BASE)
     g, lay, st = w.geometry, w.view.layout, w.trace.states
     proj = w.view.projection
     w.view.render()
     c = int(w.trace.find("containers", "rank-5")[0])
     rows = g.state_rows[st.container[g.state_rows] == c]
-    top = rows[np.lexsort((st.imbrication[rows], np.minimum(st.end[rows], g.frame.t1)))[-1]]
-    lane = g.cols.of_state[top]
+    end = np.minimum(st.end[rows], g.frame.t1)
+    time = end - np.maximum(st.start[rows], g.frame.t0)
+    last = rows[np.lexsort((st.imbrication[rows], end))[-1]]
+    lane = g.cols.of_state[last]
+    stack = (g.cols.of_state[rows] == lane) & (st.imbrication[rows] == st.imbrication[last])
+    total = np.bincount(st.value[rows[stack]], weights=time[stack])
+    mine = stack & (st.value[rows] == np.argmax(total))
+    top = rows[mine][np.argmax(time[mine])]
     x, y, _, _ = g.cols.footprint(lay, [lane])
     px, py, _ = proj.to_display([[x[0], y[0], g.frame.height]])[0]
     h = w.interactor.height()

@@ -181,10 +181,10 @@ def test_big_geometry_is_drawn_in_chunks_and_the_same(small, monkeypatch):
     v = show(small, labels=False, detail="exact")
     many = v.render()
     g, slots = v.scene.geometry, v.scene._slots
-    assert len(slots["states"]) == -(-g.n_states // 500) > 1
+    assert len(slots["states"]) == -(-g.n_states // 500) + 1 > 2  # and the lids
     assert len(slots["events"]) == -(-len(g.event_rows) // 100) > 1
     assert sum(a.GetMapper().GetInput().GetNumberOfPoints() for a in slots["states"]) \
-        == 8 * g.n_states
+        == 8 * g.n_states + 4 * len(g.lids[0])
     assert (np.abs(one.astype(int) - many).max(axis=2) > 0).mean() < 2e-3
     drains = []
     monkeypatch.setattr(type(v.scene), "_drain", lambda self: drains.append(1))

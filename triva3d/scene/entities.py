@@ -14,6 +14,12 @@ takes the rows that intersect the window and clips them to it.
   edge of its footprint (WALL of it, at most MAX_WALL), behind them: seen from the
   front, its children stand before it.
 - Links: a line from (sender, start) to (receiver, end), centre to centre.
+- Tops: a column's states stand on one another, so seen from above only the top
+  of the last one shows, as large as the footprint however short that state (a
+  59 us MPI_Finalize roofing a whole run). Each stack of states (a lane, or one
+  depth of nesting in it) is closed instead by a lid in the colour of the value
+  that takes most of its time in the window (`dominant`): from above, a column
+  shows what it did most.
 - Events: a point at (container, time) on the front edge of its footprint.
 - Variables: usage profiles in lanes of their own (see profiles.py).
 """
@@ -178,3 +184,22 @@ def event_points(trace, layout, frame, rows):
     out = np.empty((len(c), 3), np.float32)
     out[:, 0], out[:, 1], out[:, 2] = layout.x[c], front(layout, c, 0.52), frame.z(ev.time[rows])
     return out
+
+
+def dominant(group, value, weight, size=None):
+    """For each group 0..n-1 of items (`group` dense ids, every one present): the
+    value of the most total `weight` in it (the lower value on a tie) and the
+    index of that value's largest item in the group (by `size`, else `weight`)."""
+    size = weight if size is None else size
+    nv = int(value.max()) + 1
+    keys, inv = np.unique(group.astype(np.int64) * nv + value, return_inverse=True)
+    total = np.bincount(inv, weights=weight)
+    g = keys // nv
+    best = np.lexsort((-total, g))
+    best = best[np.r_[True, g[best][1:] != g[best][:-1]]]  # one a group, in group order
+    win = np.zeros(len(keys), bool)
+    win[best] = True
+    items = np.flatnonzero(win[inv])
+    items = items[np.lexsort((-size[items], inv[items]))]
+    largest = items[np.r_[True, inv[items][1:] != inv[items][:-1]]]
+    return keys[best] % nv, largest

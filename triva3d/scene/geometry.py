@@ -180,6 +180,7 @@ class Geometry:
             shown &= st.start <= f.t1
         self.mode = ("lod" if state.detail == "lod"
                      or (state.detail == "auto" and n > self.exact_limit) else "exact")
+        self._lids = None
         if self.mode == "exact":
             self._state_rows, self._state_mask = np.flatnonzero(shown), None
             del shown
@@ -350,6 +351,7 @@ class Geometry:
         if n_bins == getattr(self, "texel_bins", None) and not force:
             return False
         self.texel_bins = n_bins
+        self._lids = None
         return True
 
     def _texel_args(self):
@@ -384,8 +386,13 @@ class Geometry:
         return changed
 
     def lod_mesh(self):
-        """(points, quads, texture coordinates, atlas image) of the columns."""
-        index, width = lod.atlas(self.texels)
+        """(points, quads, texture coordinates, atlas image) of the columns (open at
+        the top: see lids)."""
+        texels = self.texels
+        if self._lids is None:
+            self._lids = self._lod_lids(texels)
+        index, width = lod.atlas(texels)
+        del texels
         st = self.trace.states
         img = lod.texel_colors(index, st.value, self.value_rgb)
         if self.now is not None:
@@ -395,6 +402,48 @@ class Geometry:
         pts, quads, tc = lod.columns(c[:, 0], c[:, 1], c[:, 2], c[:, 3], self.cut.height,
                                      self.texel_bins, width)
         return pts, quads, tc, img
+
+    # -- the columns' tops ------------------------------------------------------------
+    @property
+    def lids(self):
+        """(boxes (n, 5): x0 x1 y0 y1 z, rgb, Trace rows) of the lids that close the
+        stacks of states from above, each in the colour of the value taking most of
+        its stack's time in the window (see entities.dominant), its row that value's
+        longest state there (what picking it gives): one a (lane, depth of nesting)
+        just above its highest box when exact, one a column at its top in level of
+        detail (the value of most of its texels)."""
+        if self._lids is None:
+            self._lids = self._exact_lids() if self.mode == "exact" else self._lod_lids(
+                self.texels)
+        return self._lids
+
+    def _exact_lids(self):
+        st, f, rows, b = self.trace.states, self.cut, self.state_rows, self.bars
+        if not len(rows):
+            return np.zeros((0, 5)), np.zeros((0, 3), np.uint8), rows
+        stack = self.cols.of_rows(rows).astype(np.int64) * 2**16 + st.imbrication[rows]
+        stacks, group = np.unique(stack, return_inverse=True)
+        time = np.minimum(st.end[rows], f.t1) - np.maximum(st.start[rows], f.t0)
+        value, item = entities.dominant(group, st.value[rows], time)
+        order = np.argsort(group, kind="stable")
+        top = np.maximum.reduceat(b[order, 5], np.searchsorted(group[order],
+                                                               np.arange(len(stacks))))
+        del order
+        lids = np.c_[b[item, :4], top + entities.LIFT * f.height / 2]
+        return lids, self.value_rgb[value], rows[item]
+
+    def _lod_lids(self, texels):
+        st = self.trace.states
+        cols, bins = np.nonzero(texels >= 0)
+        if not len(cols):
+            return np.zeros((0, 5)), np.zeros((0, 3), np.uint8), cols
+        rows = texels[cols, bins]
+        del bins
+        value, item = entities.dominant(np.unique(cols, return_inverse=True)[1],
+                                        st.value[rows], np.ones(len(rows)),
+                                        st.end[rows] - st.start[rows])
+        c = self.columns[np.unique(cols)]
+        return np.c_[c[:, :4], c[:, 5]], self.value_rgb[value], rows[item]
 
     def texel_row(self, column, z):
         """The Trace row shown by drawn column `column` at height z (-1: none)."""

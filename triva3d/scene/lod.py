@@ -123,27 +123,20 @@ def atlas(best):
 
 
 def columns(x0, x1, y0, y1, height, n_bins, width):
-    """Column boxes from 0 to `height` textured from the atlas: sides span their
-    texel column's bins; the top face (its own 4 corners) shows the last bin.
-    Returns (points (12n, 3), quads (6n, 4), texture coordinates (12n, 2))."""
+    """Column boxes from 0 to `height` textured from the atlas, open at the top
+    (a lid closes them: see Geometry.lids): sides span their texel column's bins.
+    Returns (points (8n, 3), quads (5n, 4), texture coordinates (8n, 2))."""
     n = len(x0)
     i = np.arange(n)
     s = (i % width + 0.5) / width
     rows = -(-n // width) * n_bins
-    t_lo = (i // width) * n_bins / rows
-    t_hi = ((i // width) + 1) * n_bins / rows
-    z0, z1 = np.zeros(n), np.full(n, float(height))
-    pts = np.concatenate([box_points(x0, x1, y0, y1, z0, z1).reshape(n, 8, 3),
-                          box_points(x0, x1, y0, y1, z1, z1).reshape(n, 8, 3)[:, 4:]], axis=1)
-    tc = np.empty((n, 12, 2), np.float32)
+    pts = box_points(x0, x1, y0, y1, np.zeros(n), np.full(n, float(height)))
+    tc = np.empty((n, 8, 2), np.float32)
     tc[:, :, 0] = s[:, None]
-    tc[:, :4, 1] = t_lo[:, None]
-    tc[:, 4:8, 1] = t_hi[:, None]
-    tc[:, 8:, 1] = (t_hi - 0.5 / rows)[:, None]
-    faces = BOX_FACES.copy()
-    faces[1] = [8, 9, 11, 10]  # the top face on its own corners
-    conn = (i[:, None, None] * 12 + faces[None]).reshape(-1, 4)
-    return pts.reshape(-1, 3), conn, tc.reshape(-1, 2)
+    tc[:, :4, 1] = ((i // width) * n_bins / rows)[:, None]
+    tc[:, 4:, 1] = (((i // width) + 1) * n_bins / rows)[:, None]
+    conn = (i[:, None, None] * 8 + np.delete(BOX_FACES, 1, axis=0)[None]).reshape(-1, 4)
+    return pts, conn, tc.reshape(-1, 2)
 
 
 def texel_colors(best, value_of_row, value_rgb):

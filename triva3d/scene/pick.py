@@ -104,6 +104,10 @@ def pick(g, proj, x, y):
             d[hit] = proj.to_display(origin + t[hit, None] * direction)[:, 2]
         return d, t
 
+    if g.n_states:  # a lid first: it lies on the top it closes
+        lids, _, rows = g.lids
+        d, _ = box_depths(lids[:, [0, 1, 2, 3, 4, 4]])
+        consider(d, "state", lambda i: int(rows[i]))
     if g.mode == "exact" and len(g.state_rows):
         d, _ = box_depths(g.bars)
         consider(d, "state", lambda i: int(g.state_rows[i]))

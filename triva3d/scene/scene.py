@@ -140,12 +140,14 @@ class Scene:
         """The actors of the states: exact boxes, or the level-of-detail columns."""
         g = self.geometry
         if g.mode == "exact":
-            return _boxes(g.bars, g.bar_rgb)
-        pts, quads, tc, img = g.lod_mesh()
-        a = polydata.actor(polydata.polydata(pts, quads, 4, "polys", tcoords=tc), lit=True,
-                           cull=True)
-        a.SetTexture(polydata.texture(img))
-        return [a]
+            out = _boxes(g.bars, g.bar_rgb)
+        else:
+            pts, quads, tc, img = g.lod_mesh()
+            out = [polydata.actor(polydata.polydata(pts, quads, 4, "polys", tcoords=tc),
+                                  lit=True, cull=True)]
+            out[0].SetTexture(polydata.texture(img))
+        lids, rgb, _ = g.lids
+        return out + [polydata.actor(polydata.quads(*lids.T, rgb), lit=True, cull=True)]
 
     def _movie(self, state):
         """The plane of `now`, the particles in flight and the edges' heat."""
