@@ -125,8 +125,12 @@ CHUNK = 1 << 16   # lines formatted at once
 SKIP, STR, CALIAS, TALIAS, VALIAS, NUM, REPR = range(7)
 
 #: Lines of one kind from one table: their times, rows (None: all, in order), order
-#: and tiebreak at equal times (tie_src[rows] * tie_sign + tie_add; no tie_src: 0).
-_Part = namedtuple("_Part", "time rows order tie_src tie_sign tie_add kind")
+#: and tiebreaks at equal times: tie_src * tie_mul + tie_add (tie_src None: 0), then
+#: sub (None: 0); tie_src and sub hold one value per line.
+_Part = namedtuple("_Part", "time rows order tie_src tie_mul tie_add sub kind")
+#: A state line's tie is its level (depth; negated for pops) * LEVEL + its place
+#: in the level; places reach 2 * DEEP, DEEP above any depth (int16).
+LEVEL, DEEP = 1 << 18, 1 << 16
 
 
 class _Body:
@@ -139,19 +143,18 @@ class _Body:
         names = tr.names
         cont, st, ln, var, ev = tr.containers, tr.states, tr.links, tr.variables, tr.events
         c = np.arange(1, len(cont))
-        parts = [_Part(cont.start[c], c, CREATE, None, 0, 0, CREATE_L),
-                 _Part(cont.end[c], c, DESTROY, np.arange(len(cont), dtype=np.float64), -1, 0,
-                       DESTROY_L)]
+        parts = [_Part(cont.start[c], c, CREATE, None, 0, 0, None, CREATE_L),
+                 _Part(cont.end[c], c, DESTROY, c, -1, 0, None, DESTROY_L)]
         parts += self._states(st)
-        parts += [_Part(ln.start, None, OTHER, None, 0, 2, START_L),
-                  _Part(ln.end, None, OTHER, None, 0, 3, END_L)]
+        parts += [_Part(ln.start, None, OTHER, None, 0, 2, None, START_L),
+                  _Part(ln.end, None, OTHER, None, 0, 3, None, END_L)]
         split = _float32_split(var.value)
         adds = [np.flatnonzero(split[1] != 0), np.flatnonzero(split[2] != 0)]
         del split
-        parts += [_Part(var.start, None, OTHER, None, 0, 0, SET_L),
-                  _Part(var.start[adds[0]], adds[0], OTHER, None, 0, 0, ADD1_L),
-                  _Part(var.start[adds[1]], adds[1], OTHER, None, 0, 0, ADD2_L),
-                  _Part(ev.time, None, OTHER, None, 0, 1, EVENT_L)]
+        parts += [_Part(var.start, None, OTHER, None, 0, 0, None, SET_L),
+                  _Part(var.start[adds[0]], adds[0], OTHER, None, 0, 0, None, ADD1_L),
+                  _Part(var.start[adds[1]], adds[1], OTHER, None, 0, 0, None, ADD2_L),
+                  _Part(ev.time, None, OTHER, None, 0, 1, None, EVENT_L)]
         self.parts = parts
         self.n = sum(len(p.time) for p in parts)
         # the strings lines are made of: names as tokens ('""' for a missing field,
@@ -180,32 +183,26 @@ class _Body:
 
     def _states(self, st):
         """Push at the start, Pop at the end: at one time, pops (deepest first) before
-        pushes (shallowest first). A zero-length state at depth d pops right after its
-        push, among the pushes after its parent's when the parent starts then, else
-        among the pops, after those at depth d or more (its ancestors still open)."""
+        pushes (shallowest first); zero-length states go where the stack is as deep
+        as they are (`_zero_places`)."""
         d = st.imbrication
-        zero = st.end <= st.start
-        if not zero.any():
-            return [_Part(st.start, None, PUSH, d, 1, 0, PUSH_L),
-                    _Part(st.end, None, POP, d, -1, 0, POP_L)]
-        later = np.flatnonzero(~zero & np.isin(st.start, st.start[zero]))
-        starts = set(zip(st.container[later].tolist(), st.type[later].tolist(),
-                         st.imbrication[later].tolist(), st.start[later].tolist()))
-        inside = np.array([(c, t, k - 1, s) in starts for c, t, k, s in zip(
-            st.container[zero].tolist(), st.type[zero].tolist(),
-            st.imbrication[zero].tolist(), st.start[zero].tolist())], bool)
-        rows = np.arange(len(st))
-        zin, zout, pos = rows[zero][inside], rows[zero][~inside], rows[~zero]
-        return [_Part(st.start[pos], pos, PUSH, d, 1, 0, PUSH_L),
-                _Part(st.end[pos], pos, POP, d, -1, 0, POP_L),
-                _Part(st.start[zin], zin, PUSH, d, 1, 0.4, PUSH_L),
-                _Part(st.start[zin], zin, PUSH, d, 1, 0.6, POP_L),
-                _Part(st.start[zout], zout, POP, d, -1, 0.4, PUSH_L),
-                _Part(st.start[zout], zout, POP, d, -1, 0.6, POP_L)]
+        zero = np.flatnonzero(st.end <= st.start)
+        if not len(zero):
+            return [_Part(st.start, None, PUSH, d, LEVEL, 1, None, PUSH_L),
+                    _Part(st.end, None, POP, d, -LEVEL, 0, None, POP_L)]
+        pos = np.flatnonzero(st.end > st.start)
+        t = st.start[zero]
+        parts = [_Part(st.start[pos], pos, PUSH, d[pos], LEVEL, 1, None, PUSH_L),
+                 _Part(st.end[pos], pos, POP, d[pos], -LEVEL, 0, None, POP_L)]
+        for kind, (order, tie, sub) in zip((PUSH_L, POP_L), _zero_places(st, zero)):
+            for o in (POP, PUSH):
+                m = order == o
+                parts.append(_Part(t[m], zero[m], o, tie[m], 1, 0, sub[m], kind))
+        return parts
 
     def _windows(self):
         """(kind, row) of the lines of each time window in their order: by time, then
-        order, then tiebreak, then as the parts list them (lexsort is stable)."""
+        order, then the tiebreaks, then as the parts list them (lexsort is stable)."""
         parts = self.parts
         count = -(-self.n // WINDOW)
         step = max(1, self.n // (64 * max(count, 1)))
@@ -226,7 +223,7 @@ class _Body:
                 else:
                     masks.append((t >= edges[i - 1]) & (t < edges[i]))
             n = sum(np.count_nonzero(m) for m in masks)
-            time, tie = np.empty(n), np.empty(n, np.float32)
+            time, tie, sub = np.empty(n), np.empty(n, np.int64), np.zeros(n, np.int64)
             order, kind, rows = np.empty(n, np.int8), np.empty(n, np.int8), np.empty(n, np.int32)
             at = 0
             for p, m in zip(parts, masks):       # filled in place: no copy of them all
@@ -236,11 +233,13 @@ class _Body:
                     p.time[m], p.order, p.kind, r
                 tie[at:end] = p.tie_add
                 if p.tie_src is not None:
-                    tie[at:end] += p.tie_sign * p.tie_src[r]
+                    tie[at:end] += p.tie_mul * p.tie_src[m].astype(np.int64)
+                if p.sub is not None:
+                    sub[at:end] = p.sub[m]
                 at = end
             del masks
-            perm = np.lexsort((tie, order, time))
-            del time, tie, order
+            perm = np.lexsort((sub, tie, order, time))
+            del time, tie, sub, order
             yield kind[perm], rows[perm]
 
     def chunks(self):
@@ -407,6 +406,60 @@ def _assemble(codes, ints, arena, start, end, hbuf, hoff, out):
         out[p] = 10
         p += 1
     return p
+
+
+def _zero_places(st, z):
+    """(order, tie, sub) of the Push lines, then of the Pop lines, of the zero-length
+    states `z` (rows): each goes where the stack of its container and type is as
+    deep as it is, whatever the rows' order (Pajé's, or OTF2's by Leave).
+
+    At its time t the stack goes from h0 states (open before t) down, by the pops
+    of those ending at t, then up to h1 (open after t) by the pushes of those
+    starting at t, at one depth after another. A state of depth d < max(h0, h1)
+    opens and closes where the stack is d deep: on the way down (after the pop at
+    depth d) if d <= h0, else on the way up (before the push at depth d). The
+    deeper ones nest from max(h0, h1) at the top of that path (before the pops,
+    or after the pushes): at each depth all but one open and close in turn, the
+    last one holding the deeper ones (a trace that nests them has one at each
+    depth between)."""
+    every = st.container.astype(np.int64) * (int(st.type.max()) + 1) + st.type
+    stream, t, d = every[z], st.start[z], st.imbrication[z].astype(np.int64)
+    # h0 = #(start < t) - #(end < t) and h1 = #(start <= t) - #(end <= t) over the
+    # states of positive length of the same container and type
+    pos = np.flatnonzero((st.end > st.start) & np.isin(every, stream))
+    ids, inv = np.unique(np.concatenate([every[pos], stream]), return_inverse=True)
+    inv = inv.reshape(-1)
+    times = np.unique(np.concatenate([st.start[pos], st.end[pos], t]))
+    width = len(times) + 1
+
+    def key(s, x):
+        return s * width + np.searchsorted(times, x)
+    starts = np.sort(key(inv[:len(pos)], st.start[pos]))
+    ends = np.sort(key(inv[:len(pos)], st.end[pos]))
+    at = key(inv[len(pos):], t)
+    h0 = np.searchsorted(starts, at) - np.searchsorted(ends, at)
+    h1 = np.searchsorted(starts, at, "right") - np.searchsorted(ends, at, "right")
+    # j: rank among the zero-length states of one (container, type, time, depth)
+    order = np.lexsort((d, t, stream))
+    new = np.ones(len(z), bool)
+    new[1:] = (np.diff(stream[order]) != 0) | (np.diff(t[order]) != 0) | \
+        (np.diff(d[order]) != 0)
+    first = np.maximum.accumulate(np.where(new, np.arange(len(z)), 0))
+    j = np.empty(len(z), np.int64)
+    j[order] = np.arange(len(z)) - first
+    size = np.diff(np.append(np.flatnonzero(new), len(z)))
+    last = np.empty(len(z), bool)
+    last[order] = j[order] == np.repeat(size, size) - 1
+    top = np.maximum(h0, h1)
+    nest = d >= top
+    down = np.where(nest, h0 >= h1, d <= h0)
+    level = np.where(nest, np.where(down, -h0, h1), np.where(down, -d, d))
+    place = np.where(nest, d, down.astype(np.int64))
+    cls = np.where(down, POP, PUSH).astype(np.int8)
+    push = (cls, level * LEVEL + place, 2 * j)
+    held = nest & last
+    pop = (cls, level * LEVEL + np.where(held, 2 * DEEP - d, place), np.where(held, 0, 2 * j + 1))
+    return push, pop
 
 
 def _shared_keys(ln):
