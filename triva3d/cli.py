@@ -515,6 +515,8 @@ def main(argv=None):
             and os.path.exists(argv[0]):
         argv.insert(0, "view")  # triva3d TRACE
     args = p.parse_args(argv)
+    from .kernels import on_first_compile
+    on_first_compile(lambda message: print(f"triva3d: note: {message}", file=sys.stderr))
     try:
         _outputs_safe(args)
         args.func(args)
