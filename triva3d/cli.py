@@ -60,7 +60,7 @@ def _window(text):
     try:
         t0, t1 = (float(v) for v in text.split(":"))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected T0:T1 (seconds), got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected T0:T1 (times), got {text!r}") from None
     if t1 < t0:
         raise argparse.ArgumentTypeError(f"window {text!r} ends before it starts")
     return t0, t1
@@ -234,14 +234,15 @@ def cmd_treemap(args):
     values = [v.strip() for v in args.values.split(",")] if args.values else None
     tm = TimeSliceTreemap(trace, window=args.slice, level=args.level, how=args.agg,
                           metric=args.metric, values=values, width=args.size[0],
-                          height=args.size[1], nested=args.nested)
+                          height=args.size[1], nested=args.nested, time_unit=args.time_unit)
     highlight = tm.find(args.highlight) if args.highlight else None
     for line in tm.warnings():
         print(f"triva3d: warning: {line}", file=sys.stderr)
     for line in tm.notes:
         print(f"triva3d: note: {line}", file=sys.stderr)
     tm.write(args.output, args.size, highlight)
-    print(f"{args.output}: slice {tm.t0:.9g}..{tm.t1:.9g} s, {len(np.unique(tm.cell_node))} "
+    print(f"{args.output}: slice {tm.t0:.9g}..{tm.t1:.9g} {tm.time_unit}, "
+          f"{len(np.unique(tm.cell_node))} "
           f"nodes x {len(tm.value_names)} {args.metric} values ({args.agg}), "
           f"{len(tm.cell_rects)} cells", file=sys.stderr)
 
@@ -434,7 +435,7 @@ def parser():
     tm.add_argument("--agg", choices=("sum", "max", "min", "mean"), default="sum",
                     help="aggregation over each node's subtree (default sum)")
     tm.add_argument("--metric", choices=("state", "variable", "link", "event"),
-                    default="state", help="cells: state values (seconds, default), variable "
+                    default="state", help="cells: state values (time, default), variable "
                     "types (time integral), links out/in (bytes, else counts), event values")
     tm.add_argument("--nested", choices=NESTED, default=NESTED[0],
                     help="state cells: exclusive (default: a state's time less the states "
@@ -444,6 +445,7 @@ def parser():
     tm.add_argument("--size", type=_size, default=(1000, 1000), metavar="WxH",
                     help="image size in pixels, or SVG size in points (default 1000x1000)")
     tm.add_argument("--highlight", metavar="NODE", help="outline this node and its ancestors")
+    add_time_unit(tm)
     tm.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg|OUT.csv")
     return p
 

@@ -8,7 +8,7 @@ counts when the links carry no Size) or event values (counts), each the aggregat
 those numbers; the levels above frame them with borders. The same object answers
 "what is under the pointer" with the numbers of every level, and writes PNG (VTK,
 offscreen), SVG (vector, for papers) and CSV (long form, one row per node, metric
-and value name).
+and value name, with the numbers' unit).
 """
 import csv
 import html
@@ -50,11 +50,12 @@ class TimeSliceTreemap:
     None: the leaves), aggregated with `how`, of `metric` cells (`values`: names to
     keep), laid out in a `width` x `height` box, in the colours of a 3D scene
     (`palette`: its value and type colours; default: a scene's without overrides);
-    states' seconds `nested` "exclusive" (default) or "inclusive" (see Slicer)."""
+    states' times `nested` "exclusive" (default) or "inclusive" (see Slicer), in
+    `time_unit` (default: the trace's, Trace.unit)."""
 
     def __init__(self, trace, window=None, level=None, how="sum", metric="state", values=None,
                  width=1000.0, height=1000.0, pad=None, slicer=None, palette=None,
-                 nested="exclusive"):
+                 nested="exclusive", time_unit=None):
         if metric not in METRICS:
             raise OptionsError(f"treemap metric must be one of {', '.join(METRICS)}, "
                                f"not {metric!r}")
@@ -102,7 +103,9 @@ class TimeSliceTreemap:
             lt = np.flatnonzero(types.kind == Kind.LINK)
             carriers_of = np.r_[types.start_type[lt], types.end_type[lt]]
             rgb = np.array([LINK_RGB["out"], LINK_RGB["in"]], np.uint8)
-        self.unit = {"state": "s", "event": "events", "variable": "value x s",
+        #: the unit of times, and of the cells' numbers
+        self.time_unit = unit = trace.unit(time_unit)
+        self.unit = {"state": unit, "event": "events", "variable": f"value x {unit}",
                      "link": "bytes" if slicer.has_sizes else "links"}[metric]
         #: states' seconds say whether nested states' time is in their parents'
         self.time_kind = f"; {slicer.nested} time" if metric == "state" else ""
@@ -204,7 +207,8 @@ class TimeSliceTreemap:
 
     def title(self):
         level = "the leaves" if self.level_name is None else self.level_name
-        return (f"{self.trace.name}   {self.t0:.6g} .. {self.t1:.6g}   {self.metric} "
+        return (f"{self.trace.name}   {self.t0:.6g} .. {self.t1:.6g} {self.time_unit}   "
+                f"{self.metric} "
                 f"({self.how}) at {level}")
 
     def legend_entries(self):
@@ -248,8 +252,9 @@ class TimeSliceTreemap:
     def write_csv(self, path):
         with writing(path, newline="") as f:
             w = csv.writer(f, lineterminator="\n")
-            w.writerow(["node", "type", "parent", "depth", "metric", "value", "number"])
-            w.writerows((a, b, c, d, e, f_, repr(float(x))) for a, b, c, d, e, f_, x in self.rows())
+            w.writerow(["node", "type", "parent", "depth", "metric", "value", "number", "unit"])
+            w.writerows((a, b, c, d, e, f_, repr(float(x)), self.unit)
+                        for a, b, c, d, e, f_, x in self.rows())
 
     def write_svg(self, path, highlight=None, font=11.0):
         """Vector image: cells in their colours, node borders (thicker for upper
