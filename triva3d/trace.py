@@ -147,8 +147,6 @@ REFERENCES = {
     ("events", "value"): ("values", False)}
 NAME_COLUMNS = ("name", "alias", "key")
 TIME_COLUMNS = ("start", "end", "time")
-#: Units a trace's times can be in.
-TIME_UNITS = ("s", "ms", "us", "ns", "cycles")
 
 
 def check(trace):
@@ -204,6 +202,7 @@ def check(trace):
         return "a state has a negative imbrication"
     if len(trace.type_colors) != sizes["types"] or len(trace.value_colors) != sizes["values"]:
         return "the colour tables do not match the types and values"
+    from .viewstate import TIME_UNITS  # (numpy-free, as a ViewState must be)
     if trace.time_unit not in TIME_UNITS:
         return "the time unit is not one of " + ", ".join(TIME_UNITS)
     return None
@@ -221,7 +220,7 @@ class Trace:
     float32 arrays (NaN where the trace gave no colour). `report` lists what a
     lenient load recovered from, as (what, count, first line). `other_records`
     counts the records of the source that the Trace does not hold, by kind.
-    `time_unit` is the unit its times are in (one of TIME_UNITS), as the reader
+    `time_unit` is the unit its times are in (viewstate.TIME_UNITS), as the reader
     found it; `unit_note` says why, where it is not seconds.
     """
 

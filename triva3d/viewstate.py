@@ -13,12 +13,13 @@ import weakref
 from dataclasses import dataclass, field, fields
 
 from .errors import OptionsError, TraceError
-from .trace import TIME_UNITS
 
 BASES = ("topology", "appgraph", "treemap", "timeline")
 #: Graphviz layout programs.
 PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
 DETAILS = ("auto", "exact", "lod")
+#: Units a trace's times can be in (Trace.time_unit).
+TIME_UNITS = ("s", "ms", "us", "ns", "cycles")
 #: Named views: (azimuth, elevation) in degrees. Azimuth 0 looks from the front
 #: (-y) towards +y; positive azimuths turn to the right (+x); elevation 90 looks down.
 VIEWS = {"iso": (35.0, 30.0), "top": (0.0, 90.0), "side": (0.0, 0.0), "timeline": (0.0, 0.0)}
