@@ -360,3 +360,111 @@ def test_numeric_edge_columns_are_narrowed_without_changing_a_value(col):
         assert got.dtype == np.float32   # bytes sums of a communication graph: 4 bytes
     if col.dtype.kind in "iu" and len(col) and 0 <= col.min() and col.max() < 256:
         assert got.dtype == np.uint8     # message counts
+
+
+# -- routes (issue 25) ---------------------------------------------------------------------
+def names_of(topo, src, dst):
+    from triva3d.bases.routing import route
+    return [topo.names[i] for i in route(topo, src, dst)]
+
+
+def platform(tmp_path, body):
+    p = tmp_path / "p.xml"
+    p.write_text("<?xml version='1.0'?>\n<platform version=\"4.1\">\n" + body + "</platform>\n")
+    return read_topology(str(p))
+
+
+def test_a_declared_route_is_followed_and_the_loopback_is_no_hub(data):
+    t = read_topology(str(data / "platforms/small_platform.xml"))
+    # <route src="Tremblay" dst="Fafard">: links 4 3 2 0 1 8 (2 hops through the
+    # shared loopback were the fewest)
+    there = ["Tremblay", "4", "3", "2", "0", "1", "8", "Fafard"]
+    assert names_of(t, "Tremblay", "Fafard") == there
+    assert names_of(t, "Fafard", "Tremblay") == there[::-1]  # symmetrical by default
+    # Jacquelin -> Fafard is declared; its reverse is the declared list reversed
+    assert names_of(t, "Fafard", "Jacquelin") == ["Fafard", "78", "79", "9", "6", "10", "16",
+                                                   "17", "54", "56", "59", "145", "Jacquelin"]
+    assert names_of(t, "Ginette", "Ginette") == ["Ginette", "loopback", "Ginette"]
+    # the loopback five hosts use for themselves joins none of them in the graph
+    lb = t.index["loopback"]
+    assert not ((t.src == lb) | (t.dst == lb)).any()
+
+
+def test_split_duplex_links_swap_on_the_way_back(tmp_path):
+    t = platform(tmp_path, '<zone id="z" routing="Full">\n<host id="a" speed="1Gf"/>\n'
+                 '<host id="b" speed="1Gf"/>\n<router id="r"/>\n'
+                 '<link id="s" bandwidth="1GBps" latency="0" sharing_policy="SPLITDUPLEX"/>\n'
+                 '<link id="t" bandwidth="1GBps" latency="0"/>\n'
+                 '<route src="a" dst="b"><link_ctn id="s" direction="UP"/><link_ctn id="t"/>'
+                 '</route>\n<route src="a" dst="r" symmetrical="NO"><link_ctn id="t"/></route>\n'
+                 '</zone>\n')
+    assert names_of(t, "a", "b") == ["a", "s_UP", "t", "b"]
+    assert names_of(t, "b", "a") == ["b", "t", "s_DOWN", "a"]
+    assert names_of(t, "a", "a") == ["a"]  # nothing declared: the node alone
+    with pytest.raises(TraceError, match="no route from 'r' to 'a'"):  # not symmetrical
+        names_of(t, "r", "a")
+    with pytest.raises(TraceError, match="no node 'c'"):
+        names_of(t, "a", "c")
+
+
+def test_cluster_routes_go_up_the_backbone_and_down(data, tmp_path):
+    t = read_topology(str(data / "platforms/cluster_backbone.xml"))
+    # the file's comment: "The route from node-0 to node-2 is: l0.UP ; backbone ; l2.DOWN"
+    assert names_of(t, "node-0.simgrid.org", "node-2.simgrid.org") == [
+        "node-0.simgrid.org", "cluster0_link_0_UP", "cluster0_backbone", "cluster0_link_2_DOWN",
+        "node-2.simgrid.org"]
+    assert names_of(t, "node-5.simgrid.org", "node-cluster0_router.simgrid.org") == [
+        "node-5.simgrid.org", "cluster0_link_5_UP", "cluster0_backbone",
+        "node-cluster0_router.simgrid.org"]
+    # a limiter before the way up and after the way down; a loopback to itself only
+    t = platform(tmp_path, '<cluster id="c" prefix="n" suffix="" radical="1-3" speed="1Gf" '
+                 'bw="1GBps" lat="1us" bb_bw="10GBps" bb_lat="1us" limiter_link="2GBps" '
+                 'loopback_bw="5GBps" loopback_lat="0"/>\n')
+    assert names_of(t, "n1", "n3") == ["n1", "c_link_1_limiter", "c_link_1_UP", "c_backbone",
+                                       "c_link_3_DOWN", "c_link_3_limiter", "n3"]
+    assert names_of(t, "n2", "n2") == ["n2", "c_link_2_loopback", "n2"]
+
+
+def test_zone_routes_through_gateways(data):
+    t = read_topology(str(data / "platforms/data_center.xml"))
+    # zoneRoute cabinet1 -> cabinet3 (gateways the cabinets' routers), between the
+    # hosts' ways up and down their cabinets
+    there = ["cb1-3.dc1.acloud.com", "cabinet1_link_3_UP", "cabinet1_backbone",
+             "cb1-cabinet1_router.dc1.acloud.com", "link_dc1_cb1", "link_dc1_cb3",
+             "cb3-cabinet3_router.dc1.acloud.com", "cabinet3_backbone", "cabinet3_link_7_DOWN",
+             "cb3-7.dc1.acloud.com"]
+    assert names_of(t, there[0], there[-1]) == there
+    back = names_of(t, there[-1], there[0])
+    assert back[3:7] == there[3:7][::-1]  # the zoneRoute's links and gateways reversed
+    assert back[1] == "cabinet3_link_7_UP" and back[-2] == "cabinet1_link_3_DOWN"
+    # g5k: the Floyd zones chain the sites' zoneRoutes over the backbone's routers
+    g = read_topology(str(data / "platforms/g5k.xml"))
+    assert names_of(g, "bordeplage-1.bordeaux.grid5000.fr", "lille") == [
+        "bordeplage-1.bordeaux.grid5000.fr", "AS_bordeplage_link_1_UP", "AS_bordeplage_backbone",
+        "bordeplage-AS_bordeplage_router.bordeaux.grid5000.fr", "link_bordeplage",
+        "gw_bordeaux", "link_gw_bordeaux", "bordeaux", "Bordeaux_Lyon", "lyon", "Paris_Lyon",
+        "paris", "Lille_Paris", "lille"]
+
+
+def test_routes_of_other_kinds_are_the_fewest_hops(data):
+    t = read_topology(str(data / "platforms/cluster_torus.xml"))
+    assert any("routes by TORUS" in n for n in t.notes)
+    # node 0 and node 1 are neighbours along the first dimension: one cable between
+    assert names_of(t, "node-0.simgrid.org", "node-1.simgrid.org") == [
+        "node-0.simgrid.org", "bob_cluster_link_from_0_to_1_UP", "node-1.simgrid.org"]
+    d = read_topology(str(REPO / "topologies/two_site_grid.dot"))  # no routes declared
+    assert names_of(d, "a-1", "b-8") == ["a-1", "siteA_backbone", "routerA", "routerB",
+                                         "siteB_backbone", "b-8"]
+
+
+def test_route_cli(data):
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "triva3d.cli", "topology", "route",
+                               str(data / "platforms/small_platform.xml"), *args],
+                              capture_output=True, text=True)
+    r = run("Boivin", "Fafard")
+    assert r.returncode == 0 and r.stdout.split() == ["Boivin", "47", "44", "11", "6", "9",
+                                                      "79", "78", "80", "Fafard"]
+    r = run("Boivin", "Nowhere")
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
+    assert "small_platform.xml: no node 'Nowhere'" in r.stderr

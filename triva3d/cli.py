@@ -83,6 +83,13 @@ def cmd_topology_info(args):
     print(json.dumps(d, indent=1) if args.json else render_info(d), end="\n" if args.json else "")
 
 
+def cmd_topology_route(args):
+    from .bases.routing import route
+    from .bases.topology import read_topology
+    topo = read_topology(args.input)
+    print("\n".join(topo.names[i] for i in route(topo, args.src, args.dst)))
+
+
 def cmd_place(args):
     import contextlib
     import csv
@@ -371,6 +378,12 @@ def parser():
     ti.add_argument("input", metavar="IN")
     ti.add_argument("--json", action="store_true", help="print JSON")
     ti.set_defaults(func=cmd_topology_info)
+    tr = tsub.add_parser("route", help="the elements a message crosses from SRC to DST, "
+                         "in order: the platform's declared route, else the fewest hops")
+    tr.add_argument("input", metavar="IN")
+    tr.add_argument("src", metavar="SRC")
+    tr.add_argument("dst", metavar="DST")
+    tr.set_defaults(func=cmd_topology_route)
 
     pl = trace_command("place", cmd_place, "put every container of a trace on a base "
                        "and print where (CSV) with a report")

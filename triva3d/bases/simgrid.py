@@ -22,6 +22,7 @@ import xml.parsers.expat
 
 from ..errors import TraceError
 from . import recursion_room, units
+from .routing import ROUTED, Routing
 from .topology import MAX_NODES, Topology, _edges_from_link_nodes
 
 SPLIT = "SPLITDUPLEX"
@@ -88,6 +89,8 @@ class _Reader:
     def __init__(self, path):
         self.path = path
         self.topo = Topology(path.rsplit("/", 1)[-1], path)
+        self.routing = self.topo.routing = Routing(self.topo)
+        self.current = self.routing.add_zone("", "None")  # the platform: holds the top zones
         self.split = {}           # declared link id -> split-duplex?
         self.skipped = {}         # tag -> count
         self.fat_tree_cables = 0  # SimGrid counts these over the whole platform
@@ -129,6 +132,7 @@ class _Reader:
 
     # -- zones ---------------------------------------------------------------
     def zone(self, z, path):
+        """Read zone `z` (its routing zone is self.current)."""
         zone_name = "/".join(path)
         handlers = {"zone": self.subzone, "AS": self.subzone, "host": self.host,
                     "router": self.router, "link": self.link, "backbone": self.link,
@@ -146,7 +150,21 @@ class _Reader:
             self.cluster_zone_backbone(z)
 
     def subzone(self, e, path):
-        self.zone(e, path + [self.need(e, "id")])
+        zid = self.need(e, "id")
+        outer = self.current
+        kind = e.attrib.get("routing", "None")
+        kind = next((k for k in ROUTED if k.lower() == kind.lower()), kind)
+        self.current = self.new_zone(zid, kind)
+        self.zone(e, path + [zid])
+        self.current = outer
+
+    def new_zone(self, name, kind):
+        """A routing zone in the current one; routes across a kind not routed are
+        the fewest hops (noted)."""
+        if kind not in ROUTED:
+            self.topo.notes.append(f"zone {name!r} routes by {kind}: routes across it "
+                                   "are the fewest hops in the graph")
+        return self.routing.add_zone(name, kind, self.current)
 
     def declare(self, e, name, kind, **attrs):
         """A new node: an id declared twice (a host and a link named alike) would
@@ -154,7 +172,7 @@ class _Reader:
         if name in self.topo.index:
             kind = self.topo.kinds[self.topo.index[name]]
             self.error(e, f"{name!r} is already declared (as a {kind})")
-        self.topo.add_node(name, kind, **attrs)
+        self.routing.place(self.topo.add_node(name, kind, **attrs), self.current)
 
     def host(self, e, zone):
         attrs = {"zone": zone}
@@ -206,6 +224,8 @@ class _Reader:
         return f"{lid}_{direction}"
 
     def route(self, e, zone):
+        """A route or zoneRoute: joins its consecutive elements (but a node's route
+        to itself, through a loopback that may serve many) and is kept for routing."""
         if e.tag == "route":
             ends = self.need(e, "src"), self.need(e, "dst")
         else:
@@ -214,10 +234,26 @@ class _Reader:
             if end not in self.topo.index:
                 self.error(e, f"{end!r} is not declared before this route")
         ctns = [c for c in e.children if c.tag in ("link_ctn", "link_ctn_ref")]
-        forward = [ends[0]] + [self.link_name(c, False) for c in ctns] + [ends[1]]
-        self.chain(forward)
+        forward = [self.link_name(c, False) for c in ctns]
+        back = None
         if e.attrib.get("symmetrical", "YES").upper() in ("YES", "TRUE"):
-            self.chain([ends[1]] + [self.link_name(c, True) for c in reversed(ctns)] + [ends[0]])
+            back = [self.link_name(c, True) for c in reversed(ctns)]
+        if ends[0] != ends[1]:
+            self.chain([ends[0], *forward, ends[1]])
+            if back is not None:
+                self.chain([ends[1], *back, ends[0]])
+        ix = self.topo.index
+        links = [[ix[n] for n in names] if names is not None else None for names in (forward, back)]
+        if e.tag == "route":
+            self.routing.add_route(self.current, ix[ends[0]], ix[ends[1]], *links)
+            return
+        zones = []
+        for key in ("src", "dst"):
+            name = self.need(e, key)
+            if name not in self.routing.by_name:
+                self.error(e, f"zone {name!r} is not declared before this route")
+            zones.append(~self.routing.by_name[name])
+        self.routing.add_route(self.current, *zones, *links, ix[ends[0]], ix[ends[1]])
 
     def chain(self, names):
         for a, b in zip(names, names[1:]):
@@ -233,14 +269,21 @@ class _Reader:
             self.chain([host, lid + ("_UP" if self.split[lid] else "")])
 
     def cluster_zone_backbone(self, z):
-        """In a <zone routing="Cluster">, host links meet at the backbone."""
+        """In a <zone routing="Cluster">, host links meet at the backbone, and
+        route a host up its link and the backbone, down the backbone and its link."""
         backbones = [b.attrib["id"] for b in z.children if b.tag == "backbone" and "id" in b.attrib]
+        ix = self.topo.index
         for hl in (c for c in z.children if c.tag == "host_link"):
+            ways = []
             for key in ("up", "down"):
                 lid = hl.attrib.get(key)
+                link = lid + ("_UP" if self.split[lid] else "")
                 for bb in backbones:
-                    if lid in self.split:
-                        self.chain([lid + ("_UP" if self.split[lid] else ""), bb])
+                    self.chain([link, bb])
+                ways.append(ix[link])
+            bb = [ix[b] for b in backbones[:1] if b in ix]
+            self.routing.add_host_links(self.current, ix[hl.attrib["id"]], [ways[0], *bb],
+                                        [*bb, ways[1]])
 
     # -- clusters ------------------------------------------------------------
     def cluster(self, e, zone):
@@ -256,17 +299,6 @@ class _Reader:
         if bw is None:
             self.error(e, "missing attribute 'bw'")
         speed = self.number(e, "speed", lambda s: units.speed(s.split(",")[0]))
-        hosts = [prefix + str(r) + suffix for r in rads]
-        for h in hosts:
-            self.topo.add_node(h, "host", zone=czone, **({"speed": repr(speed)} if speed else {}))
-        split = e.attrib.get("sharing_policy", SPLIT) == SPLIT
-        lb_bw = self.number(e, "loopback_bw", units.bandwidth, 0.0)
-        lb_lat = self.number(e, "loopback_lat", units.latency, 0.0)
-        for h, r in zip(hosts, rads):
-            if lb_bw > 0 or lb_lat > 0:
-                lb = self.new_link(f"{cid}_link_{r}_loopback", lb_bw, lb_lat, False, czone)[0]
-                self.chain([h, lb])
-        limiter_bw = self.number(e, "limiter_link", units.bandwidth, 0.0)
         topology = e.attrib.get("topology", "FLAT").upper()
         params = e.attrib.get("topo_parameters", "")
         expand = {"FLAT": self.flat, "TORUS": self.torus, "FAT_TREE": self.fat_tree,
@@ -274,11 +306,28 @@ class _Reader:
         if expand is None:
             self.error(e, f"unknown topology {topology!r} (expected FLAT, TORUS, FAT_TREE "
                           "or DRAGONFLY)")
+        outer = self.current
+        self.current = self.new_zone(cid, "Cluster" if topology == "FLAT" else topology)
+        hosts = [prefix + str(r) + suffix for r in rads]
+        for h in hosts:
+            self.routing.place(self.topo.add_node(
+                h, "host", zone=czone, **({"speed": repr(speed)} if speed else {})), self.current)
+        split = e.attrib.get("sharing_policy", SPLIT) == SPLIT
+        lb_bw = self.number(e, "loopback_bw", units.bandwidth, 0.0)
+        lb_lat = self.number(e, "loopback_lat", units.latency, 0.0)
+        self.loopbacks = {}
+        for h, r in zip(hosts, rads):
+            if lb_bw > 0 or lb_lat > 0:
+                lb = self.new_link(f"{cid}_link_{r}_loopback", lb_bw, lb_lat, False, czone)[0]
+                self.chain([h, lb])
+                self.loopbacks[h] = [lb]
+        limiter_bw = self.number(e, "limiter_link", units.bandwidth, 0.0)
         try:
             expand(e, cid, czone, hosts, rads, bw, lat, split, limiter_bw, params)
         except (ValueError, IndexError, ZeroDivisionError):
             self.error(e, f"bad topo_parameters {params!r} for a {topology} cluster "
                           f"of {len(hosts)} hosts")
+        self.current = outer
 
     def limiter(self, cid, i, bw, czone):
         return self.new_link(f"{cid}_link_{i}_limiter", bw, math.nan, False, czone)[0]
@@ -293,11 +342,16 @@ class _Reader:
                                       e.attrib.get("bb_sharing_policy") == SPLIT, czone)[0]]
         router = e.attrib.get("router_id") or f"{prefix}{cid}_router{suffix}"
         self.topo.add_node(router, "router", zone=czone)
+        ix = self.topo.index
         for h, r in zip(hosts, rads):
             up, down = self.new_link(f"{cid}_link_{r}", bw, lat, split, czone)
             lim = [self.limiter(cid, r, limiter_bw, czone)] if limiter_bw > 0 else []
             self.chain([h] + lim + [up] + backbone + [router])
             self.chain([router] + backbone + [down] + lim + [h])
+            self.routing.add_host_links(
+                self.current, ix[h], [ix[n] for n in lim + [up] + backbone],
+                [ix[n] for n in backbone + [down] + lim], [ix[n] for n in self.loopbacks.get(h, [])])
+        self.routing.place(ix[router], self.current)  # after the hosts, as SimGrid
 
     def torus(self, e, cid, czone, hosts, rads, bw, lat, split, limiter_bw, params):
         dims = [int(d) for d in params.split(",")]

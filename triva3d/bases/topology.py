@@ -107,6 +107,8 @@ class Topology:
         self._attrs = EdgeAttrs()
         self._new = _NewEdges()   # add_edge's edges, until something reads the columns
         self.notes = []           # what the reader skipped or assumed, for `info`
+        self.routing = None       # a platform's declared routes (routing.Routing)
+        self.trees = {}           # fewest-hops trees by source (routing.route)
 
     def __len__(self):
         return len(self.names)

@@ -2,9 +2,9 @@
 
 A message in flight at time `now` is a particle on the plane of `now` (the height
 its 3D line has at that time), on its route across the base: from the sender's
-footprint through the nodes between the two hosts (the fewest hops in the
-topology graph; a SimGrid platform's graph holds the links of its declared routes
-as nodes, so paths go through them) to the receiver's, at a constant speed along
+footprint through the nodes between the two hosts (the topology's route: a SimGrid
+platform's declared routes, through its links (nodes here), else the fewest hops in
+the graph: see bases.routing) to the receiver's, at a constant speed along
 the route, leaving at the message's start and arriving at its end. On other bases,
 and between hosts the graph does not join, the route is the straight line. Each
 particle trails the part of its route it covered over the last TRAIL_SPAN of the
@@ -15,11 +15,11 @@ heat of an edge is the traffic (bytes where the trace gives sizes, else one per
 message) that has crossed it by `now`, a message counting for the part of the edge it has
 covered.
 """
-import networkx as nx
 import numpy as np
 from numba import njit, prange
 
 from .. import colors
+from ..errors import TraceError
 from ..analysis.metrics import link_bytes
 
 TRAIL, TRAIL_SPAN = 4, 0.02
@@ -67,28 +67,17 @@ class Routes:
 
 
 def _node_paths(layout, src, dst):
-    """Per pair: the node path from node src to node dst, fewest hops ([] when
-    not on a topology, unplaced, or not joined)."""
+    """Per pair: the node path from node src to node dst, the topology's route
+    ([s] from a node to itself; [] when not on a topology, unplaced, or no route)."""
     out = [[] for _ in src]
-    if layout.base != "topology" or not len(layout.edges):
+    if layout.route is None:
         return out
-    g = nx.Graph()
-    g.add_nodes_from(range(len(layout.node_rects)))
-    g.add_edges_from(map(tuple, layout.edges))
-    by_source = {}
-    for i, (s, d) in enumerate(zip(src, dst)):
+    for i, (s, d) in enumerate(zip(src.tolist(), dst.tolist())):
         if s >= 0 and d >= 0:
-            by_source.setdefault(int(s), []).append((i, int(d)))
-    for s, wanted in by_source.items():
-        pred = nx.predecessor(g, s)
-        for i, d in wanted:
-            if d == s or d not in pred:
-                out[i] = [s] if d == s else []
-                continue
-            path = [d]
-            while path[-1] != s:
-                path.append(pred[path[-1]][0])
-            out[i] = path[::-1]
+            try:
+                out[i] = [s] if s == d else layout.route(s, d)
+            except TraceError:
+                pass  # no route: the straight line
     return out
 
 
