@@ -11,6 +11,7 @@ import imageio.v3 as iio
 import numpy as np
 import pytest
 
+from conftest import HEADER
 from test_scene import HAND, HAND_TOPO
 from test_view import BASE, SMALL, small  # noqa: F401  (small: a fixture)
 from triva3d import Camera, OptionsError, TraceError, View, ViewState, load
@@ -317,6 +318,76 @@ def test_one_keyframe_is_held_and_a_saved_view_unfolds(tmp_path):
     first, last = (k["state"] for k in used)
     assert first["unfold"] and first["view"] == "top" and first["camera"] == last["camera"]
     assert first["now"] < last["now"]  # the saved view's unfold drives the cursor
+
+
+# Two hosts of small_platform.xml, a process on each, and one message from Tremblay
+# to Fafard (1 to 3 s): its declared route is links 4 3 2 0 1 8.
+ON_SMALL_PLATFORM = HEADER + """\
+0 H 0 "Host"
+0 P H "Process"
+2 S P "State"
+4 L 0 P P "Msg"
+5 a S "A" "1 0 0"
+5 m L "m" "1 0 1"
+6 0 t H 0 "Tremblay"
+6 0 f H 0 "Fafard"
+6 0 pt P t "PT"
+6 0 pf P f "PF"
+11 0 pt S a
+11 0 pf S a
+15 1 0 L pt m k1
+16 3 0 L pf m k1
+7 5 P pt
+7 5 P pf
+"""
+TREMBLAY_FAFARD = ["Tremblay", "4", "3", "2", "0", "1", "8", "Fafard"]
+
+
+@pytest.fixture
+def on_small_platform(data, tmp_path):
+    (tmp_path / "t.trace").write_text(ON_SMALL_PLATFORM)
+    return (load(tmp_path / "t.trace", cache=False),
+            {"topology": str(data / "platforms/small_platform.xml")})
+
+
+def route_edges(layout, names):
+    """The base edges joining consecutive `names`."""
+    edge = {frozenset(layout.node_names[i] for i in e): k for k, e in enumerate(layout.edges)}
+    return [edge[frozenset(p)] for p in zip(names, names[1:])]
+
+
+def test_the_heat_follows_the_declared_route_not_the_loopback(on_small_platform):
+    trace, base = on_small_platform
+    view = View(trace, ViewState(**base, heat=True, now=2.0), size=SIZE)
+    heat = view.scene._particles_of().heat(view.scene.geometry, 5.0)
+    on = route_edges(view.layout, TREMBLAY_FAFARD)
+    assert heat[on] == pytest.approx(np.ones(len(on)))  # the message crossed each link
+    assert np.delete(heat, on).sum() == 0                 # and nothing else
+    # at 2 s, the first half of its way (by length, from PT over the links to PF)
+    lay = view.layout
+    ends = [trace.find("containers", n)[0] for n in ("PT", "PF")]
+    pts = np.array([(lay.x[ends[0]], lay.y[ends[0]])]
+                   + [lay.node_rects[lay.node_names.index(n), :2] for n in TREMBLAY_FAFARD[1:-1]]
+                   + [(lay.x[ends[1]], lay.y[ends[1]])])
+    seg = np.hypot(*np.diff(pts, axis=0).T)
+    behind = np.clip((seg.sum() / 2 - np.r_[0, np.cumsum(seg)[:-1]]) / seg, 0, 1)
+    half = view.scene._particles_of().heat(view.scene.geometry, 2.0)
+    assert half[on] == pytest.approx(behind)
+    assert 0 < behind.sum() < len(on)
+
+
+def test_routes_show_the_paths_of_the_window_in_a_still_picture(on_small_platform):
+    trace, base = on_small_platform
+    view = View(trace, ViewState(**base), size=SIZE)
+    assert view.scene._slots["heat"] == []
+    view.state.routes = True
+    view.update()
+    (strips,) = view.scene._slots["heat"]
+    # one strip per edge of the route, as wide as the busiest: the whole window's traffic
+    assert strips.GetMapper().GetInput().GetNumberOfCells() == len(TREMBLAY_FAFARD) - 1
+    keys = [a.GetInput() for a in view.scene.overlay.legend.texts]
+    assert "edges: traffic of the window, narrow blue to wide red" in keys
+    assert ViewState.from_json(view.state.to_json()).routes
 
 
 def test_the_legend_says_what_heat_and_sizes_mean(small):

@@ -203,7 +203,7 @@ def test_title_axis_and_time_unit(views):
     v.render()  # from above the ruler is a point: a note in the corner instead
     assert not o.axis_title.GetVisibility() and o.note.GetVisibility()
     assert o.note.GetInput().endswith("ms")
-    v.state.update(view="iso", time_unit="s")
+    v.state.update(view="iso", time_unit=None)
 
 
 def test_timeline_is_a_gantt_chart_with_picking(views):
@@ -324,3 +324,38 @@ def test_the_timeline_view_is_a_true_gantt_whose_labels_name_their_rows(views):
     assert checked >= 5  # the hosts' rows written (links' rows hold no states)
     state.base = "treemap"  # another base leaves the Gantt's view
     assert state.view == "iso"
+
+
+def test_otf2_metrics_are_drawn_only_when_chosen(data):
+    """Issue 25.6: the PAPI ping-pong drew six metric lanes (three counters and their
+    rates) beside the two ranks' states. Metrics wait until chosen; the legend says how
+    many wait, by class, and keys the chosen ones under their class."""
+    tr = load(DATA / "otf2" / "ping-pong-otf2-papi", cache=False)
+    v = View(tr, ViewState(), SIZE)
+    v.render()
+    g = v.scene.geometry
+    assert len(g.var_rows) == 0
+    notes = [t for t, rgb in g.legend_entries() if rgb is None]
+    assert "6 metrics not drawn until chosen (PAPI 6)" in notes
+    v.state.variables = {"PAPI_TOT_CYC rate": "max", "PAPI_L2_TCM": "max"}
+    v.render()
+    g = v.scene.geometry
+    drawn = {tr.display_name("types", t) for t in np.unique(tr.variables.type[g.var_rows])}
+    assert drawn == {"PAPI_TOT_CYC rate", "PAPI_L2_TCM"}
+    keys = [t for t, rgb in g.legend_entries()]
+    assert "PAPI_L2_TCM (of its max 4.888e+05)" in keys
+    assert "4 metrics not drawn until chosen (PAPI 4)" in keys
+
+
+def test_variables_option_draws_named_metrics(data, tmp_path):
+    out = tmp_path / "p.png"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "render",
+                        str(DATA / "otf2" / "ping-pong-otf2-papi"), "--variables",
+                        "PAPI_BR_MSP", "--save-state", str(tmp_path / "v.json"), "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert ViewState.load(tmp_path / "v.json").variables == {"PAPI_BR_MSP": "max"}
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "render",
+                        str(DATA / "otf2" / "ping-pong-otf2-papi"), "--variables", "=max",
+                        "-o", str(out)], capture_output=True, text=True)
+    assert r.returncode == 2 and "expected NAME or NAME=RULE" in r.stderr

@@ -4,6 +4,7 @@ Every place that shows a time names the unit: stats, the 3D title, axis and pick
 the treemap's title and CSV."""
 import csv
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -134,3 +135,27 @@ def test_the_scene_names_the_trace_unit_unless_told(data):
     assert ViewState().time_unit is None and ViewState.from_json(ViewState().to_json()) == \
         ViewState()
     v.close()
+
+
+def test_the_window_offers_the_trace_unit_and_the_others(qtbot, data):
+    """The base dock's time unit: "the trace's" (ViewState.time_unit None) or a unit."""
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("no display: Xvfb is not installed (see .ci/run)")
+    from triva3d.gui.docks import TRACE_UNIT
+    from triva3d.gui.window import MainWindow
+    w = MainWindow(ViewState(base="treemap"))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.open_trace(str(data / STARPU))
+    qtbot.waitUntil(lambda: w.trace is not None, timeout=300_000)
+    w.redraw()
+    combo, axis = w.base_dock.unit, w.view.scene.overlay.axis_title
+    assert combo.currentText() == TRACE_UNIT and axis.GetInput() == "time (ms)"
+    combo.setCurrentText("s")
+    w.redraw()
+    assert w.state.time_unit == "s" and w.view.scene.overlay.axis_title.GetInput() == "time (s)"
+    combo.setCurrentText(TRACE_UNIT)
+    w.redraw()
+    assert w.state.time_unit is None
+    assert w.view.scene.overlay.axis_title.GetInput() == "time (ms)"

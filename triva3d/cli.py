@@ -163,6 +163,8 @@ def _state(args):
             setattr(state, name, value)
     if args.no_labels:
         state.labels = False
+    if args.routes:
+        state.routes = True
     if args.hide:
         state.hidden = state.hidden + tuple(n.strip() for n in args.hide.split(",") if n.strip())
     if args.colors:
@@ -492,6 +494,9 @@ def add_scene_options(r):
                         "object (.json)")
     add_time_unit(r)
     r.add_argument("--no-labels", action="store_true", help="draw no node or container names")
+    r.add_argument("--routes", action="store_true",
+                   help="colour the base's edges by the traffic of the window's messages "
+                        "along their routes (the paths they took)")
 
 
 def add_time_unit(c):

@@ -264,6 +264,7 @@ CHECKS = {
     "unfold": _flag("unfold"),
     "particles": _choice("particles", PARTICLES, optional=True),
     "heat": _flag("heat"),
+    "routes": _flag("routes"),
     "moved": _moves,
 }
 
@@ -312,7 +313,9 @@ class ViewState:
     translucent plane at that time; with `unfold` only what began by then is
     drawn, older things dimmed; `particles` ("value" or "size": their colour)
     draws each message in flight at `now` as a particle on its route; `heat`
-    colours the base's edges by the traffic that crossed them until `now`.
+    colours the base's edges by the traffic that crossed them until `now`;
+    `routes`, by the traffic of the window's messages along their routes (the
+    paths they took, in a still picture).
     `moved`: base nodes and containers the user moved ("node:NAME" or
     "container:NAME" -> new centre [x, y])."""
     topology: str = None
@@ -339,6 +342,7 @@ class ViewState:
     unfold: bool = False
     particles: str = None
     heat: bool = False
+    routes: bool = False
     moved: dict = field(default_factory=dict)
 
     def __post_init__(self):

@@ -459,13 +459,14 @@ class Geometry:
         m = 0.06 * self.extent
         return (xmin - m, xmax + m, ymin - m, ymax + m, 0.0, self.frame.height + m)
 
-    def legend_entries(self, particles=None, heat=False):
+    def legend_entries(self, particles=None, heat=None):
         """(text, rgb) of the keys of the picture: the state values in the window,
         longest total time over the whole trace first (an order that stays while
         the window moves or unfolds: movies, the brush); the message and event
         values; the usage profiles with what their width is relative to; lines
         (rgb None) on particles coloured by size and on what the base's edges
-        show (bandwidth and latency, or the `heat` of the traffic)."""
+        show (bandwidth and latency, or the traffic `heat`: "so far" or "of the
+        window")."""
         tr = self.trace
         st, keys = tr.states, self._key_state_values
         name = tr.names.display
@@ -495,7 +496,7 @@ class Geometry:
             out.append(("particles: size, small blue to large red (grey: unknown)", None))
         lay = self.layout
         if heat and len(lay.edges):
-            out.append(("edges: traffic so far, narrow blue to wide red", None))
+            out.append((f"edges: traffic {heat}, narrow blue to wide red", None))
         elif len(lay.edges) > entities.EDGE_LIMIT:
             out.append((f"edges: density ({len(lay.edges):,})" +
                         (", colour latency" if np.isfinite(lay.edge_latency).any() else ""),

@@ -25,7 +25,7 @@ MOVING_LINKS = 10_000
 MOVING_PIECES = 10_000
 #: ViewState fields the scene follows.
 SCENE_FIELDS = FIELDS + ("link_opacity", "labels", "time_unit", "selection", "now",
-                         "particles", "heat")
+                         "particles", "heat", "routes")
 #: The outline of what is picked, and of the containers a panel points at.
 SELECTION_RGB, HIGHLIGHT_RGB = (255, 220, 0), (0, 220, 255)
 #: With particles, message lines (their history) are drawn at this fraction of
@@ -51,7 +51,7 @@ class Scene:
         self._fitted = None  # the camera fit_view fitted for (None: fit again)
         self._moving, self._pixel = False, 1
         self._particles = None  # particles.Particles, made when first needed
-        self._keys = (None, False)  # what the legend says of particles and heat
+        self._keys = (None, None)  # what the legend says of particles and heat
         edges, image = base.edges(layout, g.extent)
         ground = [polydata.actor(pd, line_width=1) for pd in (
             edges, base.nodes(layout, g.extent), base.borders(layout, g.extent),
@@ -82,7 +82,7 @@ class Scene:
         if geometry or changed & {"time_unit", "now"} or not self._applied.get("titled"):
             unit = self.trace.unit(state.time_unit)
             self.overlay.set_frame(self.geometry.frame, unit, self._title(state, unit))
-        if geometry or changed & {"now", "particles", "heat"}:
+        if geometry or changed & {"now", "particles", "heat", "routes"}:
             self._movie(state)
         if geometry or "selection" in changed:
             self._outline(state.selection)
@@ -150,10 +150,13 @@ class Scene:
         return out + [polydata.actor(polydata.quads(*lids.T, rgb), lit=True, cull=True)]
 
     def _movie(self, state):
-        """The plane of `now`, the particles in flight and the edges' heat."""
+        """The plane of `now`, the particles in flight and the edges' heat: the
+        traffic so far, or with `routes` (and no heat) the whole window's."""
         g, now = self.geometry, state.now
         on = now is not None
-        keys = (state.particles if on else None, bool(on and state.heat))
+        hot = now if on and state.heat else g.frame.t1 if state.routes else None
+        keys = (state.particles if on else None,
+                None if hot is None else "so far" if on and state.heat else "of the window")
         if keys != self._keys:
             self._keys = keys
             self.overlay.set_legend(g.legend_entries(*keys) if self.legend else [])
@@ -180,8 +183,8 @@ class Scene:
                 flying.append(polydata.actor(polydata.points(heads, rgb), point_size=9))
         self._set("particles", flying)
         strips = None
-        if on and state.heat and len(self.layout.edges):
-            strips = base.heat(self.layout, g.extent, self._particles_of().heat(g, now))
+        if hot is not None and len(self.layout.edges):
+            strips = base.heat(self.layout, g.extent, self._particles_of().heat(g, hot))
         self._set("heat", [] if strips is None else [polydata.actor(strips)])
 
     def highlight(self, containers):
