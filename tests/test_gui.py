@@ -413,3 +413,19 @@ def test_cancel_stops_the_reading(qtbot, big):
     w.cancel.click()
     qtbot.waitUntil(loader.isFinished, timeout=60000)
     assert max(percents) < 100 and w.trace is None and w.progress.isHidden()
+
+
+def test_the_legend_dock_ticks_metrics_to_draw_them(qtbot, data):
+    """OTF2 metrics are listed unticked (not drawn); ticking one draws it."""
+    w = opened(qtbot, data / "otf2/ping-pong-otf2-papi")
+    tree = w.legend_dock.tree
+    items = {tree.topLevelItem(i).text(0): tree.topLevelItem(i)
+             for i in range(tree.topLevelItemCount())}
+    item = items["PAPI_TOT_CYC"]
+    assert item.text(1) == "metric (PAPI)" and item.checkState(0) == QtCore.Qt.Unchecked
+    assert len(w.geometry.var_rows) == 0
+    item.setCheckState(0, QtCore.Qt.Checked)
+    assert w.state.variables == {"PAPI_TOT_CYC": "max"}
+    qtbot.waitUntil(lambda: len(w.geometry.var_rows) > 0, timeout=PATIENCE_MS)
+    item.setCheckState(0, QtCore.Qt.Unchecked)
+    assert w.state.variables == {}

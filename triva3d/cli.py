@@ -167,6 +167,9 @@ def _state(args):
         state.routes = True
     if args.hide:
         state.hidden = state.hidden + tuple(n.strip() for n in args.hide.split(",") if n.strip())
+    if args.variables:
+        from .analysis.roles import parse_rules
+        state.variables = {**state.variables, **parse_rules(args.variables)}
     if args.colors:
         from .colors import read_colors
         state.colors = {**state.colors, **read_colors(args.colors)}
@@ -489,6 +492,10 @@ def add_scene_options(r):
                    help="opacity of message lines, 0..1 (default 0.7)")
     r.add_argument("--hide", metavar="A,B",
                    help="state, link or event values, or entity types, not to draw")
+    r.add_argument("--variables", metavar="A,B=RULE",
+                   help="variable types to draw (metrics such as PAPI counters are drawn "
+                        "only when named), or NAME=RULE: capacity, hide, max, or the "
+                        "capacity type to be relative to")
     r.add_argument("--colors", metavar="FILE",
                    help="colours by value or type name: 'name,#rrggbb' lines, or a JSON "
                         "object (.json)")

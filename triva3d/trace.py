@@ -208,6 +208,9 @@ def check(trace):
     return None
 
 
+#: The types' extra field naming the class of a metric variable (OTF2's PAPI,
+#: RUSAGE...): such variables are drawn only when chosen (analysis.roles).
+METRIC_CLASS = "metric class"
 #: Tables that carry user-defined extra fields.
 ENTITY_TABLES = ("containers", "states", "links", "variables", "events")
 

@@ -16,6 +16,10 @@ Viva's) are drawn as Viva and Triva draw them.
   in one lane (the categories of a host's computation or a link's traffic); when a
   capacity has categories, its `X_used` (their sum) is not drawn.
 
+- **Metrics** (hardware and software counters: an OTF2 archive's PAPI, RUSAGE...
+  members, told by the types' `METRIC_CLASS` field) are many and unrelated: none
+  is drawn until chosen by a rule.
+
 The rule is overridable per variable type: "capacity" (not drawn), "hide", "max"
 (a profile relative to its own maximum) or the name of the capacity type to be
 relative to.
@@ -25,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import OptionsError
-from ..trace import Kind
+from ..trace import METRIC_CLASS, Kind
 
 #: Category prefixes of SimGrid's categorized resource usage, and their capacity.
 CATEGORY_OF = {"p": "power", "b": "bandwidth"}
@@ -52,11 +56,21 @@ def platform_link_types(trace):
 class VariableRoles:
     """Per type (index into trace.types): `drawn` (a profile is drawn), `capacity`
     (an attribute), `relative_to` (the capacity type a profile is relative to, -1
-    for its own maximum) and `lane` (the type whose lane the profile stacks in)."""
+    for its own maximum), `lane` (the type whose lane the profile stacks in) and
+    `metric_class` (a metric's class name, None for other types)."""
     drawn: np.ndarray
     capacity: np.ndarray
     relative_to: np.ndarray
     lane: np.ndarray
+    metric_class: list
+
+    def metrics_not_drawn(self):
+        """{class: count} of the metrics no rule chose."""
+        out = {}
+        for t, c in enumerate(self.metric_class):
+            if c is not None and not self.drawn[t] and not self.capacity[t]:
+                out[c] = out.get(c, 0) + 1
+        return out
 
 
 def _constant(trace):
@@ -105,6 +119,12 @@ def variable_roles(trace, rules=None):
     for t in np.flatnonzero(drawn):  # a total beside its categories
         if name[t].endswith("_used") and relative_to[t] in has_categories:
             drawn[t] = False
+    classes = types.extra.get(METRIC_CLASS)
+    metric_class = [None if classes is None or classes[t] < 0
+                    else trace.names.display(classes[t]) for t in range(nt)]
+    metric = np.array([c is not None for c in metric_class], bool)
+    capacity &= ~metric  # a counter that never changed is still a metric, not drawn
+    drawn &= ~metric
     for type_name, rule in (rules or {}).items():
         hits = [t for t in trace.find("types", type_name) if is_var[t]]
         if not hits:
@@ -124,7 +144,19 @@ def variable_roles(trace, rules=None):
     gone = (relative_to >= 0) & ~capacity[np.maximum(relative_to, 0)]
     relative_to[gone] = -1  # relative to a type the rules made no capacity: its maximum
     lane = np.where(relative_to >= 0, relative_to, np.arange(nt))
-    return VariableRoles(drawn, capacity, relative_to, lane)
+    return VariableRoles(drawn, capacity, relative_to, lane, metric_class)
+
+
+def parse_rules(text):
+    """'A,B=max,C=hide,D=bandwidth' as rules: a name alone is drawn ("max")."""
+    out = {}
+    for item in (i.strip() for i in text.split(",")):
+        if item:
+            name, sep, rule = item.rpartition("=") if "=" in item else (item, "", "max")
+            if not name.strip() or not rule.strip():
+                raise OptionsError(f"variable rule {item!r}: expected NAME or NAME=RULE")
+            out[name.strip()] = rule.strip()
+    return out
 
 
 def capacities(trace, roles, c):

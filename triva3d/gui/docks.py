@@ -186,8 +186,14 @@ class LegendDock(Dock):
             kind = kinds.get(int(trace.types.kind[ty]))
             if kind and not geometry.platform_links[ty]:  # platform links: base edges
                 names.append((trace.display_name("values", v), kind, geometry.value_rgb[v]))
-        for t in np.flatnonzero(geometry.roles.drawn):  # capacities are not drawn
-            names.append((trace.display_name("types", t), "variable", geometry.type_rgb[t]))
+        roles = geometry.roles
+        for t in np.flatnonzero(roles.drawn):  # capacities are not drawn
+            if roles.metric_class[t] is None:
+                names.append((trace.display_name("types", t), "variable", geometry.type_rgb[t]))
+        for t, cls in enumerate(roles.metric_class):  # metrics: drawn when ticked
+            if cls is not None:
+                names.append((trace.display_name("types", t), f"metric ({cls})",
+                              geometry.type_rgb[t]))
         for name, kind, rgb in dict(((n, k), (n, k, c)) for n, k, c in names).values():
             item = QtWidgets.QTreeWidgetItem([name, kind])
             item.setFlags(item.flags() | QtCore.Qt.ItemIsUserCheckable)
@@ -203,8 +209,9 @@ class LegendDock(Dock):
         self.tree.blockSignals(True)
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            item.setCheckState(0, QtCore.Qt.Unchecked if item.text(0) in hidden
-                               else QtCore.Qt.Checked)
+            shown = (self.state.variables.get(item.text(0), "hide") != "hide"
+                     if item.text(1).startswith("metric") else item.text(0) not in hidden)
+            item.setCheckState(0, QtCore.Qt.Checked if shown else QtCore.Qt.Unchecked)
             if g is not None:
                 rows = self.trace.find("values", item.text(0))
                 table = g.value_rgb
@@ -217,6 +224,12 @@ class LegendDock(Dock):
     def _toggled(self, item, column):
         name = item.text(0)
         hidden = [h for h in self.state.hidden if h != name]
+        if item.text(1).startswith("metric"):  # a metric is drawn by its rule
+            rules = {k: v for k, v in self.state.variables.items() if k != name}
+            if item.checkState(0) == QtCore.Qt.Checked:
+                rules[name] = "max"
+            self.state.variables = rules
+            return
         if item.checkState(0) == QtCore.Qt.Unchecked:
             hidden.append(name)
         self.state.hidden = tuple(hidden)

@@ -16,7 +16,9 @@ Mapping (see the README):
   end, and events "MPI collective" at the end with `root`, `sent`, `received`;
 - Metric events: one variable per metric member, piecewise constant from each
   sample to the next (the last to the end); accumulated counters also as "NAME
-  rate" (difference over time between samples, 0 after the last one);
+  rate" (difference over time between samples, 0 after the last one); the types
+  carry their member's metric type (PAPI, RUSAGE, USER...) as the extra field
+  `METRIC_CLASS`: metrics are drawn when chosen (analysis.roles);
 - threads, tasks, I/O operations, RMA and calling-context samples: see `_threads`,
   `_teams`, `_tasks`, `_io`, `_rma` and `_samples`;
 - time in seconds from the trace start (clock properties); every other record kind
@@ -33,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import TraceError
-from ..trace import SCHEMA, Kind, Names, Table, Trace
+from ..trace import METRIC_CLASS, SCHEMA, Kind, Names, Table, Trace
 from . import anchor_of, archive_files, capi
 
 #: Links' (type, value) by their `what` code: MPI messages, RMA puts and gets.
@@ -197,7 +199,8 @@ class _Defs:
         self.metrics = {}
         for m in d.metrics:
             members = m.members if hasattr(m, "members") else m.metric_class.members
-            self.metrics[m._ref] = [(mm.name, _enum(mm.metric_mode)) for mm in members]
+            self.metrics[m._ref] = [(mm.name, _enum(mm.metric_mode), _enum(mm.metric_type))
+                                    for mm in members]
         self.max_members = max([len(v) for v in self.metrics.values()] + [1])
 
 
@@ -330,6 +333,7 @@ class _Builder:
         if key not in self.type_index:
             self.type_index[key] = len(self.types)
             self.types.append((kind, parent, self.names(name), start, end))
+        self.metric_class = {}  # variable type -> its metric members' class (PAPI...)
         return self.type_index[key]
 
     def value(self, t, name):
@@ -485,7 +489,8 @@ class _Builder:
         for k in np.unique(key).tolist():
             m = key == k
             members = self.d.metrics.get(k // 256, [])
-            name, mode = members[k % 256] if k % 256 < len(members) else (f"metric {k}", "")
+            name, mode, group = (members[k % 256] if k % 256 < len(members)
+                                 else (f"metric {k}", "", "OTHER"))
             t = self.seconds(time[m])
             v = value[m]
             last = np.r_[t[1:] > t[:-1], True]  # samples at one time: the last one holds
@@ -502,11 +507,13 @@ class _Builder:
         return out
 
     # -- threads, tasks, I/O, samples, one-sided communication ---------------------------
+            self.metric_class[ty] = group
     def _part(self, c, t, values, start, end=None, depth=None, **extra):
         """A states (with `end`) or events part of container c, type t, `values` (codes
         of t's values), extra fields as name codes."""
         n = len(start)
         part = {"container": np.full(n, c), "type": np.full(n, t), "value": values,
+                self.metric_class[ty] = group
                 **extra}
         if end is None:
             part["time"] = self.seconds(start)
@@ -712,7 +719,10 @@ class _Builder:
         tables["types"] = Table("types", _typed("types", {
             "kind": [t[0] for t in self.types], "parent": [t[1] for t in self.types],
             "name": [t[2] for t in self.types], "alias": [-1] * len(self.types),
-            "start_type": [t[3] for t in self.types], "end_type": [t[4] for t in self.types]}))
+            "start_type": [t[3] for t in self.types], "end_type": [t[4] for t in self.types]}),
+            {METRIC_CLASS: np.array([self.names(self.metric_class[t]) if t in self.metric_class
+                                     else -1 for t in range(len(self.types))], np.int32)}
+            if self.metric_class else None)
         tables["values"] = Table("values", _typed("values", {
             "type": [v[0] for v in self.value_rows], "name": [v[1] for v in self.value_rows],
             "alias": [-1] * len(self.value_rows)}))
