@@ -117,6 +117,7 @@ def test_the_scene_names_the_trace_unit_unless_told(data):
     f = v.scene.geometry.frame
     assert o.title.GetInput().startswith(f"native_sample.trace   {f.t0:.6g} .. {f.t1:.6g} ms")
     assert o.axis_title.GetInput() == "time (ms)"
+    assert f"window {f.t0:.9g}..{f.t1:.9g} ms, " in v.summary()  # render's report
     st = t.states
     row = int(np.argmax(st.end - st.start))  # the longest state: easy to hit
     mid = (st.start[row] + st.end[row]) / 2
@@ -128,6 +129,7 @@ def test_the_scene_names_the_trace_unit_unless_told(data):
     v.state.time_unit = "s"
     v.render()
     assert o.axis_title.GetInput() == "time (s)" and " s   on timeline" in o.title.GetInput()
+    assert f"..{f.t1:.9g} s, " in v.summary()
     assert v.pick(x, y)["time_unit"] == "s"
     v.state.time_unit = None
     v.render()

@@ -202,7 +202,7 @@ class View:
 
     def summary(self):
         w, h = self.render_window.GetSize()
-        return f"{w}x{h}, {self.scene.geometry.summary()}"
+        return f"{w}x{h}, {self.scene.geometry.summary(self.state.time_unit)}"
 
     def close(self):
         """Release the render window."""

@@ -485,19 +485,13 @@ class Geometry:
             out += [(f"{name(tr.values.name[v])} ({what})", self.value_rgb[v])
                     for v in np.unique(values)]
         profiles = {}  # one key per colour: SimGrid's p<cat> and b<cat> share theirs
-        cls = self.roles.metric_class
-        for ty in sorted(self._key_profiles, key=lambda t: (cls[t] or "", t)):  # by class
+        for ty in self._key_profiles:
             cap = self.roles.relative_to[ty]
             of = (name(tr.types.name[cap]) if cap >= 0
                   else f"its max {self.capacity_of([np.argmax(tr.variables.type == ty)])[0]:.4g}")
             profiles.setdefault(tuple(self.type_rgb[ty]), []).append(
-                ("" if not cls[ty] or name(tr.types.name[ty]).startswith(cls[ty])
-                 else f"{cls[ty]}: ") + f"{name(tr.types.name[ty])} (of {of})")
+                f"{name(tr.types.name[ty])} (of {of})")
         out += [(", ".join(texts), np.array(rgb, np.uint8)) for rgb, texts in profiles.items()]
-        hidden = self.roles.metrics_not_drawn()
-        if hidden:
-            out.append((f"{sum(hidden.values())} metrics not drawn until chosen ("
-                        + ", ".join(f"{c} {n}" for c, n in sorted(hidden.items())) + ")", None))
         if particles == "size":
             out.append(("particles: size, small blue to large red (grey: unknown)", None))
         lay = self.layout
@@ -562,11 +556,13 @@ class Geometry:
             out.append(f"no state is drawn in the window {f.t0:.9g}..{f.t1:.9g}")
         return out
 
-    def summary(self):
-        """One line: the window and what is drawn in it."""
+    def summary(self, time_unit=None):
+        """One line: the window (in `time_unit`, else the trace's) and what is
+        drawn in it."""
         f, lay = self.frame, self.layout
         platform = int(self.platform_links[self.trace.links.type].sum())
-        return (f"window {f.t0:.9g}..{f.t1:.9g}, {self.n_states} states "
+        return (f"window {f.t0:.9g}..{f.t1:.9g} {self.trace.unit(time_unit)}, "
+                f"{self.n_states} states "
                 f"({self.mode}), {len(self.link_rows)} links"
                 + (f" (and {platform} platform links, as base edges)" if platform else "")
                 + f", {len(self.event_rows)} events "
