@@ -485,13 +485,19 @@ class Geometry:
             out += [(f"{name(tr.values.name[v])} ({what})", self.value_rgb[v])
                     for v in np.unique(values)]
         profiles = {}  # one key per colour: SimGrid's p<cat> and b<cat> share theirs
-        for ty in self._key_profiles:
+        cls = self.roles.metric_class
+        for ty in sorted(self._key_profiles, key=lambda t: (cls[t] or "", t)):  # by class
             cap = self.roles.relative_to[ty]
             of = (name(tr.types.name[cap]) if cap >= 0
                   else f"its max {self.capacity_of([np.argmax(tr.variables.type == ty)])[0]:.4g}")
             profiles.setdefault(tuple(self.type_rgb[ty]), []).append(
-                f"{name(tr.types.name[ty])} (of {of})")
+                ("" if not cls[ty] or name(tr.types.name[ty]).startswith(cls[ty])
+                 else f"{cls[ty]}: ") + f"{name(tr.types.name[ty])} (of {of})")
         out += [(", ".join(texts), np.array(rgb, np.uint8)) for rgb, texts in profiles.items()]
+        hidden = self.roles.metrics_not_drawn()
+        if hidden:
+            out.append((f"{sum(hidden.values())} metrics not drawn until chosen ("
+                        + ", ".join(f"{c} {n}" for c, n in sorted(hidden.items())) + ")", None))
         if particles == "size":
             out.append(("particles: size, small blue to large red (grey: unknown)", None))
         lay = self.layout
