@@ -29,8 +29,8 @@ TRACES = {
     "paje/g5k.trace": ({"topology": "platforms/g5k.xml"}, False),
     "paje/simu-mardi.trace": ({"topology": "paje/simu-mardi.trace"}, False),
     "paje/simgrid-fg126.trace": ({"topology": "paje/simgrid-fg126.trace"}, False),
-    "paje/native_sample.trace": ({"base": "treemap", "time_unit": "ms"}, False),
-    "paje/native_paje.trace": ({"base": "treemap", "time_unit": "ms"}, True),
+    "paje/native_sample.trace": ({"base": "treemap"}, False),
+    "paje/native_paje.trace": ({"base": "treemap"}, True),
     "otf2/ping-pong-otf2": ({"base": "appgraph"}, False),
     "otf2/ping-pong-otf2-papi": ({"base": "appgraph"}, False),
     "paje/links.trace": ({"base": "appgraph"}, False),
@@ -65,8 +65,7 @@ def draw(data, out, rel, base, lenient):
         shots.append(f"{stem}_{name}.png")
     lines.append(view.summary())
     view.close()
-    timeline = View(trace, ViewState(base="timeline", view="timeline",
-                                     time_unit=fields.get("time_unit", "s")), SIZE)
+    timeline = View(trace, ViewState(base="timeline", view="timeline"), SIZE)
     timeline.save(out / f"{stem}_timeline.png")
     timeline.close()
     shots.append(f"{stem}_timeline.png")
