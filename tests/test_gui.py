@@ -429,3 +429,10 @@ def test_the_legend_dock_ticks_metrics_to_draw_them(qtbot, data):
     qtbot.waitUntil(lambda: len(w.geometry.var_rows) > 0, timeout=PATIENCE_MS)
     item.setCheckState(0, QtCore.Qt.Unchecked)
     assert w.state.variables == {}
+
+
+def test_the_treemap_dock_says_what_it_leaves_out(qtbot, data):
+    w = opened(qtbot, data / "paje/simu-mardi.trace")
+    dock = w.treemap_dock
+    qtbot.waitUntil(lambda: dock.treemap is not None, timeout=PATIENCE_MS)
+    assert dock.note.text().startswith("254 of 305 not drawn: HOST 50: nothing in the slice")

@@ -319,3 +319,21 @@ def test_a_leaf_never_holds_more_state_time_than_the_slice(data):
     assert (init[ranks] > 0.9 * sl.duration).all() and (main[ranks] < 0.1 * sl.duration).all()
     inc = Slicer(tr, nested="inclusive").slice()
     assert (inc.states.sum(axis=1)[ranks] > 1.9 * sl.duration * 0.9).all()  # counted twice
+
+
+def test_the_treemap_says_what_it_leaves_out(data):
+    """Issue 25.9: simu-mardi's hosts node50..node98 and node100 hold no state, its
+    links and router never do; the treemap draws the 51 others and says so."""
+    tr = load(data / "paje" / "simu-mardi.trace")
+    host = tr.find("types", "HOST")[0]
+    hosts = np.flatnonzero(tr.containers.type == host)
+    idle = np.setdiff1d(hosts, tr.states.container)
+    tm = TimeSliceTreemap(tr)
+    assert len(np.unique(tm.cell_node)) == len(hosts) - len(idle) == 51
+    assert tm.left_out == ["254 of 305 not drawn", f"HOST {len(idle)}: nothing in the slice",
+                           "LINK 203, ROUTER 1: never a state"]
+    assert tm.notes == ["254 of 305 not drawn: HOST 50: nothing in the slice; LINK 203, "
+                        "ROUTER 1: never a state"]
+    texts = [t for t, _ in tm.legend_entries()]
+    assert all(line in texts for line in tm.left_out)
+    assert TimeSliceTreemap(tr, level="HOST", window=(100, 200)).left_out[0] == "50 of 101 not drawn"

@@ -292,6 +292,9 @@ class TreemapDock(Dock):
 
     def show_trace(self, trace, geometry):
         self.trace = trace
+        self.note = QtWidgets.QLabel()  # what the treemap leaves out, and why
+        self.note.setWordWrap(True)
+        self.form.addRow(self.note)
         types = {trace.display_name("types", t) for t in np.unique(trace.containers.type[1:])}
         _blocked(self.level, lambda: (self.level.clear(),
                                       self.level.addItems(["leaves"] + sorted(types))))
@@ -327,6 +330,7 @@ class TreemapDock(Dock):
 
     def _selected(self):
         """The node of the container picked in 3D (a state's container), or None."""
+        self.note.setText("\n".join(tm.notes))
         sel, tm = self.state.selection, self.treemap
         if sel and sel["kind"] in ("container", "state"):
             c = (sel["row"] if sel["kind"] == "container"

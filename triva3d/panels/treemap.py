@@ -121,6 +121,9 @@ class TimeSliceTreemap:
         if not len(rows):
             raise TraceError(trace.source, None, f"no container at level {level!r}")
         self._layout(rows, width, height, pad)
+        self.left_out = self._left_out(rows, carriers)
+        if self.left_out:
+            self.notes.append(f"{self.left_out[0]}: {'; '.join(self.left_out[1:])}")
 
     def _layout(self, level, width, height, pad):
         """Tree = the level's containers, their ancestors, and their cells."""
@@ -154,6 +157,27 @@ class TimeSliceTreemap:
         self.node_depth = depth_of(tree_parent[:nc])
         self.level = level
         self.width, self.height = float(width), float(height)
+
+    def _left_out(self, level, carriers):
+        """Short lines on the level's containers drawn nowhere: how many, then by type
+        those holding nothing in the slice and those whose type never holds the
+        metric; none if all are drawn."""
+        tr = self.trace
+        empty = level[np.nan_to_num(self.numbers[level]).clip(min=0).sum(axis=1) <= 0]
+        if not len(empty):
+            return []
+        below = aggregate(tr, carriers.astype(float), carriers, "max")[empty] > 0
+
+        def by_type(rows):
+            names, count = np.unique([tr.type_name(t).strip('"') for t in
+                                      tr.containers.type[rows]], return_counts=True)
+            return ", ".join(f"{n} {c}" for n, c in zip(names, count))
+        out = [f"{len(empty)} of {len(level)} not drawn"]
+        if below.any():
+            out.append(f"{by_type(empty[below])}: nothing in the slice")
+        if (~below).any():
+            out.append(f"{by_type(empty[~below])}: never a {self.metric}")
+        return out
 
     # -- reading -----------------------------------------------------------------
     def name_of(self, node):
@@ -217,6 +241,7 @@ class TimeSliceTreemap:
         drawn = np.unique(self.cell_col)
         return ([(keys.get(self.value_names[k], self.value_names[k]), self.value_rgb[k])
                  for k in drawn]
+                + [(line, None) for line in self.left_out]
                 + [(f"area: {self.unit} ({self.how}{self.time_kind}), {self.t0:.6g} .. "
                     f"{self.t1:.6g}", None)])
 
