@@ -15,6 +15,8 @@ import otf2
 import pytest
 
 from triva3d import View, ViewState, load
+from triva3d.errors import OptionsError
+from triva3d.movie.paths import make_path
 from triva3d.stats import render, summary
 
 STARPU = "paje/native_sample.trace"
@@ -134,6 +136,10 @@ def test_the_scene_names_the_trace_unit_unless_told(data):
     v.state.time_unit = None
     v.render()
     assert o.axis_title.GetInput() == "time (ms)"
+    s0, s1 = v.scene.geometry.data_span
+    v.state.window = (s0, s1)  # a sweep's window must be narrower than the trace
+    with pytest.raises(OptionsError, match=f"the trace's {s1 - s0:.9g} ms and wider"):
+        make_path(v, "sweep", 1)
     assert ViewState().time_unit is None and ViewState.from_json(ViewState().to_json()) == \
         ViewState()
     v.close()

@@ -195,8 +195,9 @@ def sweep(view, duration):
     s0, s1 = view.scene.geometry.data_span
     w = state.window[1] - state.window[0] if state.window else SWEEP_WIDTH * (s1 - s0)
     if not 0 < w < s1 - s0:
+        unit = view.trace.unit(state.time_unit)
         raise OptionsError(f"a sweep needs a window narrower than the trace's "
-                           f"{s1 - s0:.9g} s and wider than 0; this one is {w:.9g} s")
+                           f"{s1 - s0:.9g} {unit} and wider than 0; this one is {w:.9g} {unit}")
     state.window = (s0, s0 + w)
     view.state.window = state.window
     cam = state.camera or view.fitted_camera()
