@@ -119,6 +119,11 @@ def test_the_scene_names_the_trace_unit_unless_told(data):
     f = v.scene.geometry.frame
     assert o.title.GetInput().startswith(f"native_sample.trace   {f.t0:.6g} .. {f.t1:.6g} ms")
     assert o.axis_title.GetInput() == "time (ms)"
+    # the axis title stands beyond the ruler's end, on its line (time runs right)
+    ruler = o.ruler.GetMapper().GetInput()  # its first segment: the ruler itself
+    x1, y1, _ = v.projection.to_display([ruler.GetPoint(1)])[0]
+    bx0, by0, bx1, by1 = o.axis_boxes[0]
+    assert x1 < bx0 < x1 + 20 and by0 < y1 < by1
     assert f"window {f.t0:.9g}..{f.t1:.9g} ms, " in v.summary()  # render's report
     st = t.states
     row = int(np.argmax(st.end - st.start))  # the longest state: easy to hit

@@ -268,9 +268,10 @@ class Overlay:
         self.ruler.GetMapper().SetInputData(polydata.segments(p0, p1))
         at = proj.to_display(np.c_[np.full(len(z), x), np.full(len(z), y), z])
         u = along[k] / max(length[k], 1e-9)
-        end = top[k] + 18 * u
-        self.axis_title.SetPosition(*end)
         tw, th = self._size(self.axis_title, self.axis_title.GetInput())
+        # beyond the ruler's end by 10 px, whichever way the ruler runs on screen
+        end = top[k] + (10 + abs(u[0]) * tw / 2 + abs(u[1]) * th / 2) * u
+        self.axis_title.SetPosition(*end)
         taken = [(end[0] - tw / 2, end[1] - th / 2, end[0] + tw / 2, end[1] + th / 2)]
         self.axis_boxes = taken
         for a, (px, py, depth) in zip(self._ticks, at):
