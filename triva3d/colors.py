@@ -3,6 +3,7 @@
 Every colour here is RGB uint8. The palette colour of a name depends on the name
 only (a CRC of its text), so a value keeps its colour across traces and runs.
 """
+import re
 import zlib
 
 import numpy as np
@@ -19,14 +20,42 @@ UNPLACED = (150, 70, 70)
 LINK = (235, 235, 235)
 #: Edges whose latency is unknown.
 NO_LATENCY = (120, 120, 120)
+#: The edge of a legend's swatch: a mid grey, in contrast (3:1 at least) with any
+#: swatch and with a dark or a light row, so no key melts into its row.
+SWATCH_EDGE = (150, 150, 150)
 #: Latency ramp, low to high (blue, teal, yellow, red): 4 stops interpolated.
 RAMP = np.array([(60, 110, 220), (40, 180, 170), (235, 200, 60), (220, 60, 50)], np.float64)
 
 
+#: MPI calls by family (as Sigovan et al. colour them): the calls of a family take
+#: hues within FAMILY_SPREAD degrees around its own, so that related calls look
+#: related; `distinct` then tells any two apart.
+MPI_FAMILIES = (("wait", re.compile(r"wait"), 35), ("test", re.compile(r"test"), 330),
+                ("send", re.compile(r"[bisr]{0,2}send"), 220),
+                ("recv", re.compile(r"i?m?(recv|probe)"), 280),
+                ("collective", re.compile(r"i?(barrier|bcast|(all)?reduce|(all)?gather|"
+                                          r"scatter|alltoall|ex?scan|neighbor)"), 120))
+MPI_CALL, FAMILY_SPREAD = re.compile(r"p?mpi_(\w+)", re.I), 30
+
+
+def mpi_family(name):
+    """The family (see MPI_FAMILIES) and its hue (degrees) of an MPI call's name
+    (MPI_Waitall, PMPI_Isend...), or None."""
+    call = MPI_CALL.fullmatch(name)
+    for family, pattern, hue in MPI_FAMILIES if call else ():
+        if pattern.match(call.group(1).lower()):
+            return family, hue
+    return None
+
+
 def palette(name):
-    """Stable colour of a name: hue from its CRC-32, two saturations and brightnesses."""
+    """Stable colour of a name: hue from its CRC-32 (within its family's for an MPI
+    call), two saturations and brightnesses."""
     h = zlib.crc32(name.encode())
     hue = (h & 0xFFFF) / 65536.0
+    family = mpi_family(name)
+    if family:
+        hue = (family[1] + (hue - 0.5) * FAMILY_SPREAD) / 360 % 1.0
     sat = 0.55 if h >> 16 & 1 else 0.75
     val = 0.80 if h >> 17 & 1 else 0.95
     return _hsv(hue, sat, val)
@@ -174,45 +203,76 @@ def ciede2000(lab1, lab2):
                    + rt * (dCp / sc) * (dHp / sh))
 
 
-#: Colours closer than this (CIEDE2000) to another key or to the background are
-#: shifted in lightness, until they are TARGET_DELTA_E apart (or as far as can be).
-MIN_DELTA_E, TARGET_DELTA_E = 10.0, 15.0
-#: Lightness steps tried, in order (darker first: most trace colours are bright).
-SHIFTS = (-14, 14, -28, 28, -42, 42, -56, 56, -70)
+#: A key closer than MIN_DELTA_E (CIEDE2000) to a key before it or to the
+#: background, or with a WCAG contrast below MIN_CONTRAST against the background
+#: (a dark colour vanishes on it, and on the legend's darker rows), is moved to the
+#: nearest colour TARGET_DELTA_E from all of them with that contrast (else the
+#: farthest found).
+MIN_DELTA_E, TARGET_DELTA_E, MIN_CONTRAST = 15.0, 20.0, 1.8
+#: The moves tried, the nearest first: steps of lightness and turns of hue (degrees),
+#: a turn of 20 as far as a step of 36: a key keeps its hue (its family, the trace's
+#: meaning) while it can. A grey (chroma below GREY) has no hue to turn.
+TURNS, STEPS, GREY = (20, 40, 70, 110, 150, 180), (12, 24, 36, 48), 8.0
+#: Only the first keys (by importance) are told apart: beyond, no picture can.
+MAX_DISTINCT = 64
 
 
-def distinct(rgb, fixed=()):
-    """Colours (n, 3) made at least MIN_DELTA_E apart from each other, from the
-    background and from the `fixed` indices' colours (kept as given), in order of
-    importance (row 0 first): a colour too close is moved in lightness. Returns the
-    new colours and, for each moved one, (index, the index it was like or -1 for the
-    background, its delta E before)."""
+def _moves():
+    """(turn, step) of every move, the nearest first."""
+    turns = (0,) + tuple(t * s for t in TURNS[:-1] for s in (1, -1)) + TURNS[-1:]
+    steps = (0,) + tuple(d * s for d in STEPS for s in (1, -1))
+    moves = [(t, d) for t in turns for d in steps if (t, d) != (0, 0)]
+    return np.array(sorted(moves, key=lambda m: abs(m[0]) / 10 + abs(m[1]) / 18), np.float64)
+
+
+MOVES = _moves()
+
+
+def _background_rgb():
+    return np.round(np.array(BACKGROUND) * 255)
+
+
+def _candidates(lab1, max_turn=180):
+    """The colours of the moves of L*a*b* colour `lab1` turning its hue by at most
+    `max_turn` degrees, as the screen shows them."""
+    L, a, b = lab1
+    c, h = np.hypot(a, b), np.degrees(np.arctan2(b, a))
+    moves = MOVES[np.abs(MOVES[:, 0]) <= (max_turn if c >= GREY else 0)]
+    h = np.radians(h + moves[:, 0])
+    cand = np.c_[np.clip(L + moves[:, 1], 8, 96), c * np.cos(h), c * np.sin(h)]
+    rgb = rgb_of_lab(cand)
+    return rgb, lab(rgb)
+
+
+def distinct(rgb, fixed=(), family=()):
+    """Colours (n, 3) told apart, in order of importance (row 0 first; the first
+    MAX_DISTINCT): each at least MIN_DELTA_E from the background and the colours
+    before it and the `fixed` indices' (kept as given), and contrasted enough
+    against the background (MIN_CONTRAST), else moved (see MOVES; those of the
+    `family` indices turn FAMILY_SPREAD at most: they keep their hue family). Returns the new
+    colours and, for each moved one, (index, the index it was like, -1 for the
+    background, its delta E before, its contrast before)."""
     rgb = np.array(rgb, np.uint8).reshape(-1, 3)
     labs = lab(rgb)
-    bg = lab(np.round(np.array(BACKGROUND) * 255))
-    fixed = set(int(i) for i in fixed)
-    accepted = [bg] + [labs[i] for i in sorted(fixed)]
+    bg_rgb = _background_rgb()
+    fixed, family = set(int(i) for i in fixed), set(int(i) for i in family)
+    accepted = [lab(bg_rgb)] + [labs[i] for i in sorted(fixed)]
     owner = [-1] + sorted(fixed)
     moved = []
-    for i in range(len(rgb)):
+    for i in range(min(len(rgb), MAX_DISTINCT)):
         if i in fixed:
             continue
         ref = np.array(accepted)
         d = ciede2000(labs[i], ref)
-        if d.min() < MIN_DELTA_E:
-            best, best_d = labs[i], d.min()
-            for step in SHIFTS:
-                cand = labs[i].copy()
-                cand[0] = np.clip(cand[0] + step, 8, 96)
-                cand = lab(rgb_of_lab(cand))  # what the screen can show
-                cd = ciede2000(cand, ref).min()
-                if cd > best_d:
-                    best, best_d = cand, cd
-                if cd >= TARGET_DELTA_E:
-                    break
-            moved.append((i, owner[int(np.argmin(d))], float(d.min())))
-            labs[i] = best
-            rgb[i] = rgb_of_lab(best)
+        con = float(contrast(rgb[i], bg_rgb))
+        if d.min() < MIN_DELTA_E or con < MIN_CONTRAST:
+            cand_rgb, cand = _candidates(labs[i], FAMILY_SPREAD if i in family else 180)
+            far = ciede2000(cand[:, None], ref[None]).min(axis=1)
+            seen = contrast(cand_rgb, bg_rgb) >= MIN_CONTRAST
+            ok = np.flatnonzero(seen & (far >= TARGET_DELTA_E))
+            k = ok[0] if len(ok) else int(np.argmax(np.where(seen, far, far - 1000)))
+            moved.append((i, owner[int(np.argmin(d))], float(d.min()), con))
+            labs[i], rgb[i] = cand[k], cand_rgb[k]
         accepted.append(labs[i])
         owner.append(i)
     return rgb, moved
@@ -256,17 +316,21 @@ def scene_palette(trace, overrides=None, roles=None):
     table = {"values": vrgb, "types": trgb}
     given = set(overrides or ())
     fixed = [i for i, (tab, r) in enumerate(keys) if trace.display_name(tab, r) in given]
-    new, moved = distinct([table[tab][r] for tab, r in keys], fixed)
+    family = [i for i, (tab, r) in enumerate(keys)
+              if tab == "values" and mpi_family(trace.display_name(tab, r))]
+    new, moved = distinct([table[tab][r] for tab, r in keys], fixed, family)
     for (tab, r), rgb in zip(keys, new):
         for row in (sharing.get(r, [r]) if tab == "types" else [r]):
             table[tab][row] = rgb
     notes = []
-    for i, like, d in moved:
+    for i, like, d, con in moved:
         what = "the background" if like < 0 else repr(trace.display_name(*keys[like]))
-        notes.append(f"{trace.display_name(*keys[i])!r} like {what} ({d:.1f})")
+        notes.append(f"{trace.display_name(*keys[i])!r} " + (
+            f"like {what} ({d:.1f})" if d < MIN_DELTA_E else f"dark ({con:.2f})"))
     if notes:
-        notes = [f"{len(notes)} colours too close (CIEDE2000 < {MIN_DELTA_E:g}) drawn "
-                 "lighter or darker: " + ", ".join(notes)]
+        notes = [f"{len(notes)} colours too close (CIEDE2000 < {MIN_DELTA_E:g}) or too "
+                 f"dark on the background (contrast < {MIN_CONTRAST:g}) drawn in another "
+                 "shade: " + ", ".join(notes)]
     return vrgb, trgb, notes
 
 

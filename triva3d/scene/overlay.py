@@ -12,11 +12,13 @@ that never overlap, the time axis, a title line and the legend.
   in the bottom-left corner gives the window instead.
 - **Title**: the trace, the window and the base, top left.
 - **Legend**: the keys the picture uses, top right, 14 px text in light grey on a
-  dark box (contrast about 14:1).
+  dark box (contrast about 14:1), each swatch edged in colors.SWATCH_EDGE (a key as
+  dark as the box still shows).
 """
 import numpy as np
 from vtkmodules.vtkRenderingCore import vtkActor2D, vtkTextActor
 
+from .. import colors
 from ..bases.matcher import R_DESCENDANTS
 from . import polydata
 from .annotations import label as tick_label
@@ -103,6 +105,7 @@ class Legend:
     def __init__(self, new, sizes):
         self._new, self._sizes = new, sizes
         self.box = new(vtkActor2D())
+        self.edges = new(vtkActor2D())  # under the swatches, 1 px wider each side
         self.swatches = new(vtkActor2D())
         self.texts, self.entries = [], []
         self.rect = None
@@ -140,8 +143,8 @@ class Legend:
         for a in texts:
             a.SetVisibility(True)
         self.rect = None
-        self.box.SetVisibility(bool(texts))
-        self.swatches.SetVisibility(bool(texts))
+        for a in (self.box, self.edges, self.swatches):
+            a.SetVisibility(bool(texts))
         if not texts:
             return
         line, sw = LEGEND_PX + 6, LEGEND_PX
@@ -161,6 +164,9 @@ class Legend:
         self.box.GetProperty().SetColor(*BOX_RGB)
         self.box.GetProperty().SetOpacity(BOX_OPACITY)
         q = np.array(quads, np.float64).reshape(-1, 4)
+        self.edges.SetMapper(polydata.mapper2d(polydata.quads(
+            q[:, 0] - 1, q[:, 1] + 1, q[:, 2] - 1, q[:, 3] + 1, 0.0)))
+        self.edges.GetProperty().SetColor(*(c / 255 for c in colors.SWATCH_EDGE))
         self.swatches.SetMapper(polydata.mapper2d(polydata.quads(
             q[:, 0], q[:, 1], q[:, 2], q[:, 3], 0.0, np.array(rgb, np.uint8).reshape(-1, 3))))
 
