@@ -126,3 +126,20 @@ def test_a_legend_swatch_is_edged_whatever_its_colour(paje):
                     if colors.contrast(img[cy + k * dy, cx + k * dx], ROW) >= 3
                     and colors.contrast(img[cy + k * dy, cx + k * dx], rgb) >= 2.5]
             assert edge and edge[0] >= sw // 2 - 1, (text, dx, dy)
+
+
+@pytest.mark.parametrize("rgb", [(255, 255, 255), (0, 0, 0), (150, 150, 150)])
+def test_the_windows_legend_swatch_is_edged(qtbot, rgb):
+    """The legend dock's rows are white or dark (the desktop's theme): a white, a
+    black or an edge-grey key still has a rim that contrasts with its row or itself."""
+    from PySide6 import QtGui
+    from triva3d.gui.docks import _swatch
+    img = _swatch(rgb).pixmap(14, 14).toImage()
+
+    def at(x, y):
+        c = QtGui.QColor(img.pixel(x, y))
+        return (c.red(), c.green(), c.blue())
+    assert np.abs(np.subtract(at(7, 7), rgb)).max() <= 3  # (the display's depth)
+    for x, y in ((0, 7), (13, 7), (7, 0), (7, 13)):
+        for row in ((255, 255, 255), (30, 30, 30)):
+            assert colors.contrast(at(x, y), row) >= 2.5 or colors.contrast(at(x, y), rgb) >= 2.5
