@@ -78,6 +78,17 @@ def _bytes(n):
         n /= 1024
 
 
+#: Deeper levels of the type hierarchy are indented as this deep, their depth written
+#: (an indentation as deep as a 1e5-level chain would print 1e10 spaces).
+MAX_INDENT = 24
+
+
+def _indent(depth):
+    if depth <= MAX_INDENT:
+        return "  " * depth
+    return "  " * MAX_INDENT + f"[{depth}] "
+
+
 def render(s):
     """The summary as indented text."""
     c, unit = s["counts"], s["time_unit"]
@@ -102,13 +113,13 @@ def render(s):
         label = "root" if i == 0 else f"{t['name']}: {t['kind']}, {t['count']}"
         if "max_imbrication" in t:
             label += f", max imbrication {t['max_imbrication']}"
-        lines.append("  " * (depth + 1) + label)
+        lines.append(_indent(depth + 1) + label)
         values = sorted(t.get("values", []), key=lambda v: -v["count"])
         for v in values[:SHOWN_VALUES]:
             extra = f", {v['time']:.6g} {unit}" if "time" in v else ""
-            lines.append("  " * (depth + 3) + f"{v['name']}: {v['count']}{extra}")
+            lines.append(_indent(depth + 3) + f"{v['name']}: {v['count']}{extra}")
         if len(values) > SHOWN_VALUES:
-            lines.append("  " * (depth + 3) + f"... {len(values) - SHOWN_VALUES} more values "
+            lines.append(_indent(depth + 3) + f"... {len(values) - SHOWN_VALUES} more values "
                                               "(--json lists all)")
         stack.extend((ch, depth + 1) for ch in reversed(children.get(i, [])))
     if s.get("other_records"):

@@ -102,16 +102,20 @@ class Table:
 
 def depth_of(parent):
     """Depth of every node of a tree given by `parent` (-1 for a root): the one
-    depth function of the package (pointer jumping, one pass per level)."""
-    parent = np.asarray(parent, np.int64)
-    depth = np.zeros(len(parent), np.int32)
-    up = parent.copy()
-    while True:
-        has = up >= 0
-        if not has.any():
-            return depth
-        depth += has
-        up[has] = parent[up[has]]
+    depth function of the package. Pointer doubling (list ranking): each round
+    adds the distance to the node's jump target and doubles the jump, so a tree of
+    depth D takes log2(D) passes whatever the nodes' order (one pass per level took
+    5e9 steps on a chain of 1e5 containers)."""
+    up = np.asarray(parent, np.int64).copy()
+    depth = (up >= 0).astype(np.int64)
+    for _ in range(64):
+        has = np.flatnonzero(up >= 0)
+        if not len(has):
+            return depth.astype(np.int32)
+        target = up[has]
+        depth[has] += depth[target]   # fancy indexing reads before it writes: synchronous
+        up[has] = up[target]
+    raise ValueError("a parent cycle")
 
 
 #: Column layout of every table: name -> (column -> dtype). Kept in one place so

@@ -78,13 +78,13 @@ def _states(container, col, start, end, parent, t0, t1, out):
 
 
 @njit(cache=True)
-def _variables(container, vtype, start, end, value, t0, t1, integral, covered):
+def _variables(container, col, start, end, value, t0, t1, integral, covered):
     for i in range(len(start)):
         s = max(start[i], t0)
         e = min(end[i], t1)
         if e > s:
-            integral[container[i], vtype[i]] += value[i] * (e - s)
-            covered[container[i], vtype[i]] += e - s
+            integral[container[i], col[i]] += value[i] * (e - s)
+            covered[container[i], col[i]] += e - s
 
 
 @njit(cache=True)
@@ -139,6 +139,12 @@ class Slicer:
         self._parent = (nesting_parents(trace) if nested == "exclusive"
                         and len(st) and st.imbrication.max() > 0 else np.zeros(0, np.int64))
         self._ev_col = self.event_col[ev.value]
+        #: variable types as columns (a column per type of the trace would make a
+        #: deep hierarchy's containers x types quadratic)
+        self.variable_types = np.flatnonzero(trace.types.kind == Kind.VARIABLE)
+        self.var_col = np.full(len(trace.types), -1, np.int32)
+        self.var_col[self.variable_types] = np.arange(len(self.variable_types), dtype=np.int32)
+        self._var_col = self.var_col[trace.variables.type]
         ln = trace.links
         msg = np.flatnonzero(~platform_link_types(trace)[ln.type])  # messages only
         self._ln = (ln.start_container[msg], ln.end_container[msg], ln.start[msg], ln.end[msg])
@@ -153,14 +159,14 @@ class Slicer:
         t0, t1 = float(t0), float(t1)
         if t1 < t0:
             raise OptionsError(f"time window {t0:g}:{t1:g} ends before it starts")
-        n, nt = len(tr.containers), len(tr.types)
+        n, nt = len(tr.containers), len(self.variable_types)
         st, var, ev = tr.states, tr.variables, tr.events
         states = np.zeros((n, len(self.state_values)))
         _states(st.container, self._st_col, st.start, st.end, self._parent, t0, t1, states)
         np.maximum(states, 0.0, out=states)  # rounding: a parent's time less its children's
         integral, covered = np.zeros((n, nt)), np.zeros((n, nt))
-        _variables(var.container, var.type, var.start, var.end, var.value, t0, t1, integral,
-                   covered)
+        _variables(var.container, self._var_col, var.start, var.end, var.value, t0, t1,
+                   integral, covered)
         out, into = np.zeros((n, 3)), np.zeros((n, 3))
         _links(*self._ln, self._size, t0, t1,
                out, into)
@@ -222,10 +228,11 @@ class Slice:
             types = [t for t in self._named("type", arg) if tr.types.kind[t] == Kind.VARIABLE]
             if not types:
                 raise TraceError(tr.source, None, f"{arg!r} is not a variable type")
-            v = self.integral[:, types].sum(axis=1)
+            cols = self.slicer.var_col[types]
+            v = self.integral[:, cols].sum(axis=1)
             if kind == "variable_mean":
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    v = v / self.covered[:, types].sum(axis=1)
+                    v = v / self.covered[:, cols].sum(axis=1)
             return v, self._carriers(types)
         if kind in ("links", "links_in") and arg in LINK_MEASURES:
             acc = self.links_out if kind == "links" else self.links_in

@@ -80,12 +80,12 @@ class TimeSliceTreemap:
             matrix, carriers_of = sl.events, trace.values.type[slicer.event_values]
             rgb = value_rgb[slicer.event_values]
         elif metric == "variable":
-            vt = np.flatnonzero(types.kind == Kind.VARIABLE)
+            vt = slicer.variable_types  # the columns of sl.integral
             names = [name(types.name[t]) for t in vt]
             if not values:  # areas of different units never add: one type, a usage
                 from ..analysis.roles import variable_roles  # (not a capacity) first
                 drawn = variable_roles(trace).drawn
-                total = sl.integral[:, vt].sum(axis=0)
+                total = sl.integral.sum(axis=0)
                 order = sorted(range(len(vt)), key=lambda i: (not drawn[vt[i]], total[i] <= 0))
                 have = list(dict.fromkeys(names[i] for i in order if total[i] > 0))
                 if len(have) > 1:
@@ -95,7 +95,7 @@ class TimeSliceTreemap:
             elif len(set(values)) > 1:
                 raise OptionsError("variable cells of different types do not add up: "
                                    "name one type")
-            matrix, carriers_of, rgb = sl.integral[:, vt], vt, type_rgb[vt]
+            matrix, carriers_of, rgb = sl.integral, vt, type_rgb[vt]
         else:
             col = 1 if slicer.has_sizes else 0
             names = ["out", "in"]
@@ -129,12 +129,10 @@ class TimeSliceTreemap:
         """Tree = the level's containers, their ancestors, and their cells."""
         parent = self.trace.containers.parent
         n = len(parent)
-        keep = np.zeros(n, bool)
-        up = np.asarray(level)
-        while len(up):  # the level and its ancestors, one generation at a time
-            keep[up] = True
-            up = np.unique(parent[up])
-            up = up[(up >= 0) & ~keep[np.maximum(up, 0)]]
+        at_level = np.zeros(n)
+        at_level[level] = 1.0
+        # the level and its ancestors: a level node in the subtree (one upward pass)
+        keep = aggregate(self.trace, at_level, np.ones(n, bool), "max") > 0
         self.containers = np.flatnonzero(keep)  # increasing: parents first
         index = np.full(n, -1)
         index[self.containers] = np.arange(len(self.containers))
