@@ -184,3 +184,30 @@ def test_a_failed_cache_write_leaves_nothing(trace_file, monkeypatch):
     assert load(path).from_cache is False
     for folder in (os.path.dirname(path), os.path.join(xdg, "triva3d")):
         assert not [n for n in os.listdir(folder) if n.endswith((".tmp", ".t3dcache"))]
+
+
+@pytest.mark.parametrize("key, value", [
+    ("report", [[1]]), ("report", [["x", -1, None]]), ("report", "x"),
+    ("extra", {"states": [1]}), ("extra", {"nowhere": []}), ("files", []),
+    ("other_records", {"Enter": "many"}), ("time_unit", 3), ("unit_note", [])])
+def test_a_cache_with_hostile_metadata_is_parsed_again(trace_file, key, value):
+    """Right stamps, metadata of the wrong shape (issue 26.4: report=[[1]] was a
+    traceback in stats, render and dump): parsed again, as any damaged cache."""
+    import json
+    path = trace_file(HEADER + TYPES + BODY)
+    fresh = load(path)
+    (where,) = [p for p in cache.paths(path, "strict") if os.path.exists(p)]
+    with np.load(where) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(arrays["meta"].tobytes())
+    meta[key] = value
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    os.remove(where)
+    with open(where, "wb") as f:
+        np.savez(f, **arrays)
+    again = load(path)
+    assert not again.from_cache and again.notes == [
+        f"{where}: the cached copy could not be read; parsed again"]
+    same(fresh, again)
+    from triva3d.stats import render, summary
+    render(summary(again))

@@ -22,8 +22,9 @@ from numpy.lib import format as npformat
 from .output import atomic
 from .trace import SCHEMA, Names, Table, Trace, check
 
-FORMAT = 4  # 2: OTF2 locations sharing a name are named GROUP / NAME; 3: inode, ctime;
-# 4: the time unit
+FORMAT = 5  # 2: OTF2 locations sharing a name are named GROUP / NAME; 3: inode, ctime;
+# 4: the time unit; 5: OTF2 metric types' class, empty traces refused, one report entry
+# per kind of recovery
 SUFFIX = ".t3dcache"
 
 
@@ -69,7 +70,11 @@ def read(trace_path, mode, damaged=None):
         try:
             z = _arrays(p)
             meta = json.loads(z["meta"].tobytes())
-            if meta["format"] != FORMAT or meta["files"] != _stamp([f[0] for f in meta["files"]]):
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+                continue  # another version's: written over
+            if not _meta_ok(meta):
+                raise ValueError("metadata of the wrong shape")
+            if meta["files"] != _stamp([f[0] for f in meta["files"]]):
                 continue
             if os.path.abspath(trace_path) != meta["files"][0][0]:
                 continue
@@ -82,6 +87,31 @@ def read(trace_path, mode, damaged=None):
             if damaged is not None:
                 damaged.append(p)
     return None
+
+
+def _meta_ok(meta):
+    """Whether the metadata has the shape `write` gives it: a cache is untrusted input,
+    and `report=[[1]]` with the right stamps made a traceback in every command."""
+    def texts(v):
+        return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+    def count(v):
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+    files, extra, report = meta.get("files"), meta.get("extra"), meta.get("report")
+    other, note = meta.get("other_records"), meta.get("unit_note")
+    return (isinstance(files, list) and len(files) > 0
+            and all(isinstance(f, list) and len(f) == 5 and isinstance(f[0], str)
+                    and all(isinstance(x, int) for x in f[1:]) for f in files)
+            and isinstance(extra, dict) and set(extra) <= set(SCHEMA)
+            and all(texts(v) and len(set(v)) == len(v) for v in extra.values())
+            and isinstance(report, list)
+            and all(isinstance(r, list) and len(r) == 3 and isinstance(r[0], str)
+                    and count(r[1]) and (r[2] is None or isinstance(r[2], (int, str)))
+                    for r in report)
+            and (other is None or isinstance(other, dict)
+                 and all(isinstance(k, str) and count(v) for k, v in other.items()))
+            and isinstance(meta.get("time_unit"), str)
+            and (note is None or isinstance(note, str)))
 
 
 def _arrays(path):
