@@ -619,3 +619,16 @@ def test_a_short_last_state_does_not_roof_its_column(data, detail):
     # before: MPI_Finalize 0.22 of the picture exact; the last texel (main's) in lod
     assert share(fin) < 0.001
     assert share(init) > 0.2  # 0.22 exact, 0.29 lod (one column a rank)
+
+
+def test_the_dominant_value_of_each_group():
+    # group 5: value 1 for 2 + 1 = 3, value 0 for 2.5 -> 1, its largest item 0 (2);
+    # group 2: values 3 and 4 tie at 1 -> the lower, 3 (item 3); group 9: one item
+    group = np.array([5, 5, 2, 2, 5, 9, 5])
+    value = np.array([1, 0, 4, 3, 1, 7, 0])
+    weight = np.array([2.0, 1.5, 1.0, 1.0, 1.0, 0.5, 1.0])
+    groups, values, items = entities.dominant(group, value, weight)
+    assert (groups.tolist(), values.tolist(), items.tolist()) == ([2, 5, 9], [3, 1, 7], [3, 0, 5])
+    # by count, the largest by another measure
+    _, values, items = entities.dominant(group, value, np.ones(7), size=np.arange(7.0))
+    assert (values.tolist(), items.tolist()) == ([3, 0, 7], [3, 6, 5])

@@ -187,19 +187,21 @@ def event_points(trace, layout, frame, rows):
 
 
 def dominant(group, value, weight, size=None):
-    """For each group 0..n-1 of items (`group` dense ids, every one present): the
-    value of the most total `weight` in it (the lower value on a tie) and the
-    index of that value's largest item in the group (by `size`, else `weight`)."""
+    """For the groups of items (`group`: their ids, any integers): the groups
+    (sorted), the value of the most total `weight` in each (the lower on a tie) and
+    the index of that value's largest item there (by `size`, else `weight`). One
+    sort of the items."""
     size = weight if size is None else size
     nv = int(value.max()) + 1
-    keys, inv = np.unique(group.astype(np.int64) * nv + value, return_inverse=True)
-    total = np.bincount(inv, weights=weight)
-    g = keys // nv
-    best = np.lexsort((-total, g))
-    best = best[np.r_[True, g[best][1:] != g[best][:-1]]]  # one a group, in group order
-    win = np.zeros(len(keys), bool)
-    win[best] = True
-    items = np.flatnonzero(win[inv])
-    items = items[np.lexsort((-size[items], inv[items]))]
-    largest = items[np.r_[True, inv[items][1:] != inv[items][:-1]]]
-    return keys[best] % nv, largest
+    key = group.astype(np.int64) * nv + value
+    order = np.argsort(key)
+    key = key[order]
+    start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])  # runs of (group, value)
+    g, v = np.divmod(key[start], nv)
+    del key
+    best = np.lexsort((-np.add.reduceat(weight[order], start), g))
+    best = best[np.r_[True, g[best][1:] != g[best][:-1]]]  # one run a group, in order
+    s = size[order]
+    most = np.repeat(np.maximum.reduceat(s, start), np.diff(np.r_[start, len(s)]))
+    hit = np.flatnonzero(s == most)  # the first in each run is its largest item
+    return g[best], v[best], order[hit[np.searchsorted(hit, start[best])]]

@@ -421,14 +421,12 @@ class Geometry:
         st, f, rows, b = self.trace.states, self.cut, self.state_rows, self.bars
         if not len(rows):
             return np.zeros((0, 5)), np.zeros((0, 3), np.uint8), rows
-        stack = self.cols.of_rows(rows).astype(np.int64) * 2**16 + st.imbrication[rows]
-        stacks, group = np.unique(stack, return_inverse=True)
+        depth = st.imbrication[rows]
+        stack = self.cols.of_rows(rows).astype(np.int64) * (int(depth.max()) + 1) + depth
         time = np.minimum(st.end[rows], f.t1) - np.maximum(st.start[rows], f.t0)
-        value, item = entities.dominant(group, st.value[rows], time)
-        order = np.argsort(group, kind="stable")
-        top = np.maximum.reduceat(b[order, 5], np.searchsorted(group[order],
-                                                               np.arange(len(stacks))))
-        del order
+        stacks, value, item = entities.dominant(stack, st.value[rows], time)
+        top = np.full(len(stacks), -np.inf)
+        np.maximum.at(top, np.searchsorted(stacks, stack), b[:, 5])
         lids = np.c_[b[item, :4], top + entities.LIFT * f.height / 2]
         return lids, self.value_rgb[value], rows[item]
 
@@ -439,10 +437,9 @@ class Geometry:
             return np.zeros((0, 5)), np.zeros((0, 3), np.uint8), cols
         rows = texels[cols, bins]
         del bins
-        value, item = entities.dominant(np.unique(cols, return_inverse=True)[1],
-                                        st.value[rows], np.ones(len(rows)),
-                                        st.end[rows] - st.start[rows])
-        c = self.columns[np.unique(cols)]
+        cols, value, item = entities.dominant(cols, st.value[rows], np.ones(len(rows)),
+                                              st.end[rows] - st.start[rows])
+        c = self.columns[cols]
         return np.c_[c[:, :4], c[:, 5]], self.value_rgb[value], rows[item]
 
     def texel_row(self, column, z):
