@@ -421,3 +421,26 @@ def test_an_enum_value_this_otf2_does_not_know_is_named_by_its_number(tmp_path):
         ev.mpi_collective_end(20, 250, comm, 0, 8, 8)
     t = load(tmp_path / "coll", cache=False)
     assert [t.display_name("values", v) for v in t.states.value] == ["operation 250"]
+
+
+def test_broken_definitions_are_one_line_and_nothing_else(tmp_path, capfd):
+    """A byte changed in the global definitions made the otf2 package print a
+    traceback from its callbacks on stderr before triva3d's line (issue 26.5): the
+    load raises one TraceError and stderr stays empty."""
+    import random
+    otf2gen.mpi_ring(tmp_path / "a")
+    defs = tmp_path / "a" / "traces.def"
+    raw = defs.read_bytes()
+    unknown = 0
+    for seed in range(30):
+        rng = random.Random(seed)
+        b = bytearray(raw)
+        b[rng.randrange(len(b))] = rng.randrange(256)
+        defs.write_bytes(bytes(b))
+        try:
+            load(tmp_path / "a", cache=False)
+        except TraceError as e:
+            assert "\n" not in str(e)
+            unknown += "refers to one never defined" in str(e)
+        assert capfd.readouterr().err == ""
+    assert unknown >= 3  # the mutations did reach the package's callbacks

@@ -29,6 +29,7 @@ through ctypes and compiled callbacks (capi.py), then decoded per location in nu
 """
 import ctypes
 import os
+import sys
 from collections import Counter
 
 import numpy as np
@@ -144,6 +145,25 @@ def _nest(kind, time, a, b, c, d, end_time):
     return s_reg[:ns], s_t0[:ns], s_t1[:ns], s_dep[:ns], c_info[:nc], bad, unclosed
 
 
+class _Raised:
+    """Stands for `sys` in the otf2 package's definition callbacks: what they write on
+    stderr (an exception's traceback) is kept, its last line told in one."""
+
+    def __init__(self):
+        self.text = []
+        self.stderr = self
+
+    def write(self, text):
+        self.text.append(text)
+
+    def why(self):
+        last = "".join(self.text).strip().splitlines()[-1]
+        kind, _, what = last.partition(": ")
+        if kind == "KeyError":
+            return f"a definition refers to one never defined (reference {what})"
+        return f"a definition the otf2 package could not take ({last})"
+
+
 class _Defs:
     """What we need from the global definitions, as plain Python and numpy."""
 
@@ -163,17 +183,24 @@ class _Defs:
                 self.not_utf8 += 1
                 return raw.decode("utf-8", "replace")
         callbacks.str_decode = replacing
+        # The package prints the traceback of an exception in its callbacks (a
+        # duplicate definition, an unknown reference) on stderr: kept for one line.
+        raised = _Raised()
+        callbacks.sys = raised
         try:
             with otf2.reader.open(anchor) as tr:
                 self._read(tr.definitions)
+            if raised.text:
+                raise ValueError(raised.why())
         except TraceError:
             raise
         except Exception as e:  # the otf2 package raises several kinds
-            why = capi.errors[0] if capi.errors else str(e)
+            why = raised.why() if raised.text else capi.errors[0] if capi.errors else str(e)
             capi.errors.clear()
             raise TraceError(anchor, None, f"not a readable OTF2 archive: {why}") from None
         finally:
             callbacks.str_decode = strict
+            callbacks.sys = sys
 
     def _read(self, d):
         cp = d.clock_properties
