@@ -3,6 +3,7 @@
 Bad input prints one line `triva3d: error: FILE:LINE: reason` and exits 2.
 """
 import argparse
+import errno
 import json
 import os
 import sys
@@ -534,8 +535,23 @@ def add_base_options(c, window_help="appgraph: only links overlapping this time 
                         "links:bytes, variable:TYPE, ratio:A/B")
 
 
+class _ClosedOutput:
+    """Standard output when the process started without one (`>&-`): writing to it
+    is an OSError, told in one line as for a full disk."""
+
+    buffer = property(lambda self: self)
+
+    def write(self, data):
+        raise OSError(errno.EBADF, "closed (the command started without it)")
+
+    def flush(self):
+        pass
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None:
+        sys.stdout = _ClosedOutput()
     p = parser()
     commands = p._subparsers._group_actions[0].choices
     if argv and argv[0] not in commands and not argv[0].startswith("-") \
@@ -556,7 +572,8 @@ def main(argv=None):
     except OSError as e:  # a file the command writes (or stdout: a full disk...)
         print(f"triva3d: error: {e.filename or 'standard output'}: {e.strerror or e}",
               file=sys.stderr)
-        if e.filename is None:  # what stdout still holds must not fail again at exit
+        if e.filename is None and not isinstance(sys.stdout, _ClosedOutput):
+            # what stdout still holds must not fail again at exit
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 2
     except KeyboardInterrupt:
