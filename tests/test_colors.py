@@ -143,3 +143,16 @@ def test_the_windows_legend_swatch_is_edged(qtbot, rgb):
     for x, y in ((0, 7), (13, 7), (7, 0), (7, 13)):
         for row in ((255, 255, 255), (30, 30, 30)):
             assert colors.contrast(at(x, y), row) >= 2.5 or colors.contrast(at(x, y), rgb) >= 2.5
+
+
+def test_the_note_on_shifted_colours_is_one_short_line():
+    """Issue 25.6: the note named every shifted colour (46 names on an OTF2 archive
+    with many metrics); it names a few."""
+    from pathlib import Path
+    from triva3d import load
+    tr = load(Path(__file__).resolve().parents[1] / "examples" / "small.trace")
+    _, _, notes = colors.scene_palette(tr)
+    assert len(notes) == 1 and len(notes[0]) < 200
+    shifted = int(notes[0].split()[0])
+    assert shifted > colors.NOTE_EXAMPLES and notes[0].count(" like ") + notes[0].count(
+        " dark (") == colors.NOTE_EXAMPLES

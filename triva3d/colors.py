@@ -278,6 +278,10 @@ def distinct(rgb, fixed=(), family=()):
     return rgb, moved
 
 
+#: Colours named in the note on shifted colours.
+NOTE_EXAMPLES = 3
+
+
 def scene_palette(trace, overrides=None, roles=None):
     """The colours of everything a picture of `trace` can show, told apart: the
     state values (most time first), message values, event values and drawn variable
@@ -327,10 +331,10 @@ def scene_palette(trace, overrides=None, roles=None):
         what = "the background" if like < 0 else repr(trace.display_name(*keys[like]))
         notes.append(f"{trace.display_name(*keys[i])!r} " + (
             f"like {what} ({d:.1f})" if d < MIN_DELTA_E else f"dark ({con:.2f})"))
-    if notes:
-        notes = [f"{len(notes)} colours too close (CIEDE2000 < {MIN_DELTA_E:g}) or too "
-                 f"dark on the background (contrast < {MIN_CONTRAST:g}) drawn in another "
-                 "shade: " + ", ".join(notes)]
+    if notes:  # one short line: a few examples, however many moved
+        notes = [f"{len(notes)} colours drawn in another shade to be told apart (CIEDE2000 "
+                 f"< {MIN_DELTA_E:g} or contrast < {MIN_CONTRAST:g}), e.g. "
+                 + ", ".join(notes[:NOTE_EXAMPLES])]
     return vrgb, trgb, notes
 
 
