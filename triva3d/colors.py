@@ -105,10 +105,12 @@ def value_rgb(trace, overrides=None):
 
 
 def type_rgb(trace, overrides=None):
-    """(n_types, 3) uint8: each type's colour (`overrides` by name, else the trace's,
-    else the palette's for its name)."""
-    out = np.empty((len(trace.types), 3), np.uint8)
-    for t in range(len(trace.types)):
+    """(n_types, 3) uint8: each entity type's colour (`overrides` by name, else the
+    trace's, else the palette's for its name); container types, drawn in no colour of
+    their own, are grey (a hierarchy of 1e5 container types spent seconds here)."""
+    from .trace import Kind
+    out = np.full((len(trace.types), 3), 128, np.uint8)
+    for t in np.flatnonzero(trace.types.kind != Kind.CONTAINER).tolist():
         c = trace.type_colors[t]
         out[t] = _rgb(c) if not np.isnan(c[0]) else palette(trace.names.display(
             trace.types.name[t]))
