@@ -24,6 +24,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_generate.py
 	$(BIN)/python benchmarks/bench_memory.py
+	$(BIN)/python benchmarks/bench_deep.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
