@@ -3,11 +3,12 @@ chunks; names are written as `_token` says."""
 from collections import Counter
 
 import numpy as np
+import pytest
 from conftest import dump_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triva3d import load
+from triva3d import TraceError, load
 from triva3d.paje import writer
 from triva3d.trace import Names
 
@@ -29,19 +30,17 @@ def test_windows_and_chunks_do_not_change_the_text(data, tmp_path, monkeypatch):
 
 
 @settings(max_examples=1500, deadline=None)
-@given(st.lists(st.binary(max_size=6) | st.text(" \t\"ab\u00e9\u3000\x85", max_size=6).map(
+@given(st.lists(st.binary(max_size=6) | st.text(" \t\"#ab\u00e9\u3000\x85", max_size=6).map(
     str.encode), min_size=1, max_size=8))
 def test_plain_names_are_their_own_token(raw):
-    """The compiled check that keeps a name's bytes agrees with `_token`."""
+    """The compiled check that keeps a name's bytes agrees with `token` (on printable
+    ASCII; other names go through `token`)."""
     offsets = np.cumsum([0] + [len(r) for r in raw])
     names = Names(np.frombuffer(b"".join(raw), np.uint8), offsets)
     plain = writer._plain(names.arena, names.offsets)
     for i, r in enumerate(raw):
-        if plain[i]:
-            assert writer._token(names[i]).encode() == r, r
-        else:
-            assert not (r.isascii() and r.decode().isprintable() and writer._token(r.decode())
-                        == r.decode()), r
+        printable = r.isascii() and r.decode().isprintable()
+        assert plain[i] == (printable and writer.token(r) == r), r
 
 
 def _round_trip(trace, path):
@@ -105,3 +104,83 @@ def test_every_real_paje_trace_converts_to_its_own_dump(data, tmp_path):
         trace = load(path, lenient=path.name == "native_paje.trace", cache=False)
         ours, back = _round_trip(trace, tmp_path / path.name)
         assert back == ours, path.name
+
+
+def _named_archive(path, host, thread, region):
+    """An OTF2 archive (otf2.writer) with these names: on `host`, location `thread`
+    enters `region` over [0, 100] ns and, at 50, "z" twice at one instant, the first
+    time with "z" inside it (zero-length states at depths 1, 1, 2, listed by Leave)."""
+    import otf2
+    with otf2.writer.open(str(path), timer_resolution=1_000_000_000) as w:
+        d = w.definitions
+        group = d.location_group("process", system_tree_parent=d.system_tree_node(host))
+        outer, z = d.region(region), d.region("z")
+        ev = w.event_writer(thread, group=group)
+        ev.enter(0, outer)
+        for t, enter, reg in [(50, 1, z), (50, 1, z), (50, 0, z), (50, 0, z), (50, 1, z),
+                              (50, 0, z), (100, 0, outer)]:
+            (ev.enter if enter else ev.leave)(t, reg)
+    return path
+
+
+EVIL = "evil\n6 0 evil P 0 evil"
+NAMES = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\0"),
+                max_size=6) | st.sampled_from([EVIL, 'a "b"', '"q"', '"', '#c', 'x\ty', ''])
+
+
+@settings(max_examples=150, deadline=None)
+@given(NAMES, NAMES, NAMES)
+def test_any_name_survives_convert_or_is_refused(tmp_path_factory, host, thread, region):
+    """Whatever the names of an OTF2 archive (Unicode, line breaks, quotes), convert
+    writes a Pajé trace that dumps as the archive does, or, where Pajé cannot hold a
+    name, refuses in one line naming it (issue 26); dump prints one line per entity."""
+    d = tmp_path_factory.mktemp("n")
+    trace = load(_named_archive(d / "a", host, thread, region), cache=False)
+    used = [trace.names.raw(c) for c in np.r_[trace.containers.name[1:], trace.values.name]]
+    lines = dump_lines(trace)
+    assert len(lines) == sum(len(t) for t in (trace.containers, trace.states, trace.links,
+                                              trace.variables, trace.events))
+    assert sorted(trace.states.imbrication.tolist()) == [0, 1, 1, 2]
+    try:
+        ours, back = _round_trip(trace, d / "b.trace")
+    except TraceError as e:
+        assert "\n" not in str(e) and "cannot be written in a Pajé trace" in str(e)
+        assert any(writer.token(raw) is None for raw in used)
+        return
+    assert all(writer.token(raw) is not None for raw in used)
+    assert back == ours
+
+
+@pytest.mark.parametrize("name", [EVIL, 'a "b"', '"', '#x"y'])
+def test_names_pajé_cannot_hold_have_no_token(paje, trace_file, name):
+    """What `token` refuses reads back as something else both as written and quoted."""
+    assert writer.token(name.encode()) is None
+    for text in (name, f'"{name}"'):
+        try:
+            trace = paje(f"6 0 c P 0 {text}\n")
+        except TraceError:
+            continue
+        assert name not in [trace.names.display(c) for c in trace.containers.name], text
+
+
+def test_convert_and_dump_of_a_location_named_like_a_line(tmp_path):
+    """The issue's location `evil\\n6 0 evil P 0 evil`: dump prints no line of its
+    own making, convert refuses in one line naming it and writes nothing."""
+    import subprocess
+    import sys
+    archive = _named_archive(tmp_path / "a", "node", EVIL, "main")
+    run = [sys.executable, "-m", "triva3d.cli"]
+    out = subprocess.run(run + ["dump", str(archive), "--no-cache"], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 4 + 4
+    assert {line.split(", ")[0] for line in lines} == {"Container", "State"}
+    assert "Container, process, CPU_THREAD, 0, 1e-07, 1e-07, evil\\n6 0 evil P 0 evil" in lines
+    target = tmp_path / "b.trace"
+    out = subprocess.run(run + ["convert", str(archive), "-o", str(target), "--no-cache"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and not target.exists()
+    assert out.stderr == (f"triva3d: error: {archive / 'traces.otf2'}: container "
+                          "\"evil\\n6 0 evil P 0 evil\": a name with a line break cannot be "
+                          "written in a Pajé trace (Pajé has no escape in names)\n")

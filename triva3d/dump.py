@@ -1,16 +1,19 @@
 """`triva3d dump`: the Trace in PajeNG's pj_dump text format.
 
-Five line kinds, `, ` separators, names as written in the trace, entity times and
-values as C's `%f`, container times as C's `%g` (as pj_dump prints them). Containers
-come first (depth first), then states, variables, links and events, each ordered by
-container and type; compare with pj_dump's output as a multiset of lines. Entity
-lines are written by a compiled formatter, in blocks.
+Five line kinds, `, ` separators, names as Pajé tokens (as written in a Pajé trace,
+quoted where they need it; see `_field`), entity times and values as C's `%f`,
+container times as C's `%g` (as pj_dump prints them). Containers come first (depth
+first), then states, variables, links and events, each ordered by container and
+type; compare with pj_dump's output as a multiset of lines. Entity lines are written
+by a compiled formatter, in blocks.
 """
 import math
 import sys
 
 import numpy as np
 
+from .errors import printable
+from .paje.writer import fields, token
 from .textbuf import jit, put, put_uint
 
 BLOCK = 8 << 20  # output buffer bytes
@@ -119,18 +122,19 @@ def _put_f6(out, p, x):
 
 
 @jit
-def _put_name(out, p, arena, off, n):
-    return put(out, p, arena, off[n], off[n + 1])
+def _put_name(out, p, arena, span, n):
+    """Name n: arena[span[0, n]:span[1, n]]."""
+    return put(out, p, arena, span[0, n], span[1, n])
 
 
 @jit
-def _put_head(out, p, lit, arena, off, cname, tname):
+def _put_head(out, p, lit, arena, span, cname, tname):
     """'<Kind>, <container>, <type>, '"""
     p = _put_lit(out, p, lit)
-    p = _put_name(out, p, arena, off, cname)
+    p = _put_name(out, p, arena, span, cname)
     out[p] = 44
     out[p + 1] = 32
-    p = _put_name(out, p + 2, arena, off, tname)
+    p = _put_name(out, p + 2, arena, span, tname)
     out[p] = 44
     out[p + 1] = 32
     return p + 2
@@ -144,70 +148,70 @@ def _put_sep(out, p):
 
 
 @jit
-def _put_tail(out, p, arena, off, extra, r):
+def _put_tail(out, p, arena, span, extra, r):
     """User-defined fields (pj_dump -u), then the end of line."""
     for k in range(extra.shape[1]):
         n = extra[r, k]
         if n >= 0:
             p = _put_sep(out, p)
-            p = _put_name(out, p, arena, off, n)
+            p = _put_name(out, p, arena, span, n)
     out[p] = 10
     return p + 1
 
 
 @jit
-def _room(arena, off, names, nnum, extra, r):
+def _room(arena, span, names, nnum, extra, r):
     need = 64 + nnum * (NUM_MAX + 2)
     for n in names:
-        need += off[n + 1] - off[n] + 2
+        need += span[1, n] - span[0, n] + 2
     for k in range(extra.shape[1]):
         if extra[r, k] >= 0:
-            need += off[extra[r, k] + 1] - off[extra[r, k]] + 2
+            need += span[1, extra[r, k]] - span[0, extra[r, k]] + 2
     return need
 
 
 @jit
-def write_states(out, i, perm, arena, off, cname, tname, vname, cont, typ, val, start, end,
+def write_states(out, i, perm, arena, span, cname, tname, vname, cont, typ, val, start, end,
                  imbr, extra):
     lit = STATE
     p = 0
     while i < perm.shape[0]:
         r = perm[i]
         c, t, v = cont[r], typ[r], val[r]
-        if p + _room(arena, off, (cname[c], tname[t], vname[v]), 4, extra, r) > out.shape[0]:
+        if p + _room(arena, span, (cname[c], tname[t], vname[v]), 4, extra, r) > out.shape[0]:
             break
-        p = _put_head(out, p, lit, arena, off, cname[c], tname[t])
+        p = _put_head(out, p, lit, arena, span, cname[c], tname[t])
         p = _put_sep(out, _put_f6(out, p, start[r]))
         p = _put_sep(out, _put_f6(out, p, end[r]))
         p = _put_sep(out, _put_f6(out, p, end[r] - start[r]))
         p = _put_sep(out, _put_f6(out, p, float(imbr[r])))
-        p = _put_name(out, p, arena, off, vname[v])
-        p = _put_tail(out, p, arena, off, extra, r)
+        p = _put_name(out, p, arena, span, vname[v])
+        p = _put_tail(out, p, arena, span, extra, r)
         i += 1
     return i, p
 
 
 @jit
-def write_variables(out, i, perm, arena, off, cname, tname, cont, typ, start, end, value, extra):
+def write_variables(out, i, perm, arena, span, cname, tname, cont, typ, start, end, value, extra):
     lit = VARIABLE
     p = 0
     while i < perm.shape[0]:
         r = perm[i]
         c, t = cont[r], typ[r]
-        if p + _room(arena, off, (cname[c], tname[t]), 4, extra, r) > out.shape[0]:
+        if p + _room(arena, span, (cname[c], tname[t]), 4, extra, r) > out.shape[0]:
             break
-        p = _put_head(out, p, lit, arena, off, cname[c], tname[t])
+        p = _put_head(out, p, lit, arena, span, cname[c], tname[t])
         p = _put_sep(out, _put_f6(out, p, start[r]))
         p = _put_sep(out, _put_f6(out, p, end[r]))
         p = _put_sep(out, _put_f6(out, p, end[r] - start[r]))
         p = _put_f6(out, p, value[r])
-        p = _put_tail(out, p, arena, off, extra, r)
+        p = _put_tail(out, p, arena, span, extra, r)
         i += 1
     return i, p
 
 
 @jit
-def write_links(out, i, perm, arena, off, cname, tname, vname, cont, typ, val, sc, ec, start,
+def write_links(out, i, perm, arena, span, cname, tname, vname, cont, typ, val, sc, ec, start,
                 end, key, extra):
     lit = LINK
     p = 0
@@ -215,34 +219,34 @@ def write_links(out, i, perm, arena, off, cname, tname, vname, cont, typ, val, s
         r = perm[i]
         c, t, v = cont[r], typ[r], val[r]
         names = (cname[c], tname[t], vname[v], cname[sc[r]], cname[ec[r]], key[r])
-        if p + _room(arena, off, names, 3, extra, r) > out.shape[0]:
+        if p + _room(arena, span, names, 3, extra, r) > out.shape[0]:
             break
-        p = _put_head(out, p, lit, arena, off, cname[c], tname[t])
+        p = _put_head(out, p, lit, arena, span, cname[c], tname[t])
         p = _put_sep(out, _put_f6(out, p, start[r]))
         p = _put_sep(out, _put_f6(out, p, end[r]))
         p = _put_sep(out, _put_f6(out, p, end[r] - start[r]))
-        p = _put_sep(out, _put_name(out, p, arena, off, vname[v]))
-        p = _put_sep(out, _put_name(out, p, arena, off, cname[sc[r]]))
-        p = _put_sep(out, _put_name(out, p, arena, off, cname[ec[r]]))
-        p = _put_name(out, p, arena, off, key[r])
-        p = _put_tail(out, p, arena, off, extra, r)
+        p = _put_sep(out, _put_name(out, p, arena, span, vname[v]))
+        p = _put_sep(out, _put_name(out, p, arena, span, cname[sc[r]]))
+        p = _put_sep(out, _put_name(out, p, arena, span, cname[ec[r]]))
+        p = _put_name(out, p, arena, span, key[r])
+        p = _put_tail(out, p, arena, span, extra, r)
         i += 1
     return i, p
 
 
 @jit
-def write_events(out, i, perm, arena, off, cname, tname, vname, cont, typ, val, time, extra):
+def write_events(out, i, perm, arena, span, cname, tname, vname, cont, typ, val, time, extra):
     lit = EVENT
     p = 0
     while i < perm.shape[0]:
         r = perm[i]
         c, t, v = cont[r], typ[r], val[r]
-        if p + _room(arena, off, (cname[c], tname[t], vname[v]), 1, extra, r) > out.shape[0]:
+        if p + _room(arena, span, (cname[c], tname[t], vname[v]), 1, extra, r) > out.shape[0]:
             break
-        p = _put_head(out, p, lit, arena, off, cname[c], tname[t])
+        p = _put_head(out, p, lit, arena, span, cname[c], tname[t])
         p = _put_sep(out, _put_f6(out, p, time[r]))
-        p = _put_name(out, p, arena, off, vname[v])
-        p = _put_tail(out, p, arena, off, extra, r)
+        p = _put_name(out, p, arena, span, vname[v])
+        p = _put_tail(out, p, arena, span, extra, r)
         i += 1
     return i, p
 
@@ -256,18 +260,32 @@ def _extra(table, user_defined):
     return m
 
 
-def _container_lines(trace, order, user_defined):
-    names, c = trace.names, trace.containers
+def _container_lines(trace, order, user_defined, arena, span):
+    c = trace.containers
     ex = _extra(c, user_defined)
+
+    def name(n):
+        return arena[span[0, n]:span[1, n]].tobytes()
     lines = []
     for i in order:
-        parent = "0" if c.parent[i] < 0 else names[c.name[c.parent[i]]]
+        parent = b"0" if c.parent[i] < 0 else name(c.name[c.parent[i]])
         s, e = c.start[i], c.end[i]
-        line = (f"Container, {parent}, {names[trace.types.name[c.type[i]]]}, {s:g}, {e:g}, "
-                f"{e - s:g}, {names[c.name[i]]}")
-        line += "".join(f", {names[n]}" for n in ex[i] if n >= 0)
-        lines.append(line + "\n")
-    return "".join(lines).encode("utf-8", "surrogateescape")
+        line = b", ".join([b"Container", parent, name(trace.types.name[c.type[i]]),
+                           f"{s:g}, {e:g}, {e - s:g}".encode(), name(c.name[i])] +
+                          [name(n) for n in ex[i] if n >= 0])
+        lines.append(line + b"\n")
+    return b"".join(lines)
+
+
+def _field(raw):
+    """A name as dump prints it: as a Pajé token (`token`: what convert writes, so a
+    converted trace dumps the same), and where there is none or it holds a line
+    break, with what a line cannot hold escaped (`printable`)."""
+    tok = token(raw)
+    text = (raw if tok is None else tok).decode("utf-8", "surrogateescape")
+    if tok is None or text.splitlines() != [text]:
+        return printable(text, sys.maxsize).encode("utf-8", "surrogateescape")
+    return tok
 
 
 def dfs_order(trace):
@@ -284,10 +302,11 @@ def dump(trace, out=None, user_defined=False):
     """Write `trace` as pj_dump would; returns the number of lines written."""
     out = out or sys.stdout.buffer
     order = dfs_order(trace)
-    out.write(_container_lines(trace, order, user_defined))
+    arena, start, end = fields(trace.names, _field)
+    span = np.stack([start, end])
+    out.write(_container_lines(trace, order, user_defined, arena, span))
     rank = np.empty(len(order), np.int64)
     rank[order] = np.arange(len(order))
-    arena, off = trace.names.arena, trace.names.offsets
     cname, tname, vname = trace.containers.name, trace.types.name, trace.values.name
     buf = np.empty(BLOCK, np.uint8)
     lines = len(order)
@@ -309,7 +328,7 @@ def dump(trace, out=None, user_defined=False):
         extra = _extra(table, user_defined)
         i = 0
         while i < len(perm):
-            i, p = writer(buf, i, perm, arena, off, *columns(table), extra)
+            i, p = writer(buf, i, perm, arena, span, *columns(table), extra)
             if p == 0:  # a line longer than the buffer
                 buf = np.empty(2 * len(buf), np.uint8)
             out.write(memoryview(buf)[:p])

@@ -1,8 +1,9 @@
 """Write a Trace as a Pajé trace that PajeNG (and triva3d) read back.
 
-Names are written as they were read (quotes included), link keys too. Types, values
-and containers get aliases (T*, V*, C*); colours are kept (through definitions with
-a Color field, ids 18, 19 and 25-28); states become Push/Pop
+Names are written as they were read (quotes included), link keys too; names from
+elsewhere are quoted where they need it, and a name Pajé cannot hold is refused
+(`token`). Types, values and containers get aliases (T*, V*, C*); colours are kept
+(through definitions with a Color field, ids 18, 19 and 25-28); states become Push/Pop
 pairs (so nesting survives), links StartLink/EndLink, variables one SetVariable per
 piece, events NewEvent. User-defined fields (extra columns) ride on CreateContainer,
 SetVariable, PushState, StartLink and NewEvent. Times are written with Python's
@@ -14,6 +15,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..errors import TraceError
 from ..output import writing
 from ..textbuf import HARD, REPR_MAX, jit, put, put_shortest, put_uint, shortest
 from ..trace import Kind
@@ -49,16 +51,44 @@ FIELD_TYPE = {"Time": "date", "Value": "string", "Color": "color"}
 CREATE, POP, PUSH, OTHER, DESTROY = range(5)
 
 
-_SPACE = re.compile(r"\s")
+_SEPARATOR = re.compile(rb"[ \t\r]")
 
 
-def _token(raw):
-    """A name as a Pajé field: as written when it reads back as one token (a quoted
-    name keeps its quotes), else quoted (OTF2 names with spaces; a '"' inside those,
-    which Pajé cannot quote, becomes "'")."""
-    one = raw and not _SPACE.search(raw) and not raw.startswith('"')
-    quoted = len(raw) >= 2 and raw[0] == raw[-1] == '"' and '"' not in raw[1:-1]
-    return raw if one or quoted else '"' + raw.replace('"', "'") + '"'
+def token(raw):
+    """A name (bytes) as one Pajé field that reads back as it, or None where there is
+    none: as written when it is one token (a quoted name keeps its quotes), else in
+    double quotes. Pajé has no escape: a quoted name ends at the next '"' and any
+    token at a line break, so a name with a line break, or with a '"' where it needs
+    quotes (a space, a tab, a leading '"' or '#'), cannot be written."""
+    if b"\n" in raw:
+        return None
+    if len(raw) >= 2 and raw[0] == raw[-1] == 34 and b'"' not in raw[1:-1]:
+        return raw
+    if raw and not _SEPARATOR.search(raw) and raw[0] not in b'"#':
+        return raw
+    return None if b'"' in raw else b'"' + raw + b'"'
+
+
+def fields(names, field):
+    """Every name as a field of a line: (arena, start, end), name i being
+    arena[start[i]:end[i]]: its own bytes where it is printable ASCII and its own
+    token (`_plain`), else `field(raw)` (bytes)."""
+    off = names.offsets
+    odd = np.flatnonzero(~_plain(names.arena, off))
+    data = [field(bytes(names.arena[a:b])) for a, b in zip(off[odd].tolist(),
+                                                          off[odd + 1].tolist())]
+    arena, start, end = _append(names.arena, off[:-1].copy(), off[1:].copy(), data)
+    start[odd], end[odd] = start[len(off) - 1:], end[len(off) - 1:]
+    return arena, start[:len(off) - 1], end[:len(off) - 1]
+
+
+def _append(arena, start, end, data):
+    """`data` (bytes) after the strings arena[start:end]: the same, one string more
+    per item."""
+    lens = np.array([len(d) for d in data], np.int64)
+    ends = len(arena) + np.cumsum(lens)
+    return (np.concatenate([arena, np.frombuffer(b"".join(data), np.uint8)]),
+            np.concatenate([start, ends - lens]), np.concatenate([end, ends]))
 
 
 def _color(rgba):
@@ -83,11 +113,12 @@ def header(trace):
 
 
 def write_paje(trace, path):
-    """Write `trace` to `path`; returns the number of event lines."""
-    names = trace.names
+    """Write `trace` to `path`; returns the number of event lines. A TraceError
+    (naming the trace) where a name cannot be written (`token`)."""
+    body = _Body(trace)
 
     def name(code):
-        return _token(names[code])
+        return body.text(code)
     types = trace.types
     lines = header(trace)
     kinds = {Kind.CONTAINER: 0, Kind.VARIABLE: 1, Kind.STATE: 2, Kind.EVENT: 3, Kind.LINK: 4}
@@ -106,9 +137,8 @@ def write_paje(trace, path):
         color = _color(trace.value_colors[v])
         lines.append(f"{19 if color else 5} V{v} T{trace.values.type[v]} "
                      f"{name(trace.values.name[v])}" + (f" {color}" if color else ""))
-    body = _Body(trace)
     with writing(path, text=False) as f:
-        f.write(("\n".join(lines) + "\n").encode("utf-8"))
+        f.write(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
         for text in body.chunks():
             f.write(text)
     return body.n
@@ -157,29 +187,34 @@ class _Body:
                   _Part(ev.time, None, OTHER, None, 0, 1, None, EVENT_L)]
         self.parts = parts
         self.n = sum(len(p.time) for p in parts)
-        # the strings lines are made of: names as tokens ('""' for a missing field,
-        # -1), event ids, and the keys links share (numbered); plain names are the
-        # names' own bytes
-        plain = _plain(names.arena, names.offsets)
-        odd = np.flatnonzero(~plain)
-        tok = [_token(t) for t in names.texts(odd)] + ['""']
+        # the strings lines are made of: names as tokens, then '""' (a missing field,
+        # -1), event ids, and the keys links share (numbered)
+        bad = []
+
+        def field(raw):
+            tok = token(raw)
+            if tok is None:
+                bad.append(raw)
+            return tok or b""
+        arena, start, end = fields(names, field)
+        if bad:
+            _refuse(tr, set(bad))
         self.eid = len(names) + 1
-        tok += [str(e) for e in range(29)]
         self.key = ln.key.astype(np.int64)
         numbered = np.flatnonzero(_shared_keys(ln) | (ln.key < 0))
         codes, which = np.unique(self.key[numbered], return_inverse=True)
-        base = [names[c] if c >= 0 else "" for c in codes.tolist()]
-        self.key[numbered] = len(names) + len(tok) - len(odd) + np.arange(len(numbered))
-        tok += [_token(f"{base[j]}#{i}") for j, i in zip(which.reshape(-1).tolist(),
-                                                        numbered.tolist())]
-        data = [t.encode("utf-8") for t in tok]
-        self.arena = np.concatenate([names.arena, np.frombuffer(b"".join(data), np.uint8)])
-        ends = len(names.arena) + np.cumsum([len(d) for d in data], dtype=np.int64)
-        starts = np.concatenate([[len(names.arena)], ends[:-1]])
-        self.start = np.concatenate([names.offsets[:-1], starts[len(odd):]])
-        self.end = np.concatenate([names.offsets[1:], ends[len(odd):]])
-        self.start[odd], self.end[odd] = starts[:len(odd)], ends[:len(odd)]
+        base = [_unquote(names.raw(c)) if c >= 0 else b"" for c in codes.tolist()]
+        keys = [token(base[j] + b"#%d" % i) for j, i in zip(which.reshape(-1).tolist(),
+                                                            numbered.tolist())]
+        self.key[numbered] = self.eid + 29 + np.arange(len(numbered))
+        self.arena, self.start, self.end = _append(
+            arena, start, end, [b'""'] + [b"%d" % e for e in range(29)] + keys)
         self.width = 7 + max(len(t.extra) for t in (cont, st, ln, var, ev))
+
+    def text(self, code):
+        """Name `code` as written (str; bytes that are not UTF-8 as surrogates)."""
+        return self.arena[self.start[code]:self.end[code]].tobytes().decode(
+            "utf-8", "surrogateescape")
 
     def _states(self, st):
         """Push at the start, Pop at the end: at one time, pops (deepest first) before
@@ -325,10 +360,39 @@ class _Body:
                 (VALIAS, ev.value[r])] + more
 
 
+def _unquote(raw):
+    return raw[1:-1] if len(raw) >= 2 and raw[0] == raw[-1] == 34 else raw
+
+
+def _refuse(trace, bad):
+    """TraceError naming the first container, type, value, link key or field whose
+    name is in `bad` (names `token` cannot write); none: the names are unused."""
+    names = trace.names
+    columns = [("container", trace.containers.name[1:]), ("type", trace.types.name[1:]),
+               ("value", trace.values.name), ("link key", trace.links.key)]
+    columns += [(f"field {f} of {t}", col) for t in ("containers", "states", "links",
+                                                    "variables", "events")
+                for f, col in getattr(trace, t).extra.items()]
+    for what, col in columns:
+        for code in np.unique(col[col >= 0]).tolist():
+            raw = names.raw(code)
+            if raw in bad:
+                why = "a line break" if b"\n" in raw else \
+                    "a '\"' and a space, a tab or a leading '\"' or '#'"
+                raise TraceError(trace.source, None, f"{what} {_shown(raw)}: a name with "
+                                 f"{why} cannot be written in a Pajé trace (Pajé has no "
+                                 "escape in names)")
+
+
+def _shown(raw):
+    """A name for a message, in quotes (`printable` escapes what a line cannot hold)."""
+    return '"' + raw.decode("utf-8", "replace") + '"'
+
+
 @jit
 def _plain(arena, offsets):
-    """Names that are their own token (`_token`): printable ASCII, and one word not
-    starting with '"', or quoted with no '"' inside."""
+    """Names that are their own token (`token`): printable ASCII, and one word not
+    starting with '"' or '#', or quoted with no '"' inside."""
     plain = np.zeros(offsets.shape[0] - 1, np.bool_)
     for i in range(plain.shape[0]):
         s, e = offsets[i], offsets[i + 1]
@@ -341,7 +405,7 @@ def _plain(arena, offsets):
             space |= b == 32
             inner |= b == 34 and s < j < e - 1
         quoted = e - s >= 2 and arena[s] == 34 and arena[e - 1] == 34 and not inner
-        plain[i] = ascii and (quoted or not (space or arena[s] == 34))
+        plain[i] = ascii and (quoted or not (space or arena[s] == 34 or arena[s] == 35))
     return plain
 
 
