@@ -19,7 +19,7 @@ import zipfile
 import numpy as np
 from numpy.lib import format as npformat
 
-from .output import atomic
+from .output import atomic, sweep
 from .trace import SCHEMA, Names, Table, Trace, check
 
 FORMAT = 5  # 2: OTF2 locations sharing a name are named GROUP / NAME; 3: inode, ctime;
@@ -61,6 +61,7 @@ def read(trace_path, mode, damaged=None):
     the paths of damaged copies (truncated, altered: anything that fails to read)
     are appended to `damaged`: the load parses again and writes over them."""
     for p in paths(trace_path, mode):
+        sweep(os.path.dirname(p))  # what a writer killed there left
         if not os.path.lexists(p):
             continue
         if not os.path.isfile(p):  # a FIFO, a folder...: opening it could hang

@@ -1,6 +1,8 @@
 """Writing what triva3d makes: images and text, with one-line errors."""
 import io
 import os
+import secrets
+import stat
 import struct
 import tempfile
 import time
@@ -123,23 +125,37 @@ def writing(path, text=True, newline=None):
 def atomic(path):
     """A binary file to write `path` through: a temporary file beside it, renamed
     over `path` once complete, so that no one reads half a file and a failure leaves
-    nothing. Leftovers of killed processes (`.t3d-PID-*.tmp`) are removed first."""
+    nothing. The file gets the mode of the regular file it replaces, else the user's
+    umask's, never world-writable; a symbolic link at `path` is replaced, never
+    followed. Leftovers of killed processes (`.t3d-PID-*.tmp`) are removed first."""
     folder = os.path.dirname(os.path.abspath(path))
-    _sweep(folder)
-    fd, tmp = tempfile.mkstemp(prefix=f".t3d-{os.getpid()}-", suffix=".tmp", dir=folder)
+    sweep(folder)
+    while True:
+        tmp = os.path.join(folder, f".t3d-{os.getpid()}-{secrets.token_hex(6)}.tmp")
+        try:  # the kernel applies the umask to 0o666
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+            break
+        except FileExistsError:
+            continue
     try:
         with os.fdopen(fd, "wb") as f:
             yield f
-        os.chmod(tmp, os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644)
+            try:
+                old = os.lstat(path)
+                if stat.S_ISREG(old.st_mode):
+                    os.fchmod(f.fileno(), old.st_mode & 0o775)
+            except FileNotFoundError:
+                pass
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
 
 
-def _sweep(folder, age=60.0):
+def sweep(folder, age=60.0):
     """Remove the temporary files of processes that died writing (kill -9), once a
-    minute old."""
+    minute old (a process seen dead from another PID namespace may still write);
+    writes and cache reads call it."""
     try:
         names = [n for n in os.listdir(folder) if n.startswith(".t3d-") and n.endswith(".tmp")]
     except OSError:
