@@ -4,7 +4,6 @@ import os
 import secrets
 import stat
 import struct
-import tempfile
 import time
 import zlib
 from contextlib import contextmanager
