@@ -22,6 +22,8 @@ through zones of another kind (Dijkstra, Vivaldi, Wifi, None, and torus, fat-tre
 and dragonfly clusters) are the fewest hops in the topology's graph, as are all
 routes of a topology that declares none (Graphviz files, platform traces).
 """
+from array import array
+
 import networkx as nx
 import numpy as np
 
@@ -31,6 +33,8 @@ from ..errors import TraceError
 ROUTED = ("Full", "Floyd", "Cluster")
 #: Sources whose fewest-hops trees are kept.
 TREES = 256
+#: A cluster host's way up or down: at most a limiter, its link and the backbone.
+WAYS = 3
 
 
 class _Unsupported(Exception):
@@ -38,15 +42,32 @@ class _Unsupported(Exception):
 
 
 class _Zone:
-    __slots__ = ("name", "kind", "parent", "vertices", "routes", "up", "down", "loop",
-                 "floyd")
+    __slots__ = ("name", "kind", "parent", "vertices", "routes", "hosts", "up", "down",
+                 "loop", "rows", "floyd")
 
     def __init__(self, name, kind, parent):
         self.name, self.kind, self.parent = name, kind, parent
-        self.vertices = {}   # vertex -> its position (a node index, or ~zone for a zone)
+        self.vertices = {}   # Full, Floyd: vertex -> its position (a node, or ~zone)
         self.routes = {}     # (u, v) -> (gw_src, gw_dst, links): declared routes
-        self.up, self.down, self.loop = {}, {}, {}  # Cluster: host -> links
+        # Cluster, as columns: host nodes, and per host WAYS links up, down and
+        # WAYS loopback links (-1: none); `rows`: (sorted hosts, their rows)
+        self.hosts, self.up, self.down, self.loop = (array("i") for _ in range(4))
+        self.rows = None
         self.floyd = None    # Floyd: the predecessor table, made when first asked
+
+    def ways(self, host):
+        """A Cluster host's links up, down and loopback (empty for its router)."""
+        if self.rows is None or len(self.rows[0]) != len(self.hosts):
+            h = np.frombuffer(self.hosts, np.int32) if len(self.hosts) else np.zeros(0, np.int32)
+            order = np.argsort(h, kind="stable")
+            self.rows = h[order], order
+        keys, order = self.rows
+        i = int(np.searchsorted(keys, host))
+        if i == len(keys) or keys[i] != host:
+            return (), (), ()
+        r = int(order[i]) * WAYS
+        return tuple(tuple(x for x in col[r:r + WAYS] if x >= 0)
+                     for col in (self.up, self.down, self.loop))
 
 
 class Routing:
@@ -56,7 +77,7 @@ class Routing:
     def __init__(self, topo):
         self.source, self.names = topo.source, topo.names
         self.zones, self.by_name = [], {}
-        self.home = {}  # node -> index of the zone holding it
+        self.home = array("i")  # node -> index of the zone holding it (-1: none)
 
     # -- building (the platform reader) ------------------------------------------------
     def add_zone(self, name, kind, parent=None):
@@ -69,12 +90,15 @@ class Routing:
 
     def place(self, node, z):
         """Node `node` (a host or router) belongs to zone `z`."""
+        if node >= len(self.home):
+            self.home.extend([-1] * (node + 1 - len(self.home)))
         self.home[node] = z
         self._vertex(z, node)
 
     def _vertex(self, z, v):
-        vs = self.zones[z].vertices
-        vs.setdefault(v, len(vs))
+        if self.zones[z].kind in ("Full", "Floyd"):  # (a cluster's hosts: no dict)
+            vs = self.zones[z].vertices
+            vs.setdefault(v, len(vs))
 
     def add_route(self, z, src, dst, links, back=None, gw_src=None, gw_dst=None):
         """A route of zone `z` from vertex `src` to `dst` through `links` (node
@@ -88,16 +112,16 @@ class Routing:
         """A Cluster zone's host: its links up to the cluster, down from it, and
         its loopback."""
         zone = self.zones[z]
-        zone.up[host], zone.down[host] = tuple(up), tuple(down)
-        if loop:
-            zone.loop[host] = tuple(loop)
+        zone.hosts.append(host)
+        for col, links in ((zone.up, up), (zone.down, down), (zone.loop, loop)):
+            col.extend(list(links) + [-1] * (WAYS - len(links)))
 
     # -- routing -----------------------------------------------------------------------
     def route(self, src, dst):
         """The nodes from node `src` to node `dst`, both included; None where a
         zone of a kind not in ROUTED is crossed; TraceError where the platform
         has no route."""
-        if src not in self.home or dst not in self.home:
+        if min(self._home(src), self._home(dst)) < 0:
             return None  # a link, or a node outside any zone: no netpoint of SimGrid's
         try:
             return self._global(src, dst)
@@ -114,6 +138,9 @@ class Routing:
         out = self._global(src, gw_src) if src != gw_src else [src]
         out = _join(out, mid)
         return _join(out, self._global(gw_dst, dst)) if gw_dst != dst else out
+
+    def _home(self, node):
+        return self.home[node] if node < len(self.home) else -1
 
     def _ancestors(self, src, dst):
         """SimGrid's common ancestor of two nodes, and the zones under it that
@@ -140,10 +167,10 @@ class Routing:
         zone = self.zones[z]
         if zone.kind not in ROUTED:
             raise _Unsupported(zone.kind)
+        if zone.kind == "Cluster":
+            return self._cluster(z, u, v), None, None
         if u not in zone.vertices or v not in zone.vertices:
             raise self._no_route(u, v)
-        if zone.kind == "Cluster":
-            return self._cluster(zone, u, v), None, None
         if u == v and (u, v) not in zone.routes:
             return [u], None, None
         if zone.kind == "Full":
@@ -152,12 +179,16 @@ class Routing:
             return _hop(zone.routes[(u, v)], u, v)
         return self._floyd(zone, u, v)
 
-    def _cluster(self, zone, u, v):
+    def _cluster(self, z, u, v):
         if u < 0 or v < 0:
             raise _Unsupported("zones in a cluster")
-        if u == v and u in zone.loop:
-            return [u, *zone.loop[u], u]
-        links = list(dict.fromkeys(zone.up.get(u, ()) + zone.down.get(v, ())))
+        if self.home[u] != z or self.home[v] != z:
+            raise self._no_route(u, v)
+        zone = self.zones[z]
+        up, _, loop = zone.ways(u)
+        if u == v and loop:
+            return [u, *loop, u]
+        links = list(dict.fromkeys(up + zone.ways(v)[1]))
         return [u, *links, v]
 
     def _floyd(self, zone, u, v):
@@ -246,15 +277,15 @@ def _node(topo, x):
 def _fewest_hops(topo, a, b):
     if a == b:
         return [a]
-    trees = topo.trees
+    trees = topo.trees  # None: the graph; a source: its BFS predecessors
     if a not in trees:
-        if "graph" not in trees:
-            g = trees["graph"] = nx.Graph()
+        if None not in trees:
+            g = trees[None] = nx.Graph()
             g.add_nodes_from(range(len(topo)))
             g.add_edges_from(zip(topo.src.tolist(), topo.dst.tolist()))
         if len(trees) > TREES:
-            del trees[next(k for k in trees if k != "graph")]
-        trees[a] = nx.predecessor(trees["graph"], a)
+            del trees[next(k for k in trees if k is not None)]
+        trees[a] = nx.predecessor(trees[None], a)
     pred = trees[a]
     if b not in pred:
         return None
