@@ -70,20 +70,38 @@ def read_dot(path):
 
 
 def _quote(text):
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """`text` as a quoted DOT string that reads back identical: in one, `\\"` is the
+    only escape (a quote), a backslash before a line break is dropped, every other
+    character is kept, line breaks too. None when no string can hold it (a backslash
+    before a quote, a line break or the end)."""
+    text = str(text)
+    if re.search(r'\\(?=["\n\r]|$)', text):
+        return None
+    return '"' + text.replace('"', '\\"') + '"'
 
 
-def _attrs(d):
-    return " [" + ", ".join(f"{k}={_quote(v)}" for k, v in d.items()) + "]" if d else ""
+def _quoted(text, what, source):
+    q = _quote(text)
+    if q is None:
+        raise TraceError(source, None, f"{what} {text!r}: a backslash before a quote, a line "
+                         "break or the end of a name cannot be written in DOT")
+    return q
+
+
+def _attrs(d, source):
+    return (" [" + ", ".join(f"{k}={_quoted(v, 'attribute ' + k, source)}"
+                             for k, v in d.items()) + "]" if d else "")
 
 
 def write_dot(topo, out, comment=""):
     """Write `topo` as an undirected Graphviz graph to the path or text stream `out`.
     Numbers use repr() so that reading the file back gives the same values."""
+    src = topo.source
     lines = [f"// {c}" for c in comment.splitlines()]
-    lines.append(f"graph {_quote(topo.name)} {{")
-    for name, kind, attrs in zip(topo.names, topo.kinds, topo.node_attrs):
-        lines.append(f"  {_quote(name)}{_attrs({'kind': kind, **attrs})};")
+    lines.append(f"graph {_quoted(topo.name, 'graph', src)} {{")
+    names = [_quoted(n, "node", src) for n in topo.names]
+    for name, kind, attrs in zip(names, topo.kinds, topo.node_attrs):
+        lines.append(f"  {name}{_attrs({'kind': kind, **attrs}, src)};")
     for a, b, bw, lat, attrs in zip(topo.src.tolist(), topo.dst.tolist(),
                                     topo.bandwidth.tolist(), topo.latency.tolist(),
                                     topo.edge_attrs):
@@ -93,7 +111,7 @@ def write_dot(topo, out, comment=""):
         if not math.isnan(lat):
             d["latency"] = repr(lat)
         d.update(attrs)
-        lines.append(f"  {_quote(topo.names[a])} -- {_quote(topo.names[b])}{_attrs(d)};")
+        lines.append(f"  {names[a]} -- {names[b]}{_attrs(d, src)};")
     lines.append("}")
     text = "\n".join(lines) + "\n"
     if hasattr(out, "write"):
