@@ -95,6 +95,7 @@ class _Reader:
         self.skipped = {}         # tag -> count
         self.fat_tree_cables = 0  # SimGrid counts these over the whole platform
         self.dragonfly_links = 0
+        self.loopbacks = {}       # the cluster being read: host -> [its loopback link]
 
     def error(self, e, message):
         raise TraceError(self.path, e.line, f"<{e.tag}>: {message}")
