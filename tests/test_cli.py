@@ -66,7 +66,9 @@ def test_lenient_reports_recoveries(trace_file, tmp_path):
     path = trace_file(HEADER + TYPES + "13 1 p1 S\n")
     p = run("dump", "--lenient", path, tmp_path=tmp_path)
     assert p.returncode == 0
-    assert "triva3d: recovered: PajePopState with nothing pushed ignored: 1" in p.stderr
+    line = HEADER.count("\n") + TYPES.count("\n") + 1
+    assert said(p) == ["triva3d: recovered: PajePopState with nothing pushed ignored: once, "
+                       f"at line {line}"]
 
 
 @pytest.mark.parametrize("command", [
@@ -110,7 +112,7 @@ def test_unwritable_outputs_and_a_full_disk_are_one_line(trace_file, tmp_path):
                         (["place", t, "--csv", f"{nowhere}.csv"], f"{nowhere}.csv")):
         p = run(*args, tmp_path=tmp_path)
         assert p.returncode == 2 and p.stderr.strip() == \
-            f"triva3d: error: {where}: cannot write: No such file or directory"
+            f"triva3d: error: {where}: cannot write: the folder {nowhere.parent} does not exist"
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full here")
     for command in ("dump", "stats"):
@@ -281,3 +283,194 @@ def test_pipes_and_fifos_are_read_whole(trace_file, tmp_path):
     assert p.returncode == 0 and p.stdout.split("\n")[1:3] == direct.stdout.split("\n")[1:3]
     cached = os.listdir(tmp_path / "cache")
     assert cached and not [n for n in cached if "fifo" in n]   # the file was cached, not the FIFO
+
+
+def said(p):
+    """The lines of a run's stderr, less the note of a cold numba cache."""
+    from triva3d.kernels import MESSAGE
+    return [x for x in p.stderr.splitlines() if MESSAGE not in x]
+
+
+def one_line_error(p):
+    """The error line of a run that must fail as a user's error: exit 2, one line."""
+    lines = said(p)
+    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    assert "Traceback" not in p.stderr and lines[0].startswith("triva3d: error: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n"])
+@pytest.mark.parametrize("command", ["render", "stats", "dump"])
+def test_a_trace_holding_nothing_is_refused(trace_file, tmp_path, text, command):
+    """An empty file rendered a blank picture, exit 0 (issue 25.13)."""
+    path = trace_file(text)
+    out = ["-o", tmp_path / "x.png"] if command == "render" else []
+    line = one_line_error(run(command, path, *out, tmp_path=tmp_path))
+    why = "an empty file" if not text else "no Pajé definitions or events"
+    assert line == f"triva3d: error: {path}: holds nothing: {why}"
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_dev_null_holds_nothing(tmp_path):
+    line = one_line_error(run("render", "/dev/null", "-o", tmp_path / "x.png", tmp_path=tmp_path))
+    assert line == "triva3d: error: /dev/null: holds nothing: an empty file"
+    assert not (tmp_path / "x.png").exists()
+
+
+@pytest.mark.parametrize("option", [["--mapping", "{m}"], ["--pattern", "(P)"]])
+@pytest.mark.parametrize("command", [["render", "-o", "{dir}/x.png"], ["place"],
+                                     ["render", "--base", "timeline", "-o", "{dir}/x.png"]])
+def test_a_mapping_without_a_topology_is_refused(trace_file, tmp_path, option, command):
+    """--mapping or --pattern without a topology were silently ignored: the
+    treemap of the trace has no nodes to map onto (issue 25.13)."""
+    t = trace_file(HEADER + TYPES + BODY)
+    m = tmp_path / "m.csv"
+    m.write_text("container,node\nP1,p1\n")
+    args = [a.format(m=m, t=t, dir=tmp_path) for a in [command[0], "{t}"] + command[1:] + option]
+    line = one_line_error(run(*args, tmp_path=tmp_path))
+    what = "mapping" if option[0] == "--mapping" else "pattern"
+    base = "timeline" if "timeline" in command else "treemap"
+    assert line == (f"triva3d: error: a {what} places containers on the nodes of a topology "
+                    "or of the communication graph, and there is no topology to map onto "
+                    f"(the {base} base draws the trace's own containers)")
+    assert not (tmp_path / "x.png").exists()
+
+
+@pytest.mark.parametrize("name, content", [
+    ("README.md", b"# triva3d\n\nDraw traces in 3D.\n\n```bash\ntriva3d render T -o x.png\n```\n"),
+    ("tool", b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4),
+    ("empty.trace", b""),
+])
+def test_a_topology_that_is_no_topology_says_what_is_read(trace_file, tmp_path, name, content):
+    """README.md or a binary file as --topology got a Pajé parser message
+    ("event id '```bash' has no complete %EventDef") (issue 25.13)."""
+    f = tmp_path / name
+    f.write_bytes(content)
+    t = trace_file(HEADER + TYPES + BODY)
+    for args in (["render", t, "--topology", f, "-o", tmp_path / "x.png"],
+                 ["topology", "info", f]):
+        line = one_line_error(run(*args, tmp_path=tmp_path))
+        assert line == (f"triva3d: error: {f}: not a topology file: triva3d reads Graphviz "
+                        "(.dot, .gv), SimGrid platform XML, SimGrid platform traces (Pajé) "
+                        "and, for a treemap base, JSON resource hierarchies (.json)")
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_a_directory_as_topology(trace_file, tmp_path):
+    t = trace_file(HEADER + TYPES + BODY)
+    for args in (["render", t, "--topology", tmp_path, "-o", tmp_path / "x.png"],
+                 ["topology", "info", tmp_path]):
+        line = one_line_error(run(*args, tmp_path=tmp_path))
+        assert line == f"triva3d: error: {tmp_path}: is a directory, not a topology file"
+
+
+@pytest.mark.parametrize("command, output", [
+    (["render", "{t}", "-o", "{o}.png"], "{o}.png"),
+    (["render", "{t}", "-o", "{dir}/x.png", "--save-state", "{o}.json"], "{o}.json"),
+    (["treemap", "{t}", "-o", "{o}.svg"], "{o}.svg"),
+    (["convert", "{t}", "-o", "{o}.trace"], "{o}.trace"),
+    (["place", "{t}", "--csv", "{o}.csv"], "{o}.csv"),
+    (["animate", "{t}", "-o", "{dir}/x.gif", "--script", "{o}.json"], "{o}.json"),
+    (["animate", "{t}", "-o", "{o}/"], "{o}/"),
+    (["topology", "convert", "{g}", "-o", "{o}.dot"], "{o}.dot"),
+])
+def test_an_output_into_a_missing_folder_is_refused_before_any_work(tmp_path, command, output):
+    """`-o missing/x.png` failed after the whole render, and `--save-state
+    missing/v.json` after writing the picture (issue 25.13). The trace is not even
+    read: a broken one gives the output's error, not its own."""
+    t = tmp_path / "broken.trace"
+    t.write_text("not a trace\n")
+    g = tmp_path / "g.dot"
+    g.write_text('graph g { "p1" -- "p2"; }\n')
+    names = {"t": t, "g": g, "o": tmp_path / "missing" / "out", "dir": tmp_path}
+    line = one_line_error(run(*[a.format(**names) for a in command], tmp_path=tmp_path))
+    assert line == (f"triva3d: error: {output.format(**names)}: cannot write: the folder "
+                    f"{tmp_path / 'missing'} does not exist")
+    assert {p.name for p in tmp_path.iterdir()} - {"cache"} == {"broken.trace", "g.dot"}
+
+
+def test_an_output_under_a_file_is_refused(trace_file, tmp_path):
+    t = trace_file(HEADER + TYPES + BODY)
+    line = one_line_error(run("render", t, "-o", t / "x.png", tmp_path=tmp_path))
+    assert line == f"triva3d: error: {t}/x.png: cannot write: the folder {t} is not a folder"
+
+
+LENIENT = "; --lenient reads past this"
+
+
+@pytest.mark.parametrize("body, lenient_reads", [
+    ("13 1 p1 S\n", True),                       # PopState with nothing pushed
+    ("11 2 p1 S run\n11 1 p1 S io\n", True),     # not time-ordered
+    ("15 1 0 L p1 m k\n", True),                 # a link that never ends
+    ("11 1 nobody S run\n", True),               # an unknown container
+    ("99 1 p1 S run\n", False),                  # an event id with no definition
+])
+def test_a_strict_refusal_says_whether_lenient_reads_past_it(trace_file, tmp_path, body,
+                                                              lenient_reads):
+    """A strict refusal that --lenient would read says so in its line (issue 25.12)."""
+    path = trace_file(HEADER + TYPES + body)
+    line = one_line_error(run("stats", path, tmp_path=tmp_path))
+    assert line.endswith(LENIENT) == lenient_reads, line
+    p = run("stats", "--lenient", path, tmp_path=tmp_path)
+    assert (p.returncode == 0) == lenient_reads
+    if not lenient_reads:   # and --lenient does not send the user round in a circle
+        assert LENIENT not in p.stderr
+
+
+def test_native_paje_strict_names_the_legacy_field_lenient_reads_it(data, tmp_path):
+    """StarPU's native_paje.trace: strict refuses its old field names (as pj_dump
+    does without -n) and says that --lenient reads it; lenient's report says what
+    it recovered, once per kind, in words (issue 25.12)."""
+    import re
+    path = data / "paje/native_paje.trace"
+    line = one_line_error(run("stats", path, tmp_path=tmp_path))
+    assert line == (f"triva3d: error: {path}:5: definition of PajeDefineContainerType (line 1) "
+                    "lacks Type, given by the legacy name ContainerType" + LENIENT)
+    p = run("dump", "--lenient", path, tmp_path=tmp_path)
+    assert p.returncode == 0
+    lines = path.read_text().splitlines()
+    legacy = [i for i, x in enumerate(lines, 1) if re.match(
+        r"%\s*(ContainerType|EntityType|SourceContainerType|DestContainerType|"
+        r"SourceContainer|DestContainer)\s", x)]
+    report = [x for x in said(p) if x.startswith("triva3d: recovered: ")]
+    # line 1936: where pj_dump -n stops ("not time-ordered", see MANIFEST.tsv)
+    assert report == [
+        "triva3d: recovered: legacy field names accepted (as pj_dump -n): "
+        f"{len(legacy)} times, the first at line {legacy[0]}",
+        "triva3d: recovered: out-of-order events moved to the time of the previous entity: "
+        "once, at line 1936"]
+
+
+def test_lenient_report_lines_are_one_per_kind_and_end_in_words(tmp_path):
+    """Two locations without their event files: strict says --lenient reads it;
+    lenient said '2.evt: ...: 1' and '3.evt: ...: 1', now one line for both
+    (issue 25.12)."""
+    import re
+    import shutil
+    import otf2gen
+    a = tmp_path / "a"
+    otf2gen.mpi_ring(a)
+    for k in (2, 3):
+        (a / f"traces/{k}.evt").unlink()
+    line = one_line_error(run("stats", a, tmp_path=tmp_path))
+    assert line == (f"triva3d: error: {a}/traces/2.evt: location 2 ('Master thread'): its "
+                    "event file is missing" + LENIENT)
+    p = run("dump", "--lenient", a, tmp_path=tmp_path)
+    report = [x for x in said(p) if x.startswith("triva3d: recovered: ")]
+    assert report[0] == ("triva3d: recovered: event files missing, their locations drawn empty: "
+                         "2 times, the first in 2.evt: location 2 ('Master thread'): its event "
+                         "file is missing")
+    assert len(set(report)) == len(report) and not [x for x in report if re.search(r"\d$", x)]
+    shutil.rmtree(a)
+
+
+def test_a_repeated_remark_is_one_line(trace_file, tmp_path):
+    """A file including itself twice: the remark was printed twice (issue 25.12)."""
+    include = HEADER + ("%EventDef PajeTraceFile 20\n% Container string\n% Type string\n"
+                        "% Filename string\n%EndEventDef\n")
+    path = trace_file(include + '20 0 0 "self.trace"\n20 0 0 "self.trace"\n', "self.trace")
+    p = run("stats", path, tmp_path=tmp_path)
+    first = include.count("\n") + 1
+    assert p.returncode == 0 and p.stdout.splitlines()[-1] == (
+        "  PajeTraceFile naming a file already being read (self.trace) ignored: 2 times, "
+        f"the first at line {first}")

@@ -28,10 +28,10 @@ OUTPUTS = ("output", "csv", "save_state", "script")
 
 
 def _outputs_safe(args):
-    """Refuse an output that names an input (render T -o T wrote over the trace)."""
-    from .output import not_an_input
-    not_an_input([getattr(args, n, None) for n in OUTPUTS],
-                 [getattr(args, n, None) for n in INPUTS])
+    """Refuse, before any work, an output that cannot be written or names an input."""
+    from .output import check_outputs
+    check_outputs([getattr(args, n, None) for n in OUTPUTS],
+                  [getattr(args, n, None) for n in INPUTS])
 
 
 def _report(trace):
@@ -564,7 +564,9 @@ def main(argv=None):
         _outputs_safe(args)
         args.func(args)
     except Triva3dError as e:
-        print(f"triva3d: error: {e}", file=sys.stderr)
+        lenient = getattr(e, "lenient_reads", False) and not getattr(args, "lenient", True)
+        print(f"triva3d: error: {e}" + ("; --lenient reads past this" if lenient else ""),
+              file=sys.stderr)
         return 2
     except BrokenPipeError:
         sys.stderr.close()  # output closed early (e.g. piped to head)

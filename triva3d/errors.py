@@ -25,10 +25,13 @@ class Triva3dError(Exception):
 
 
 class TraceError(Triva3dError):
-    """Bad input: names the file, the line (or record) and the reason."""
+    """Bad input: names the file, the line (or record) and the reason.
+    `lenient_reads`: the lenient mode reads past this refusal (each front end
+    says how to ask for it)."""
 
-    def __init__(self, file, line, message):
+    def __init__(self, file, line, message, lenient_reads=False):
         self.file, self.line, self.message = str(file), line, message
+        self.lenient_reads = lenient_reads
         where = f"{self.file}:{line}" if line else self.file
         super().__init__(f"{where}: {message}")
 

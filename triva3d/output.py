@@ -22,10 +22,17 @@ def image_format(path):
     return IMAGE_FORMATS[ext]
 
 
-def not_an_input(outputs, inputs):
-    """OptionsError if writing one of `outputs` would overwrite one of `inputs`
-    (paths; None skipped), before any work: nothing a user gave is lost."""
+def check_outputs(outputs, inputs=()):
+    """Refuse, before any work, writing one of `outputs` (paths; None skipped):
+    into a folder that does not exist or cannot be written (TraceError), or over
+    one of `inputs` (OptionsError): nothing a user gave is lost, no work is wasted."""
     for out in filter(None, outputs):
+        folder = os.path.dirname(os.path.abspath(out))  # (a FRAMES_DIR/'s parent)
+        if not os.path.isdir(folder):
+            why = "is not a folder" if os.path.exists(folder) else "does not exist"
+            raise TraceError(out, None, f"cannot write: the folder {folder} {why}")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise TraceError(out, None, f"cannot write: no permission to write in {folder}")
         for path in filter(None, inputs):
             if os.path.exists(out) and os.path.exists(path) and os.path.samefile(out, path):
                 raise OptionsError(f"{out}: this is also an input ({path}); write the "

@@ -2,7 +2,7 @@
 import numpy as np
 from numba import njit
 
-from .trace import Kind
+from .trace import Kind, report_line
 
 KIND_NAME = {Kind.CONTAINER: "container", Kind.STATE: "state", Kind.EVENT: "event",
              Kind.VARIABLE: "variable", Kind.LINK: "link"}
@@ -56,7 +56,7 @@ def summary(trace, load_seconds=None, time_unit=None):
         "memory_bytes": int(trace.nbytes),
         "load_seconds": load_seconds,
         "from_cache": bool(getattr(trace, "from_cache", False)),
-        "recoveries": [{"what": w, "count": n, "first_line": line} for w, n, line in trace.report],
+        "recoveries": [{"what": w, "count": n, "first": first} for w, n, first in trace.report],
         "other_records": dict(sorted(trace.other_records.items())),
     }
 
@@ -128,6 +128,5 @@ def render(s):
     if s["recoveries"]:
         lines.append("reported (what --lenient recovered from, and remarks on the input)")
         for r in s["recoveries"]:
-            where = f" (first at line {r['first_line']})" if r["first_line"] is not None else ""
-            lines.append(f"  {r['what']}: {r['count']}{where}")
+            lines.append(f"  {report_line(r['what'], r['count'], r['first'])}")
     return "\n".join(lines) + "\n"

@@ -219,13 +219,34 @@ METRIC_CLASS = "metric class"
 ENTITY_TABLES = ("containers", "states", "links", "variables", "events")
 
 
+def merged(report):
+    """`report` entries (what, count, first) with one per what: counts summed,
+    the first place kept."""
+    out = {}
+    for what, count, first in report:
+        _, n, at = out.get(what, (what, 0, first))
+        out[what] = (what, n + count, at)
+    return list(out.values())
+
+
+def report_line(what, count, first=None):
+    """A report entry in words: 'WHAT: 3 times, the first at line 12' (`first`
+    a line) or '..., the first in FILE: ...' (a place)."""
+    times = "once" if count == 1 else f"{count} times"
+    if first is None:
+        return f"{what}: {times}"
+    where = f"at line {first}" if isinstance(first, int) else f"in {first}"
+    return f"{what}: {times}, {'' if count == 1 else 'the first '}{where}"
+
+
 class Trace:
     """An immutable, simulated trace.
 
     Row 0 of `containers` is the root (name "0", type 0, parent -1); row 0 of
     `types` is the root container type. `type_colors` and `value_colors` are RGBA
     float32 arrays (NaN where the trace gave no colour). `report` lists what a
-    lenient load recovered from, as (what, count, first line). `other_records`
+    lenient load recovered from, as (what, count, first) with `first` the line
+    (or, as text, the place) of the first one; one entry per what. `other_records`
     counts the records of the source that the Trace does not hold, by kind.
     `time_unit` is the unit its times are in (viewstate.TIME_UNITS), as the reader
     found it; `unit_note` says why, where it is not seconds.
@@ -237,7 +258,7 @@ class Trace:
         self.time_unit, self.unit_note = time_unit, unit_note
         self.source = source
         self.files = list(files) or [source]
-        self.report = list(report)
+        self.report = merged(report)
         self.other_records = dict(other_records or {})
         for key in SCHEMA:
             setattr(self, key, tables[key])
@@ -326,10 +347,8 @@ class Trace:
         return self.names.display(getattr(self, table).name[row])
 
     def report_lines(self):
-        """One line per recovery of a lenient load (what, how many, first line)."""
-        return [f"recovered: {what}: {count}"
-                + (f" (first at line {line})" if line is not None else "")
-                for what, count, line in self.report]
+        """One line per kind of recovery of a lenient load (see report_line)."""
+        return [f"recovered: {report_line(*r)}" for r in self.report]
 
     def type_name(self, t):
         return self.names[self.types.name[t]]

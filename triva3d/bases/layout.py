@@ -374,6 +374,11 @@ def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, 
     base = base or ("topology" if topology else "treemap")
     if base not in BASES:
         raise OptionsError(f"unknown base {base!r} (expected {', '.join(BASES)})")
+    if (mapping or pattern) and not topology and base in ("treemap", "timeline"):
+        raise OptionsError(f"a {'mapping' if mapping else 'pattern'} places containers on the "
+                           "nodes of a topology or of the communication graph, and there is "
+                           f"no topology to map onto (the {base} base draws the trace's own "
+                           "containers)")
     if base == "topology":
         if not topology:
             raise OptionsError("a topology base needs a topology file")

@@ -346,19 +346,47 @@ def _attr_float(attrs, key):
 def read_topology(path, trace_lenient=False):
     """Read a topology from `path`: Graphviz (.dot/.gv), SimGrid platform XML, or a
     Pajé trace that describes its platform (SimGrid platform traces)."""
+    if os.path.isdir(path):
+        raise TraceError(path, None, "is a directory, not a topology file")
     if not os.path.isfile(path):
         raise TraceError(path, None, "no such topology file")
     ext = os.path.splitext(path)[1].lower()
     with open(path, "rb") as f:
-        head = f.read(4096).lstrip()
+        raw = f.read(4096)
+    head = raw.lstrip()
     if ext in (".dot", ".gv") or head[:5].lower() in (b"graph", b"digra", b"stric"):
         from .dotfile import read_dot
         return read_dot(path)
     if ext == ".xml" or head.startswith(b"<?xml") or head.startswith(b"<platform"):
         from .simgrid import read_platform
         return read_platform(path)
+    if not _paje_like(raw, whole=len(raw) < 4096):
+        raise TraceError(path, None, f"not a topology file: {FORMATS}")
     from ..load import load
-    return from_trace(load(path, lenient=trace_lenient), path)
+    try:
+        trace = load(path, lenient=trace_lenient)
+    except TraceError as e:  # (a lenient reading of a topology is not offered)
+        raise TraceError(e.file, e.line, e.message) from None
+    return from_trace(trace, path)
+
+
+#: The topology files triva3d reads, for people.
+FORMATS = ("triva3d reads Graphviz (.dot, .gv), SimGrid platform XML, SimGrid platform "
+           "traces (Pajé) and, for a treemap base, JSON resource hierarchies (.json)")
+
+
+def _paje_like(head, whole):
+    """Could a file starting with `head` (all of it if `whole`) be a Pajé trace:
+    no NUL byte, its first line but blanks and comments a `%` line (undecided
+    within a part: yes)?"""
+    if b"\0" in head:
+        return False
+    lines = head.splitlines()
+    for line in lines if whole else lines[:-1]:
+        line = line.strip()
+        if line and not line.startswith(b"#"):
+            return line.startswith(b"%")
+    return not whole
 
 
 #: Container type names of the platform in SimGrid traces, and the kinds they become.

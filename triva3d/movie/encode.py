@@ -26,8 +26,8 @@ def check_output(path, size):
     if fmt == "mp4" and (size[0] % 2 or size[1] % 2):
         raise OptionsError(f"{path}: MP4 (H.264, 4:2:0) needs an even width and height, "
                            f"not {size[0]}x{size[1]}")
-    if fmt != "frames" and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-        raise TraceError(path, None, "cannot write the movie: its folder does not exist")
+    from ..output import check_outputs
+    check_outputs([path])
     return fmt
 
 

@@ -251,7 +251,8 @@ def _read_events(anchor, defs, lenient, report):
                     code = capi.Reader_ReadAllLocalDefinitions(r, dr, ctypes.byref(n))
                     capi.Reader_CloseDefReader(r, dr)
                     if code:
-                        _fail(lenient, report, f"{base}/{ref}.def", None,
+                        _fail(lenient, report, f"{base}/{ref}.def",
+                              "local definitions unreadable, ignored",
                               f"local definitions: {capi.error_text(code)}")
             capi.Reader_CloseDefFiles(r)
         code = capi.Reader_OpenEvtFiles(r)
@@ -267,27 +268,32 @@ def _read_events(anchor, defs, lenient, report):
     return out, dict(other)
 
 
-def _fail(lenient, report, path, line, message):
+def _fail(lenient, report, path, what, message):
+    """Strict: refuse (`message` on `path`); lenient: count `what` in the report,
+    the first one's file and message kept."""
     if not lenient:
-        raise TraceError(path, line, message)
-    report.append((f"{os.path.basename(path)}: {message}", 1, None))
+        raise TraceError(path, None, message, lenient_reads=True)
+    report.append((what, 1, f"{os.path.basename(path)}: {message}"))
 
 
 def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, other):
     where = f"location {ref} ({name!r})"
     if not os.path.exists(path):
-        _fail(lenient, report, path, None, f"{where}: its event file is missing")
+        _fail(lenient, report, path, "event files missing, their locations drawn empty",
+              f"{where}: its event file is missing")
         return None
     most = os.path.getsize(path) // 2 + 1  # every record takes 2 bytes or more
     if n_events > most:  # before allocating for them: 1e15 was a MemoryError
-        _fail(lenient, report, path, None, f"{where}: its definition declares {n_events} "
+        _fail(lenient, report, path, "event counts declared beyond what the files hold",
+              f"{where}: its definition declares {n_events} "
               f"events, its file holds at most {most}")
     capacity = max(min(n_events, most), 1) * defs.max_members
     if lenient:  # the definition may undercount
         capacity = max(capacity, most * defs.max_members)
     er = capi.Reader_GetEvtReader(r, ref)
     if not er:
-        _fail(lenient, report, path, None, f"{where}: OTF2 gives no event reader")
+        _fail(lenient, report, path, "locations without an event reader, drawn empty",
+              f"{where}: OTF2 gives no event reader")
         return None
     buf = capi.new_buffer(capacity)
     try:
@@ -298,24 +304,28 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
         capi.Reader_CloseEvtReader(r, er)
     other.update(capi.counts(buf))
     if buf[2]:
-        _fail(lenient, report, path, None,
+        _fail(lenient, report, path, "event files holding more events than their "
+              "definitions, drawn empty",
               f"{where}: more events in the file than its definition's {n_events}")
         return None
     if code:
-        _fail(lenient, report, path, None, f"{where}: {capi.error_text(code)} "
+        _fail(lenient, report, path, "event files damaged, read up to the damage",
+              f"{where}: {capi.error_text(code)} "
               f"after {n.value} of {n_events} events")
     elif n.value != n_events:
-        _fail(lenient, report, path, None, f"{where}: {n.value} events in the file, "
+        _fail(lenient, report, path, "event counts differing from their definitions, all "
+              "read", f"{where}: {n.value} events in the file, "
               f"its definition says {n_events}")
     rec = capi.records(buf)
     if len(rec) and rec[:, 1].min() < 0:  # uint64 ticks past 2^63 wrapped around
-        _fail(lenient, report, path, None, f"{where}: an event at or beyond tick 2^63")
+        _fail(lenient, report, path, "locations with events at or beyond tick 2^63, drawn "
+              "empty", f"{where}: an event at or beyond tick 2^63")
         return None
     back = np.flatnonzero(np.diff(rec[:, 1]) < 0) if len(rec) else []
     if len(back):  # states would end before they start
         i = int(back[0]) + 1
-        _fail(lenient, report, path, None, f"{where}: event {i} (time {rec[i, 1]}) goes back "
-              f"in time from {rec[i - 1, 1]} (lenient: clamped)")
+        _fail(lenient, report, path, "events going back in time, moved to the time before",
+              f"{where}: event {i} (time {rec[i, 1]}) goes back in time from {rec[i - 1, 1]}")
         rec[:, 1] = np.maximum.accumulate(rec[:, 1])
     return rec
 
@@ -334,8 +344,8 @@ def read_otf2(path, lenient=False):
         raise TraceError(anchor, None, f"the clock starts at tick {defs.offset} and lasts "
                                        f"{defs.length}: times at or beyond 2^63 ticks")
     if not defs.resolution > 0:  # times cannot become seconds
-        _fail(lenient, report, anchor, None, f"timer resolution {defs.resolution:g} "
-              "(lenient: taken as 1 GHz)")
+        _fail(lenient, report, anchor, "a timer resolution that is not positive, taken as "
+              "1 GHz", f"timer resolution {defs.resolution:g}")
         defs.resolution = 1e9
     recs, other = _read_events(anchor, defs, lenient, report)
     return _Builder(defs, anchor, recs, lenient, report).trace(other)
@@ -452,16 +462,16 @@ class _Builder:
                 if m.any():
                     rma.append((ref, rec[m]))
         if unmatched_leaves:
-            self._note(f"Leave events matching no Enter (or another region): {unmatched_leaves}")
+            self._note("Leave events matching no Enter (or another region)", unmatched_leaves)
         if unclosed:
             self.report.append(("regions still open at the end, closed there", unclosed, None))
         links = [self._links(sends, recvs), self._rma(rma)]
         return self._assemble(st, ev, var, links, other)
 
-    def _note(self, message):
+    def _note(self, what, count):
         if not self.lenient:
-            raise TraceError(self.anchor, None, message)
-        self.report.append((message, 1, None))
+            raise TraceError(self.anchor, None, f"{what}: {count}", lenient_reads=True)
+        self.report.append((what, count, None))
 
     def _states(self, c, ctype, reg, t0, t1, dep):
         t = self.type(Kind.STATE, ctype, "Region")

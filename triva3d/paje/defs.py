@@ -101,6 +101,10 @@ class EventDef:
         self.complete = False
 
 
+class LenientReads(ValueError):
+    """A refusal that the lenient mode reads past (legacy field names)."""
+
+
 class HeaderParser:
     """Feeds `%` lines; raises ValueError with the reason on a bad definition."""
 
@@ -131,7 +135,13 @@ class HeaderParser:
             missing = OBLIGATORY[d.kind] - {f for f in range(NFIELDS) if d.pos[f] >= 0}
             if missing:
                 names = ", ".join(sorted(FIELD_NAMES[f] for f in missing))
-                raise ValueError(f"definition of {EVENT_NAMES[d.kind]} (line {d.line}) lacks {names}")
+                message = f"definition of {EVENT_NAMES[d.kind]} (line {d.line}) lacks {names}"
+                legacy = {n: LEGACY_FIELDS[n] for n, _ in d.extra if n in LEGACY_FIELDS}
+                if missing <= set(legacy.values()):  # (strict: they are extra fields)
+                    given = sorted(n for n, f in legacy.items() if f in missing)
+                    raise LenientReads(f"{message}, given by the legacy name"
+                                       f"{'s' if len(given) > 1 else ''} {', '.join(given)}")
+                raise ValueError(message)
             d.complete, self.current = True, None
             return
         if words[0] == b"EventDef":

@@ -36,6 +36,9 @@ def read_paje(path, lenient=False, progress=False):
               disable=not progress or report is not None, leave=False, desc="reading") as bar:
         bar.report, bar.read = report, 0  # (a disabled bar counts nothing)
         _read_file(sim, path, [], bar)
+    if not sim.header.defs:  # no event could have been read: only blanks and comments
+        raise TraceError(path, None, "holds nothing: " + ("an empty file" if not bar.read else
+                                                          "no Pajé definitions or events"))
     trace = sim.finish(path)
     trace.time_unit, trace.unit_note = recorded_unit(trace)
     return trace
@@ -112,7 +115,8 @@ def _run(sim, data, end, path, chain, bar):
         if status == K.ST_DONE:
             return
         if status == K.ST_ERROR:
-            raise TraceError(path, int(sim.istate[K.I_LINE]), sim.error_message(buf))
+            raise TraceError(path, int(sim.istate[K.I_LINE]), sim.error_message(buf),
+                             lenient_reads=sim.lenient_reads())
         if status == K.ST_GROW:  # room for anything a line can add
             sim.reserve(K.tokenize(buf, pos, end, sim.toks_s, sim.toks_e)[1] - pos)
         else:
@@ -157,7 +161,8 @@ def _python_line(sim, words, codes, path, chain, bar):
         else:
             sim.define(d, words, codes)
     except ValueError as e:
-        raise TraceError(path, line, str(e)) from None
+        raise TraceError(path, line, str(e), lenient_reads=isinstance(e, D.LenientReads)) \
+            from None
 
 
 def _include(sim, name, path, chain, bar):

@@ -353,6 +353,10 @@ class SimState:
             self.a["tok2def"][self.intern(d.ident)] = d.index
 
     # -- errors ------------------------------------------------------------------
+    def lenient_reads(self):
+        """Does the lenient mode read past the error the kernel stopped on?"""
+        return int(self.istate[K.I_ERR]) in RECOVERY
+
     def error_message(self, buf):
         ist = self.istate
         code = int(ist[K.I_ERR])
@@ -418,7 +422,7 @@ class SimState:
                   a["slot_next"], a["slot_pending"], a["st_end"], a["st_below"], a["vr_end"])
         if self.istate[K.I_ERR] == K.E_INCOMPLETE_LINKS:
             raise TraceError(source, "end", MESSAGES[K.E_INCOMPLETE_LINKS].format(
-                **self.pending_links(int(a["work"][0]))))
+                **self.pending_links(int(a["work"][0]))), lenient_reads=True)
         return self.build(source)
 
     def _take(self, group, arrays, keep=None):
