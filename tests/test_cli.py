@@ -474,3 +474,19 @@ def test_a_repeated_remark_is_one_line(trace_file, tmp_path):
     assert p.returncode == 0 and p.stdout.splitlines()[-1] == (
         "  PajeTraceFile naming a file already being read (self.trace) ignored: 2 times, "
         f"the first at line {first}")
+
+
+def test_particles_on_a_trace_without_messages_warn(data, trace_file, tmp_path):
+    """--particles drew nothing, silently, on a trace without messages (issue 25.11)."""
+    movie = ["--duration", "0.2", "--fps", "5", "--size", "64x64", "-o", tmp_path / "m.gif"]
+    p = run("animate", data / "paje/states.trace", "--particles", *movie, tmp_path=tmp_path)
+    assert p.returncode == 0 and ("triva3d: warning: the trace has no messages (links between "
+                                  "containers): no particles fly\n") in p.stderr
+    # messages, but none in the window: said so too; in the window: no warning
+    t = trace_file(HEADER + TYPES + "15 1 0 L p1 m k\n16 2 0 L p2 m k\n11 3 p1 S run\n"
+                                    "11 5 p1 S io\n")
+    p = run("animate", t, "--particles", "--heat", "--window", "3:5", *movie, tmp_path=tmp_path)
+    assert p.returncode == 0 and ("triva3d: warning: no message is drawn in the window 3..5: "
+                                  "no particles fly and no edge heats up\n") in p.stderr
+    p = run("animate", t, "--particles", *movie, tmp_path=tmp_path)
+    assert p.returncode == 0 and not [x for x in said(p) if "warning" in x]

@@ -436,3 +436,26 @@ def test_the_treemap_dock_says_what_it_leaves_out(qtbot, data):
     dock = w.treemap_dock
     qtbot.waitUntil(lambda: dock.treemap is not None, timeout=PATIENCE_MS)
     assert dock.note.text().startswith("254 of 305 not drawn: HOST 50: nothing in the slice")
+
+
+def test_page_keys_stop_at_the_ends_of_the_trace(qtbot):
+    """PageUp and PageDown ran past the trace's ends into an empty scene (issue
+    25.10): they stop where the first and the last thing drawn are."""
+    w = opened(qtbot, **BASE)
+    tr = w.trace
+    lo = min(tr.states.start.min(), tr.links.start.min(), tr.events.time.min(),
+             tr.variables.start.min())
+    hi = max(tr.states.end.max(), tr.links.end.max(), tr.events.time.max(),
+             tr.variables.end.max())
+    width = (hi - lo) / 3
+    w.state.window = (lo, lo + width)
+    for _ in range(10):  # half a window each: the end is 4 presses away
+        qtbot.keyClick(w.interactor, QtCore.Qt.Key_PageUp)
+    assert w.state.window == pytest.approx((hi - width, hi))
+    w.redraw()
+    assert w.geometry.n_states > 0
+    for _ in range(10):
+        qtbot.keyClick(w.interactor, QtCore.Qt.Key_PageDown)
+    assert w.state.window == pytest.approx((lo, lo + width))
+    w.redraw()
+    assert w.geometry.n_states > 0

@@ -193,7 +193,7 @@ class View:
     def warnings(self):
         """Lines for a picture that is empty or partial (see Layout and Geometry)."""
         self.update()
-        return self.layout.warnings() + self.scene.geometry.warnings()
+        return self.layout.warnings() + self.scene.geometry.warnings(self.state)
 
     def notes(self):
         """Lines on what was changed to make the picture readable (colours)."""

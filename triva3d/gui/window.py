@@ -18,7 +18,8 @@ HELP = """<h3>Flying through the execution</h3>
 saved with the view</td></tr>
 <tr><td>W / S, Up / Down</td><td>fly forward / back</td></tr>
 <tr><td>A / D, Left / Right</td><td>turn left / right around the scene</td></tr>
-<tr><td>Page Up / Page Down</td><td>move the time window later / earlier by half its length</td></tr>
+<tr><td>Page Up / Page Down</td><td>move the time window later / earlier by half its length,
+up to the ends of the trace</td></tr>
 <tr><td>+ / -</td><td>stretch / squeeze time (the time scale)</td></tr>
 <tr><td>Home</td><td>back to the view preset, fitted</td></tr>
 <tr><td>drag in the overview strip</td><td>choose the time window; double-click: all of it</td></tr>
@@ -471,10 +472,8 @@ class MainWindow(QtWidgets.QMainWindow):
             cam.Dolly(1.15 if key in (K.Key_W, K.Key_Up) else 1 / 1.15)
         elif key in (K.Key_A, K.Key_Left, K.Key_D, K.Key_Right):
             cam.Azimuth(-5 if key in (K.Key_A, K.Key_Left) else 5)
-        elif key in (K.Key_PageUp, K.Key_PageDown):
-            f = self.geometry.frame
-            step = (f.t1 - f.t0) / 2 * (1 if key == K.Key_PageUp else -1)
-            s.window = (f.t0 + step, f.t1 + step)
+        elif key in (K.Key_PageUp, K.Key_PageDown):  # (they stop at the trace's ends)
+            s.window = self.geometry.paged(s.window, 1 if key == K.Key_PageUp else -1)
             return True
         elif key in (K.Key_Plus, K.Key_Equal, K.Key_Minus):
             s.scale = s.scale * (1.25 if key != K.Key_Minus else 1 / 1.25)

@@ -545,10 +545,29 @@ class Geometry:
                       else lay.node_rects[row])
         return box_edges(np.array([[x - w / 2, x + w / 2, y - h / 2, y + h / 2, 0.0, 0.0]]))
 
-    def warnings(self):
-        """Lines for a picture that is empty or partial."""
+    def paged(self, window, direction):
+        """`window` (None: data_span) moved later (`direction` 1) or earlier (-1) by
+        half its length, stopping at the ends of what is drawn: never past them,
+        never back from beyond them."""
+        t0, t1 = window or self.data_span
+        lo, hi = self.data_span
+        w = t1 - t0
+        t0 = max(t0, min(t0 + w / 2, hi - w)) if direction > 0 else \
+            min(t0, max(t0 - w / 2, lo))
+        return (t0, t0 + w)
+
+    def warnings(self, state=None):
+        """Lines for a picture that is empty or partial (with `state`: its particles
+        and heat, which fly on the messages)."""
         tr, f = self.trace, self.frame
         out = []
+        silent = [w for w, on in (("no particles fly", state and state.particles),
+                                  ("no edge heats up", state and state.heat)) if on]
+        if silent and not self._message_mask.any():
+            where = (f"no message is drawn in the window {f.t0:.9g}..{f.t1:.9g}"
+                     if (~self.platform_links[tr.links.type]).any()
+                     else "the trace has no messages (links between containers)")
+            out.append(f"{where}: {' and '.join(silent)}")
         if f.t1 < tr.start_time or f.t0 > tr.end_time:
             out.append(f"the window {f.t0:.9g}..{f.t1:.9g} is outside the trace "
                        f"({tr.start_time:.9g}..{tr.end_time:.9g})")
