@@ -14,8 +14,7 @@ import pytest
 from conftest import HEADER, SIZED_LINK
 from triva3d import load
 from triva3d.analysis.aggregate import aggregate
-from triva3d.analysis.metrics import container_metric
-from triva3d.analysis.timeslice import Slicer
+from triva3d.analysis.timeslice import Slicer, container_metric
 from triva3d.errors import Triva3dError
 from triva3d.panels.treemap import TimeSliceTreemap
 

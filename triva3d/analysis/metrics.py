@@ -20,12 +20,3 @@ def link_bytes(trace, rows=None):
             except ValueError:
                 pass
     return vals[inv]
-
-
-def container_metric(trace, metric="containers"):
-    """One float per container over the whole trace, for its own entities only (no
-    descendants): any Time-Slice metric name (see analysis.timeslice), e.g.
-    `containers` (1 per leaf), `state:VALUE` seconds, `links:count`, `links:bytes`
-    (as origin), `variable:TYPE` time integral."""
-    from .timeslice import Slicer
-    return Slicer(trace).slice().metric(metric)[0]

@@ -253,3 +253,11 @@ class Slice:
         """Containers of the container types that hold these entity types."""
         tr = self.trace
         return np.isin(tr.containers.type, tr.types.parent[np.asarray(entity_types)])
+
+
+def container_metric(trace, metric="containers"):
+    """One float per container over the whole trace, for its own entities only (no
+    descendants): any metric name of `Slice.metric`, e.g. `containers` (1 per leaf),
+    `state:VALUE` seconds, `links:count`, `links:bytes` (as origin), `variable:TYPE`
+    time integral."""
+    return Slicer(trace).slice().metric(metric)[0]

@@ -272,8 +272,8 @@ def _rects(parent, sizes, width, height, pad):
 
 def on_treemap(trace, metric="containers", width=1000.0, height=1000.0, pad=None):
     """A squarified treemap of the trace's container hierarchy; each container stands
-    on its own rectangle, sized by `metric` (see analysis.metrics)."""
-    from ..analysis.metrics import container_metric
+    on its own rectangle, sized by `metric` (see analysis.timeslice)."""
+    from ..analysis.timeslice import container_metric
     cont = trace.containers
     pad = 0.004 * min(width, height) if pad is None else pad
     sizes = container_metric(trace, metric)
