@@ -224,13 +224,13 @@ class LegendDock(Dock):
 
     def _toggled(self, item, column):
         name = item.text(0)
-        hidden = [h for h in self.state.hidden if h != name]
         if item.text(1).startswith("metric"):  # a metric is drawn by its rule
             rules = {k: v for k, v in self.state.variables.items() if k != name}
             if item.checkState(0) == QtCore.Qt.Checked:
                 rules[name] = "max"
             self.state.variables = rules
             return
+        hidden = [h for h in self.state.hidden if h != name]
         if item.checkState(0) == QtCore.Qt.Unchecked:
             hidden.append(name)
         self.state.hidden = tuple(hidden)
@@ -292,14 +292,14 @@ class TreemapDock(Dock):
         self.picture.mouseMoveEvent = lambda e: self.hover(self._node_at(e))
         self.picture.leaveEvent = lambda e: self.hover(None)
         self.form.addRow(self.picture)
+        self.note = QtWidgets.QLabel()  # what the treemap leaves out, and why
+        self.note.setWordWrap(True)
+        self.form.addRow(self.note)
         self.treemap = None
         self._shown = self._hovered = None
 
     def show_trace(self, trace, geometry):
         self.trace = trace
-        self.note = QtWidgets.QLabel()  # what the treemap leaves out, and why
-        self.note.setWordWrap(True)
-        self.form.addRow(self.note)
         types = {trace.display_name("types", t) for t in np.unique(trace.containers.type[1:])}
         _blocked(self.level, lambda: (self.level.clear(),
                                       self.level.addItems(["leaves"] + sorted(types))))
@@ -330,12 +330,12 @@ class TreemapDock(Dock):
             self.picture.setText(str(e))
             return
         self.treemap, self._size = tm, (w, h)
+        self.note.setText("\n".join(tm.notes))
         self._paint(self._selected())
         self._shown = self._key()
 
     def _selected(self):
         """The node of the container picked in 3D (a state's container), or None."""
-        self.note.setText("\n".join(tm.notes))
         sel, tm = self.state.selection, self.treemap
         if sel and sel["kind"] in ("container", "state"):
             c = (sel["row"] if sel["kind"] == "container"

@@ -360,6 +360,7 @@ class _Builder:
         self.names = _Interner()
         self.names("0")
         self.types = []   # (kind, parent, name, start_type, end_type)
+        self.metric_class = {}  # variable type -> its metric members' class (PAPI...)
         self.type_index = {}
         self.values = {}  # (type, name) -> row
         self.value_rows = []
@@ -370,7 +371,6 @@ class _Builder:
         if key not in self.type_index:
             self.type_index[key] = len(self.types)
             self.types.append((kind, parent, self.names(name), start, end))
-        self.metric_class = {}  # variable type -> its metric members' class (PAPI...)
         return self.type_index[key]
 
     def value(self, t, name):
@@ -534,23 +534,23 @@ class _Builder:
             t, v = t[last], v[last]
             ends = np.r_[t[1:], max(self.end, t[-1])]
             ty = self.type(Kind.VARIABLE, ctype, name)
+            self.metric_class[ty] = group
             out.append({"container": np.full(len(t), c), "type": np.full(len(t), ty),
                         "start": t, "end": ends, "value": v})
             if mode in ACCUMULATED and len(t) > 1:
                 rate = np.r_[np.diff(v) / np.diff(t), 0.0]  # 0 after the last sample
                 ty = self.type(Kind.VARIABLE, ctype, f"{name} rate")
+                self.metric_class[ty] = group
                 out.append({"container": np.full(len(t), c), "type": np.full(len(t), ty),
                             "start": t, "end": ends, "value": rate})
         return out
 
     # -- threads, tasks, I/O, samples, one-sided communication ---------------------------
-            self.metric_class[ty] = group
     def _part(self, c, t, values, start, end=None, depth=None, **extra):
         """A states (with `end`) or events part of container c, type t, `values` (codes
         of t's values), extra fields as name codes."""
         n = len(start)
         part = {"container": np.full(n, c), "type": np.full(n, t), "value": values,
-                self.metric_class[ty] = group
                 **extra}
         if end is None:
             part["time"] = self.seconds(start)
