@@ -16,12 +16,30 @@ if not os.environ.get("DISPLAY"):
 from PySide6 import QtCore, QtGui, QtWidgets  # noqa: E402
 
 from triva3d import ViewState  # noqa: E402
-from triva3d.gui.window import MainWindow  # noqa: E402
+from triva3d.gui.window import Loader, MainWindow  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "examples/small.trace"
+#: A wait ends as soon as what it waits for happens; its bound only turns a hang into a
+#: failure, far beyond what a loaded machine takes (durations: benchmarks/bench_gui.py).
+PATIENCE_MS = 300_000
 BASE = {"topology": str(ROOT / "topologies/two_site_grid.dot"),
         "mapping": str(ROOT / "examples/small_on_two_site_grid.csv")}
+
+
+#: Error dialogs no test expected (a test that expects one records it instead).
+UNEXPECTED = []
+
+
+@pytest.fixture(autouse=True)
+def no_modal_dialog(monkeypatch):
+    """An error dialog no test expects fails the test with its message, where a modal
+    dialog waited for a click forever."""
+    UNEXPECTED.clear()
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning",
+                        lambda parent, title, text: UNEXPECTED.append(text))
+    yield
+    assert not UNEXPECTED, f"error dialog: {UNEXPECTED[0]}"
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +59,8 @@ def opened(qtbot, path=SMALL, **fields):
     w.show()
     qtbot.waitExposed(w)
     w.open_trace(str(path))
-    qtbot.waitUntil(lambda: w.trace is not None, timeout=60000)
+    qtbot.waitUntil(lambda: w.trace is not None or bool(UNEXPECTED), timeout=PATIENCE_MS)
+    assert not UNEXPECTED, f"error dialog: {UNEXPECTED[0]}"
     w.redraw()
     return w
 
@@ -79,10 +98,10 @@ def test_the_brush_sets_the_window(qtbot):
     span = tr.end_time - tr.start_time
     assert t0 == pytest.approx(tr.start_time + span / 4, rel=0.02)
     assert t1 == pytest.approx(tr.start_time + span / 2, rel=0.02)
-    qtbot.waitUntil(lambda: w.geometry.frame.t0 == t0)
+    qtbot.waitUntil(lambda: w.geometry.frame.t0 == t0, timeout=PATIENCE_MS)
     after = w.view.render()
     assert (np.abs(after.astype(int) - before.astype(int)).sum(axis=2) > 30).mean() > 0.02
-    qtbot.waitUntil(lambda: w.treemap_dock.treemap.t0 == pytest.approx(t0))
+    qtbot.waitUntil(lambda: w.treemap_dock.treemap.t0 == pytest.approx(t0), timeout=PATIENCE_MS)
     assert w.time_dock.t0.value() == pytest.approx(t0)
     # typing exact times works too
     w.time_dock.t0.setValue(0.1)
@@ -115,7 +134,7 @@ def test_a_click_picks_the_state_drawn_there(qtbot):
     ratio = w.interactor.ren_win.GetSize()[1] / h
     qtbot.mouseClick(w.interactor, QtCore.Qt.LeftButton,
                      pos=QtCore.QPoint(round(px / ratio), round(h - py / ratio)))
-    qtbot.waitUntil(lambda: w.state.selection is not None)
+    qtbot.waitUntil(lambda: w.state.selection is not None, timeout=PATIENCE_MS)
     assert w.state.selection == {"kind": "state", "row": int(top)}
     text = w.details_dock.text.toPlainText()
     assert f"value: {w.trace.display_name('values', st.value[top])}" in text
@@ -143,7 +162,7 @@ def test_ctrl_drag_moves_a_node_and_the_move_is_saved(qtbot, tmp_path):
     qtbot.mousePress(w.interactor, QtCore.Qt.LeftButton, ctrl, at(px, py))
     qtbot.mouseMove(w.interactor, at(px + 30, py))
     qtbot.mouseRelease(w.interactor, QtCore.Qt.LeftButton, ctrl, at(px + 60, py))
-    qtbot.waitUntil(lambda: "node:routerA" in w.state.moved)
+    qtbot.waitUntil(lambda: "node:routerA" in w.state.moved, timeout=PATIENCE_MS)
     # where 60 pixels to the right land on the ground, by the same projection
     o0, d0 = proj.ray(*[round(v / ratio) * ratio for v in (px, py)])
     o1, d1 = proj.ray(round((px + 60) / ratio) * ratio, round(py / ratio) * ratio)
@@ -169,7 +188,7 @@ def _drag(qtbot, w, dx, frames):
             QtCore.QEvent.MouseMove, QtCore.QPointF(c.x() + x, c.y()),
             qi.mapToGlobal(QtCore.QPointF(c.x() + x, c.y())), QtCore.Qt.NoButton,
             QtCore.Qt.LeftButton, QtCore.Qt.NoModifier))
-        qtbot.waitUntil(lambda: len(frames) > seen)
+        qtbot.waitUntil(lambda: len(frames) > seen, timeout=PATIENCE_MS)
         sizes.append(tuple(qi.ren_win.GetSize()))
     qtbot.mouseRelease(qi, QtCore.Qt.LeftButton, pos=c + QtCore.QPoint(dx, 0))
     return sizes
@@ -199,19 +218,21 @@ def test_a_drag_draws_a_frame_per_move_at_half_size_and_turns_as_far(qtbot, monk
         sizes = _drag(qtbot, w, 80, frames)
         assert sizes == [(round(full[0] / reduction), round(full[1] / reduction))] * 8
         assert len(frames) <= 9  # one frame per move (and one for the press)
-        qtbot.waitUntil(lambda: tuple(frames[-1]) == full)
+        qtbot.waitUntil(lambda: tuple(frames[-1]) == full, timeout=PATIENCE_MS)
         turned[reduction] = (_azimuth(w.view.camera) - before + 180) % 360 - 180
         w.close()
     assert abs(turned[1]) > 20 and turned[2] == pytest.approx(turned[1], rel=0.03)
 
 
 def test_a_keyboard_flight_draws_fewer_pixels_until_it_pauses(qtbot, monkeypatch, tmp_path):
-    """Flight keys draw a fraction of the pixels (2 here) until they pause; a
-    screenshot taken meanwhile is full size all the same."""
+    """Flight keys draw a fraction of the pixels (2 here) until they pause; a key
+    before the pause goes on with the same flight; a screenshot taken meanwhile is
+    full size all the same. (The pause is made to come when the test says: a busy
+    machine can take longer than FLIGHT_PAUSE_MS between two keys.)"""
     import imageio.v3 as iio
-    from triva3d.gui import interactor
-    from triva3d.gui.window import FLIGHT_PAUSE_MS
+    from triva3d.gui import interactor, window
     monkeypatch.setattr(interactor, "reduction_for", lambda ms: 2)
+    monkeypatch.setattr(window, "FLIGHT_PAUSE_MS", PATIENCE_MS)
     w = opened(qtbot, **BASE)
     qi = w.interactor
     full = tuple(qi.ren_win.GetSize())
@@ -222,19 +243,21 @@ def test_a_keyboard_flight_draws_fewer_pixels_until_it_pauses(qtbot, monkeypatch
     for _ in range(3):
         qtbot.keyClick(qi, QtCore.Qt.Key_W)
     assert tuple(qi.ren_win.GetSize()) == (round(full[0] / 2), round(full[1] / 2))
-    qtbot.wait(FLIGHT_PAUSE_MS // 4)
+    qtbot.wait(10)  # the event loop turns: no pause yet
     qtbot.keyClick(qi, QtCore.Qt.Key_A)  # the flight goes on: no second start
     assert starts == [True] and w._flight_pause.isActive()
     w.export_screenshot(str(tmp_path / "shot.png"))
     assert iio.imread(tmp_path / "shot.png").shape[:2] == (full[1], full[0])
-    qtbot.waitUntil(lambda: tuple(qi.ren_win.GetSize()) == full, timeout=3 * FLIGHT_PAUSE_MS)
+    assert tuple(qi.ren_win.GetSize()) == (round(full[0] / 2), round(full[1] / 2))
+    w._flight_pause.setInterval(0)  # now the keys pause
+    qtbot.waitUntil(lambda: tuple(qi.ren_win.GetSize()) == full, timeout=PATIENCE_MS)
     assert starts == [True, False]
 
 
 def test_hovering_a_treemap_cell_outlines_its_containers_in_3d(qtbot):
     w = opened(qtbot, **BASE)
     dock = w.treemap_dock
-    qtbot.waitUntil(lambda: dock.treemap is not None)
+    qtbot.waitUntil(lambda: dock.treemap is not None, timeout=PATIENCE_MS)
     tm = dock.treemap
     node = int(np.flatnonzero(tm.containers == w.trace.find("containers", "host-3")[0])[0])
     x, y, cw, ch = tm.node_rects[node]
@@ -244,7 +267,7 @@ def test_hovering_a_treemap_cell_outlines_its_containers_in_3d(qtbot):
     QtWidgets.QApplication.sendEvent(dock.picture, QtGui.QMouseEvent(  # the pointer moves
         QtCore.QEvent.MouseMove, pos, dock.picture.mapToGlobal(pos), QtCore.Qt.NoButton,
         QtCore.Qt.NoButton, QtCore.Qt.NoModifier))
-    qtbot.waitUntil(lambda: dock._hovered is not None)
+    qtbot.waitUntil(lambda: dock._hovered is not None, timeout=PATIENCE_MS)
     hovered = dock._hovered
     assert w.trace.display_name("containers", tm.containers[hovered]) in (
         "host-3", *[w.trace.display_name("containers", c) for c in w.trace.children(
@@ -268,7 +291,8 @@ def test_hiding_a_value_takes_its_colour_out_of_the_frame(qtbot):
                 if tree.topLevelItem(i).text(0) == "Computing")
     item.setCheckState(0, QtCore.Qt.Unchecked)
     assert w.state.hidden == ("Computing",)
-    qtbot.waitUntil(lambda: not (w.trace.states.value[w.geometry.state_rows] == v).any())
+    qtbot.waitUntil(lambda: not (w.trace.states.value[w.geometry.state_rows] == v).any(),
+                    timeout=PATIENCE_MS)
     assert near(w.view.render(), rgb) == 0
 
 
@@ -301,13 +325,13 @@ def test_a_bad_file_is_a_dialog_and_the_trace_stays(qtbot, tmp_path, monkeypatch
     bad = tmp_path / "bad.trace"
     bad.write_text("%EventDef PajeDefineContainerType 0\n% Alias string\n%EndEventDef\n0 A\n1 2\n")
     w.open_trace(str(bad))
-    qtbot.waitUntil(lambda: len(shown) == 1, timeout=30000)
+    qtbot.waitUntil(lambda: len(shown) == 1, timeout=PATIENCE_MS)
     assert shown[0].startswith(str(bad)) and "\n" not in shown[0]
     assert w.trace.source == str(SMALL) and w.view.trace is w.trace
     assert w.view.render().std() > 10  # still drawn
     # a setting the View refuses is undone, with a dialog
     w.state.hidden = ("NoSuchValue",)
-    qtbot.waitUntil(lambda: len(shown) == 2)
+    qtbot.waitUntil(lambda: len(shown) == 2, timeout=PATIENCE_MS)
     assert "NoSuchValue" in shown[1] and w.state.hidden == ()
 
 
@@ -345,7 +369,7 @@ def test_a_recorded_flight_plays_back_and_exports(qtbot, tmp_path):
     assert first != last
     w.set_view_preset("top")  # elsewhere, then back along the flight
     w.flight.play()
-    qtbot.waitUntil(lambda: not w.flight.playing, timeout=int(1000 * keys.duration) + 10000)
+    qtbot.waitUntil(lambda: not w.flight.playing, timeout=PATIENCE_MS)
     w.redraw()
     assert w.view.camera.position == pytest.approx(last.position, rel=1e-6)
     w.save_flight(str(tmp_path / "flight.json"))
@@ -370,31 +394,47 @@ def big(tmp_path_factory):
 
 
 def test_the_window_stays_responsive_while_loading(qtbot, big, monkeypatch):
-    """A 1e6-event trace is read and laid out in a worker thread: meanwhile the event
-    loop never stops more than 100 ms, and the progress bar counts the bytes read.
-    (Building the scene and the first frame, once it is read, still happen on the
-    GUI thread: see the closing note.)"""
-    out = big
-    entered = []
-    loaded = MainWindow._loaded
-    monkeypatch.setattr(MainWindow, "_loaded", lambda self, *a: (
-        entered.append(time.perf_counter()), loaded(self, *a)))
+    """A 1e6-event trace is read and laid out in a worker thread, and the event loop
+    turns all along: each of the worker's progress reports, and its layout, waits
+    for the loop to turn once more (on the GUI thread, or with the loop blocked, it
+    would wait in vain); the progress bar counts the bytes read. (Building the scene
+    and the first frame, once it is read, still happen on the GUI thread: see the
+    closing note. How long the loop stops: benchmarks/bench_gui.py.)"""
+    import threading
+    from triva3d.bases import layout
+    turns, steps, stuck = [], [], []
+    gui = threading.get_ident()
+
+    def after_a_turn():
+        if w.trace is not None:  # loaded: the View's own layouts are not the load's
+            return
+        steps.append(threading.get_ident())
+        if steps[-1] == gui:
+            return  # no turn can come while this runs
+        seen = len(turns)
+        for _ in range(PATIENCE_MS):  # a fail-safe, not a measure: 1 ms steps
+            if len(turns) > seen or stuck:
+                break
+            time.sleep(0.001)
+        else:
+            stuck.append(len(steps))
+    read, make_layout = Loader._read, layout.make_layout
+    monkeypatch.setattr(Loader, "_read", lambda self, *a: (after_a_turn(), read(self, *a)))
+    monkeypatch.setattr(layout, "make_layout", lambda *a, **k: (after_a_turn(),
+                                                               make_layout(*a, **k))[1])
     w = MainWindow(ViewState(base="treemap"))
     qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w)
-    ticks = []
     timer = QtCore.QTimer()
-    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
-    timer.start(10)
-    w.open_trace(str(out))
+    timer.timeout.connect(lambda: turns.append(threading.get_ident()))
+    timer.start(5)
+    w.open_trace(str(big))
     percents = []
     w.loader.progressed.connect(lambda loader, p, what: percents.append(p))
-    qtbot.waitUntil(lambda: w.trace is not None, timeout=120000)
+    qtbot.waitUntil(lambda: w.trace is not None or bool(UNEXPECTED), timeout=PATIENCE_MS)
     timer.stop()
-    before = np.array([t for t in ticks if t < entered[0]])
-    assert len(before) > 20, "the worker took the whole time"
-    assert np.diff(before).max() <= 0.1
+    assert not stuck and len(steps) > 2 and gui not in steps
     read = [p for p in percents if p >= 0]
     assert read == sorted(read) and 0 < read[0] < 100 and read[-1] == 100 and percents[-1] == -1
 
@@ -409,7 +449,7 @@ def test_cancel_stops_the_reading(qtbot, big):
     loader = w.loader
     percents = []
     loader.progressed.connect(lambda _, p, what: percents.append(p))
-    qtbot.waitUntil(lambda: len(percents) > 0, timeout=60000)
+    qtbot.waitUntil(lambda: len(percents) > 0, timeout=PATIENCE_MS)
     w.cancel.click()
     qtbot.waitUntil(loader.isFinished, timeout=60000)
     assert max(percents) < 100 and w.trace is None and w.progress.isHidden()
