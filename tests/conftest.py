@@ -46,7 +46,11 @@ TYPES = """\
 def pytest_configure(config):
     """Every cache (traces, layouts) and the GUI's settings of the whole run,
     module-scoped fixtures and subprocesses included, go to one temporary folder,
-    removed at the end."""
+    removed at the end. Hypothesis has no deadline per example."""
+    from hypothesis import HealthCheck, settings
+    settings.register_profile("triva3d", deadline=None,  # no duration asserted: a busy
+                              suppress_health_check=[HealthCheck.too_slow])  # machine is slow
+    settings.load_profile("triva3d")
     config.triva3d_cache = tempfile.mkdtemp(prefix="triva3d-tests-")
     os.environ["TRIVA3D_CACHE_DIR"] = config.triva3d_cache
     os.environ["XDG_CONFIG_HOME"] = os.path.join(config.triva3d_cache, "config")  # QSettings

@@ -1,9 +1,8 @@
-"""Mutated real traces: only TraceError comes out, quickly, in one line, and what
-loads satisfies the Trace's invariants."""
+"""Mutated real traces: only TraceError comes out, in one line, and what loads
+satisfies the Trace's invariants (no duration asserted: a busy machine is slow)."""
 import json
 import os
 import tempfile
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -60,14 +59,12 @@ def test_mutated_traces_raise_only_trace_error(data):
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         for lenient in (False, True):
-            t = time.perf_counter()
             try:
                 trace = load(path, lenient=lenient, cache=False)
             except TraceError as e:
                 assert "\n" not in str(e) and e.file == path
             else:  # what loads holds together (indices in range, times finite...)
                 assert check(trace) is None
-            assert time.perf_counter() - t < 5
     finally:
         os.unlink(path)
 
@@ -121,7 +118,7 @@ def mutate(draw, raw):
 @given(st.data())
 def test_mutated_topologies_and_mappings_raise_only_our_errors(data):
     """.dot, SimGrid XML, JSON hierarchies and mapping CSVs, mutated: a topology (or
-    layout) or one Triva3dError line, quickly."""
+    layout) or one Triva3dError line."""
     from triva3d import Triva3dError
     from triva3d.bases.matcher import read_mapping
     from triva3d.bases.topology import read_topology
@@ -140,7 +137,6 @@ def test_mutated_topologies_and_mappings_raise_only_our_errors(data):
         path = os.path.join(tmp, "input" + suffix)
         with open(path, "wb") as f:
             f.write(raw)
-        t = time.perf_counter()
         try:
             if kind == "topology":
                 read_topology(path)
@@ -150,4 +146,3 @@ def test_mutated_topologies_and_mappings_raise_only_our_errors(data):
                 read_mapping(path, {f"{s}-{h}": 0 for s in "ab" for h in range(1, 9)})
         except Triva3dError as e:
             assert "\n" not in str(e)
-        assert time.perf_counter() - t < 5
