@@ -53,3 +53,39 @@ def test_dot_names_come_back_identical_or_are_refused(names):
         back = read_dot(f.name)
     assert sorted(back.names) == sorted(names)
     assert {back.node_attrs[back.index[n]]["note"] for n in names} == set(names)
+
+
+@pytest.mark.parametrize("option", ["--mapping", "--colors", "--state"])
+def test_an_endless_side_file_is_one_line(option, data, tmp_path):
+    """`--mapping /dev/zero` was read until the kernel killed the process (issue
+    26.3): side files are read up to a limit."""
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "render", str(SMALL),
+                        "--topology", str(ROOT / "topologies/two_site_grid.dot"), option,
+                        "/dev/zero", "-o", str(tmp_path / "x.png")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and not (tmp_path / "x.png").exists()
+    lines = [ln for ln in r.stderr.splitlines() if "compiling numba" not in ln]
+    assert len(lines) == 1 and lines[0].startswith("triva3d: error: /dev/zero: larger than "
+                                                   "256 MiB")
+
+
+def test_a_fifo_nobody_writes_to_is_one_line_and_one_written_later_is_read(tmp_path,
+                                                                          monkeypatch):
+    """A FIFO with no writer waited forever in open() (issue 26.3)."""
+    import threading
+    import time
+    from triva3d import errors, load
+    from triva3d.errors import TraceError, read_text
+    monkeypatch.setattr(errors, "FIFO_WAIT", 0.5)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for read in (lambda: load(fifo), lambda: read_text(fifo, "the mapping")):
+        with pytest.raises(TraceError, match="a FIFO no process wrote to in 0.5 s"):
+            read()
+
+    def write_later():
+        time.sleep(0.2)
+        with open(fifo, "wb") as f:
+            f.write(SMALL.read_bytes())
+    threading.Thread(target=write_later).start()
+    assert len(load(fifo).states) == len(load(SMALL).states)

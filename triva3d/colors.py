@@ -345,13 +345,8 @@ def read_colors(path):
     or a JSON object of name -> "#rrggbb" for a .json file; {name: "#rrggbb"}."""
     import csv
     import json
-    from .errors import OptionsError, TraceError
-    try:
-        with open(path, encoding="utf-8", newline="") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise TraceError(path, None, f"cannot read: {getattr(e, 'strerror', None) or e}") \
-            from None
+    from .errors import OptionsError, TraceError, read_text
+    text = read_text(path, "the colours")
     from .viewstate import parse_color
     if str(path).lower().endswith(".json"):
         try:

@@ -3,6 +3,7 @@
 Messages name the thing that is wrong (a file and line, an option's value), never
 a command-line flag: the CLI prints them on one line, the GUI in a dialog.
 """
+import os
 
 
 #: Longest error text shown (an input's excerpt can be a 10 MB line).
@@ -40,14 +41,47 @@ class OptionsError(Triva3dError, ValueError):
     """A bad argument or setting: a value outside what the option takes."""
 
 
-def read_text(path, what="the file"):
-    """The text of `path` as UTF-8; a TraceError naming the line of the first byte
-    that is not UTF-8 (a Latin-1 file, binary), or why it cannot be read."""
+#: The largest side file read (a mapping, a hierarchy, colours, a view, keyframes):
+#: /dev/zero as a mapping was read until the kernel killed the process.
+SIDE_FILE_LIMIT = 256 << 20
+#: Seconds to wait for a process to open a FIFO given as input, and write to it.
+FIFO_WAIT = 30.0
+
+
+def open_input(path, what="the file", wait=None):
+    """`path` opened to read bytes; a FIFO no process opens for writing within `wait`
+    seconds (default FIFO_WAIT) is a TraceError (open() waited for one forever).
+    Errors name `what`."""
+    import select
+    import stat
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        if not stat.S_ISFIFO(os.stat(path).st_mode):
+            return open(path, "rb")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # returns at once, writer or not
     except OSError as e:
         raise TraceError(path, None, f"cannot read {what}: {e.strerror or e}") from None
+    poll = select.poll()
+    poll.register(fd, select.POLLIN | select.POLLHUP)
+    wait = FIFO_WAIT if wait is None else wait
+    if not poll.poll(wait * 1000):  # no writer ever came, or it wrote nothing yet
+        os.close(fd)
+        raise TraceError(path, None, f"a FIFO no process wrote to in {wait:g} s: {what} "
+                                     "is read from a writer started first")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def read_text(path, what="the file", limit=SIDE_FILE_LIMIT):
+    """The text of `path` as UTF-8 (at most `limit` bytes); a TraceError naming the
+    line of the first byte that is not UTF-8 (a Latin-1 file, binary), or why it
+    cannot be read."""
+    try:
+        with open_input(path, what) as f:
+            data = f.read(limit + 1)
+    except OSError as e:
+        raise TraceError(path, None, f"cannot read {what}: {e.strerror or e}") from None
+    if len(data) > limit:
+        raise TraceError(path, None, f"larger than {limit >> 20} MiB: not {what}")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

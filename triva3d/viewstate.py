@@ -12,7 +12,7 @@ import math
 import weakref
 from dataclasses import dataclass, field, fields
 
-from .errors import OptionsError, TraceError
+from .errors import OptionsError, TraceError, read_text
 
 BASES = ("topology", "appgraph", "treemap", "timeline")
 #: Graphviz layout programs.
@@ -436,13 +436,7 @@ class ViewState:
 
     @classmethod
     def load(cls, path):
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError) as e:
-            raise TraceError(path, None, f"cannot read the view: "
-                             f"{getattr(e, 'strerror', None) or e}") from None
-        return cls.from_json(text, str(path))
+        return cls.from_json(read_text(path, "the view"), str(path))
 
 
 def interpolate(a, b, f):

@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from ..errors import OptionsError, TraceError
+from ..errors import OptionsError, TraceError, read_text
 from .program import NS, Program
 
 #: At most this many containers (the thesis's largest run has 150 000 leaves).
@@ -35,11 +35,9 @@ ALIAS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 def read_config(path):
     """The checked configuration at `path` (TraceError naming what is wrong)."""
+    text = read_text(path, "the configuration")
     try:
-        with open(path, encoding="utf-8") as f:
-            cfg = json.load(f, parse_constant=lambda c: math.nan)
-    except OSError as e:
-        raise TraceError(path, None, e.strerror or str(e)) from None
+        cfg = json.loads(text, parse_constant=lambda c: math.nan)
     except (ValueError, RecursionError) as e:
         raise TraceError(path, getattr(e, "lineno", None), f"not JSON: {e}") from None
     return check_config(cfg, path)

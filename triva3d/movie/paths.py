@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..errors import OptionsError, TraceError
+from ..errors import OptionsError, TraceError, read_text
 from ..viewstate import Camera, ViewState, interpolate, parse_view
 
 #: Standard paths.
@@ -85,13 +85,10 @@ class Keyframes:
         """Keyframes from a JSON file {"format": 1, "keyframes": [{"at": seconds,
         "state": {ViewState fields}}, ...]}; each state's fields are laid over
         `base` (the command line's state)."""
+        text = read_text(path, "the keyframes")
         try:
-            with open(path, encoding="utf-8") as f:
-                d = json.load(f)
-        except OSError as e:
-            raise TraceError(path, None, f"cannot read the keyframes: {e.strerror or e}") \
-                from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
             raise TraceError(path, getattr(e, "lineno", None), f"not JSON: "
                              f"{getattr(e, 'msg', e)}") from None
         if not isinstance(d, dict) or d.get("format", FORMAT) != FORMAT \

@@ -7,7 +7,7 @@ from tqdm import tqdm
 from . import defs as D
 from . import kernel as K
 from .simulator import SimState
-from ..errors import TraceError
+from ..errors import TraceError, open_input
 from ..trace import Kind
 
 CHUNK = 16 << 20
@@ -60,10 +60,7 @@ def recorded_unit(trace):
 
 
 def _read_file(sim, path, chain, bar):
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise TraceError(path, None, e.strerror or str(e)) from None
+    f = open_input(path, "the trace")
     sim.files.append(path)
     saved_line = int(sim.istate[K.I_LINE])
     sim.istate[K.I_LINE] = 0
