@@ -89,3 +89,45 @@ def test_a_fifo_nobody_writes_to_is_one_line_and_one_written_later_is_read(tmp_p
             f.write(SMALL.read_bytes())
     threading.Thread(target=write_later).start()
     assert len(load(fifo).states) == len(load(SMALL).states)
+
+
+def test_otf2_events_before_the_clock_start_are_refused_or_spanned(tmp_path):
+    """Definitions whose clock starts after some events (a mutated global offset) put
+    states at negative times while the span said 0 .. end (issue 26.9): strict
+    refuses with one line; lenient keeps them, counts them, and the span covers them."""
+    import otf2
+    from triva3d import load
+    from triva3d.errors import TraceError
+    path = tmp_path / "early"
+    with otf2.writer.open(str(path), timer_resolution=1000) as w:
+        d = w.definitions
+        group = d.location_group("P", system_tree_parent=d.system_tree_node("node"))
+        ev = w.event_writer("thread", group=group)
+        for t0, t1 in ((1000, 1500), (2000, 3000)):
+            ev.enter(t0, d.region("main"))
+            ev.leave(t1, d.region("main"))
+        w._first_timestamp = 1800  # the clock starts at tick 1800: 0.8 s after the first
+    with pytest.raises(TraceError, match="before the clock's start at tick 1800") as e:
+        load(path, cache=False)
+    assert e.value.lenient_reads
+    t = load(path, lenient=True, cache=False)
+    assert sorted(t.states.start.tolist()) == pytest.approx([-0.8, 0.2])
+    assert t.start_time == pytest.approx(-0.8) and t.states.start.min() >= t.start_time
+    assert t.report_lines() == [
+        "recovered: events before the clock's start (its global offset), kept: the trace "
+        "starts with them: once, in 0.evt: location 0 ('thread'): event 0 at tick 1000, "
+        "before the clock's start at tick 1800"]
+
+
+def test_lenient_time_moves_say_the_span_they_made(trace_file):
+    """A mutated time of 4e9 moved every later event of its container there: the
+    recovery line says the span, so an empty-looking picture is explained (26.10)."""
+    from conftest import HEADER, TYPES
+    from triva3d import load
+    path = trace_file(HEADER + TYPES + "11 1 p1 S run\n11 4000000000 p1 S io\n"
+                                      "11 2 p1 S run\n11 3 p2 S run\n")
+    t = load(path, lenient=True, cache=False)
+    line = len((HEADER + TYPES).splitlines()) + 3  # the event at 2 s
+    assert t.report_lines() == ["recovered: out-of-order events moved to the time of the "
+                                "previous entity (the trace spans 0 .. 4e+09): once, at "
+                                f"line {line}"]

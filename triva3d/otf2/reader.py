@@ -321,6 +321,13 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
         _fail(lenient, report, path, "locations with events at or beyond tick 2^63, drawn "
               "empty", f"{where}: an event at or beyond tick 2^63")
         return None
+    early = np.flatnonzero(rec[:, 1] < defs.offset) if len(rec) else []
+    if len(early):  # negative times the span did not cover (down to -14272 s)
+        i = int(early[0])
+        _fail(lenient, report, path, "events before the clock's start (its global offset), "
+              "kept: the trace starts with them",
+              f"{where}: event {i} at tick {rec[i, 1]}, before the clock's start at tick "
+              f"{defs.offset}")
     back = np.flatnonzero(np.diff(rec[:, 1]) < 0) if len(rec) else []
     if len(back):  # states would end before they start
         i = int(back[0]) + 1
@@ -420,10 +427,12 @@ class _Builder:
     def trace(self, other):
         d = self.d
         self.containers()
-        end_ticks = d.offset + d.length
+        start_ticks, end_ticks = d.offset, d.offset + d.length
         for rec in self.recs.values():
             if rec is not None and len(rec):
+                start_ticks = min(start_ticks, int(rec[:, 1].min()))  # lenient: before 0
                 end_ticks = max(end_ticks, int(rec[:, 1].max()))
+        self.start = float(self.seconds(start_ticks))
         self.end, self.end_ticks = float(self.seconds(end_ticks)), end_ticks
         st, ev, var = [], [], []
         sends, recvs, rma = [], [], []
@@ -745,7 +754,7 @@ class _Builder:
         n_cont = len(self.cont)
         tables = {}
         cont = {"parent": self.cont[:, 0], "type": self.cont[:, 1], "name": self.cont[:, 2],
-                "alias": np.full(n_cont, -1), "start": np.zeros(n_cont),
+                "alias": np.full(n_cont, -1), "start": np.full(n_cont, self.start),
                 "end": np.full(n_cont, self.end)}
         tables["containers"] = Table("containers", _typed("containers", cont))
         tables["states"] = _with_extras("states", st)

@@ -92,6 +92,10 @@ MESSAGES = {
     K.E_EXTRA_CONFLICT: "a user-defined field differs between the two ends of a link",
     K.E_TOO_DEEP: "states nested more than 32767 deep",
 }
+#: Recoveries that move entities in time: their report line gives the span they
+#: made (a mutated time of 4e9 moves every later event of its container there, and
+#: the picture of the run is a sliver).
+MOVED_IN_TIME = (K.E_CONTAINER_TIME_ORDER, K.E_TIME_ORDER)
 #: What --lenient did for each kernel error code (report wording).
 RECOVERY = {
     K.E_FIELD_COUNT: "lines with a wrong field count skipped",
@@ -470,7 +474,10 @@ class SimState:
         offsets[nt] = self.istate[K.I_NARENA]
         arena = a.pop("arena")
         arena.resize(int(self.istate[K.I_NARENA]), refcheck=False)
-        report = [(RECOVERY[c], int(self.recov[c]), int(self.recov_line[c]))
+        cont = tables["containers"]
+        span = f" (the trace spans {cont.start[0]:.9g} .. {cont.end[0]:.9g})"
+        report = [(RECOVERY[c] + (span if c in MOVED_IN_TIME else ""), int(self.recov[c]),
+                   int(self.recov_line[c]))
                   for c in range(K.N_ERRORS) if self.recov[c]] + self.notes
         if self.header.legacy_used:
             report.insert(0, ("legacy field names accepted (as pj_dump -n)",
