@@ -46,10 +46,13 @@ TYPES = """\
 def pytest_configure(config):
     """Every cache (traces, layouts) and the GUI's settings of the whole run,
     module-scoped fixtures and subprocesses included, go to one temporary folder,
-    removed at the end. Hypothesis has no deadline per example."""
+    removed at the end. Hypothesis has no deadline per example, keeps no example
+    database (nothing written outside the temporary folder) and, in CI, draws the
+    same examples every run (the fuzz suites fail for a reason, never by luck)."""
     from hypothesis import HealthCheck, settings
     settings.register_profile("triva3d", deadline=None,  # no duration asserted: a busy
-                              suppress_health_check=[HealthCheck.too_slow])  # machine is slow
+                              suppress_health_check=[HealthCheck.too_slow],  # machine is slow
+                              database=None, derandomize=bool(os.environ.get("CI")))
     settings.load_profile("triva3d")
     config.triva3d_cache = tempfile.mkdtemp(prefix="triva3d-tests-")
     os.environ["TRIVA3D_CACHE_DIR"] = config.triva3d_cache
