@@ -55,6 +55,8 @@ def pytest_configure(config):
                               database=None, derandomize=bool(os.environ.get("CI")))
     settings.load_profile("triva3d")
     config.triva3d_cache = tempfile.mkdtemp(prefix="triva3d-tests-")
+    from hypothesis.configuration import set_hypothesis_home_dir  # its unicode tables...
+    set_hypothesis_home_dir(os.path.join(config.triva3d_cache, "hypothesis"))
     os.environ["TRIVA3D_CACHE_DIR"] = config.triva3d_cache
     os.environ["XDG_CONFIG_HOME"] = os.path.join(config.triva3d_cache, "config")  # QSettings
 
