@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import HEADER, TYPES
+from triva3d import load
 
 BODY = "11 1 p1 S run\n12 2 p1 S io\n17 2 p2 E x\n13 3 p1 S\n"
 
@@ -437,8 +438,8 @@ def test_native_paje_strict_names_the_legacy_field_lenient_reads_it(data, tmp_pa
     assert report == [
         "triva3d: recovered: legacy field names accepted (as pj_dump -n): "
         f"{len(legacy)} times, the first at line {legacy[0]}",
-        "triva3d: recovered: out-of-order events moved to the time of the previous entity: "
-        "once, at line 1936"]
+        "triva3d: recovered: out-of-order events moved to the time of the previous entity "
+        f"(the trace spans 0 .. {load(path, lenient=True).end_time:.9g}): once, at line 1936"]
 
 
 def test_lenient_report_lines_are_one_per_kind_and_end_in_words(tmp_path):
