@@ -55,7 +55,7 @@ def main():
         t = time.perf_counter()
         strip.image()
         times.append(time.perf_counter() - t)
-    print(f"overview strip image (activity and stacking: on a new trace or width), "
+    print("overview strip image (activity and stacking: on a new trace or width), "
           "1280x80: best %.0f ms, median %.0f ms" % best_median(times))
     strip.show()
     strip.repaint()

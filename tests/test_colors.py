@@ -7,16 +7,16 @@ import itertools
 import numpy as np
 import pytest
 
-from triva3d import View, ViewState, colors, load, make_layout
+from triva3d import View, ViewState, colors, load, make_layout, theme
 from triva3d.scene.geometry import Geometry
-from triva3d.scene.overlay import BOX_OPACITY, BOX_RGB
+from triva3d.theme import BOX_OPACITY, BOX_RGB
 
 #: What "told apart" means here (Sharma's CIEDE2000; WCAG's contrast ratio), fixed
 #: apart from the library's constants so that lowering those fails.
 FAR, SEEN = 15.0, 1.8
-BG = np.round(np.array(colors.BACKGROUND) * 255)
+BG = np.round(np.array(theme.BACKGROUND) * 255)
 #: A legend row: its dark box over the background.
-ROW = np.round((np.array(BOX_RGB) * BOX_OPACITY + np.array(colors.BACKGROUND) * (1 - BOX_OPACITY))
+ROW = np.round((np.array(BOX_RGB) * BOX_OPACITY + np.array(theme.BACKGROUND) * (1 - BOX_OPACITY))
                * 255)
 
 

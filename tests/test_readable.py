@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from triva3d import View, ViewState, colors, load, make_layout
+from triva3d import View, ViewState, colors, load, make_layout, theme
 from triva3d.analysis.roles import platform_link_types, variable_roles
-from triva3d.scene.overlay import BOX_OPACITY, BOX_RGB, LEGEND_PX, TEXT_RGB, text_size
+from triva3d.scene.overlay import LEGEND_PX, text_size
+from triva3d.theme import BOX_OPACITY, BOX_RGB, TEXT_RGB
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -147,7 +148,7 @@ def test_drawn_colours_are_told_apart(views, key):
     keys += [g.type_rgb[x] for x in np.unique(tr.variables.type[g.var_rows])]
     keys = np.unique(np.array(keys, np.uint8).reshape(-1, 3), axis=0)
     lab = colors.lab(keys)
-    bg = colors.lab(np.round(np.array(colors.BACKGROUND) * 255))
+    bg = colors.lab(np.round(np.array(theme.BACKGROUND) * 255))
     for i in range(len(lab)):
         assert colors.ciede2000(lab[i], bg) >= colors.MIN_DELTA_E
         for j in range(i):

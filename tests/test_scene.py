@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import HEADER, SIZED_LINK
-from triva3d import View, ViewState, colors, load
+from triva3d import View, ViewState, colors, load, theme
 from triva3d.scene import entities
 from triva3d.scene.annotations import ticks
 
@@ -107,7 +107,7 @@ def pixel(img, x, y):
 # -- pictures ----------------------------------------------------------------------
 def test_render_is_not_blank(small):
     img = show(*small).render()
-    bg = np.round(np.array(colors.BACKGROUND) * 255)
+    bg = np.round(np.array(theme.BACKGROUND) * 255)
     drawn = (np.abs(img.astype(int) - bg).sum(axis=2) > 30).mean()
     assert drawn > 0.08
     # every state colour of the trace shows somewhere
@@ -186,7 +186,7 @@ def test_links_are_drawn_between_hosts(small):
     ln = tr.links
     other_host = lay.node[ln.start_container[sc.link_rows]] != lay.node[ln.end_container[sc.link_rows]]
     mid = proj.to_display((sc.link_p0 + sc.link_p1)[other_host] / 2)
-    bg = np.round(np.array(colors.BACKGROUND) * 255)
+    bg = np.round(np.array(theme.BACKGROUND) * 255)
     empty = shown = 0
     for x, y, _ in mid:
         if np.abs(pixel(without, x, y) - bg).max() <= 1:  # nothing else drawn there
@@ -525,7 +525,7 @@ def test_high_quality_draws_the_same_scene(small):
     tr, base = small
     fast = View(tr, ViewState(**base, labels=False), (320, 200), "fast").render()
     high = View(tr, ViewState(**base, labels=False), (320, 200), "high").render()
-    bg = np.round(np.array(colors.BACKGROUND) * 255)
+    bg = np.round(np.array(theme.BACKGROUND) * 255)
 
     def drawn(img):
         return np.abs(img.astype(int) - bg).sum(axis=2) > 30

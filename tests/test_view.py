@@ -374,7 +374,7 @@ def test_the_legend_keys_show_in_a_scene_without_translucent_things(small):
     """Without message lines nothing is translucent: the legend's texts and swatches
     must still be drawn over its box (re-reading VTK's whole GL state before each
     frame once drew the box over them)."""
-    from triva3d.scene.overlay import TEXT_RGB
+    from triva3d.theme import TEXT_RGB
     view = View(small, ViewState(**BASE, link_opacity=0.0), size=(1280, 720))
     img = view.render()
     x0, y0, x1, y1 = (int(c) for c in view.scene.overlay.legend.rect)

@@ -8,7 +8,7 @@ import zlib
 
 import numpy as np
 
-BACKGROUND = (0.09, 0.10, 0.12)
+from .theme import BACKGROUND
 #: Level-of-detail texels that no state covers.
 EMPTY = (70, 70, 76)
 #: Base node squares by kind (topology.KINDS), and anything else.
@@ -20,9 +20,6 @@ UNPLACED = (150, 70, 70)
 LINK = (235, 235, 235)
 #: Edges whose latency is unknown.
 NO_LATENCY = (120, 120, 120)
-#: The edge of a legend's swatch: a mid grey, in contrast (3:1 at least) with any
-#: swatch and with a dark or a light row, so no key melts into its row.
-SWATCH_EDGE = (150, 150, 150)
 #: Latency ramp, low to high (blue, teal, yellow, red): 4 stops interpolated.
 RAMP = np.array([(60, 110, 220), (40, 180, 170), (235, 200, 60), (220, 60, 50)], np.float64)
 

@@ -228,7 +228,7 @@ def offscreen_window(width, height, quality="fast"):
 
 
 def apply_quality(rw, ren, quality):
-    from .colors import BACKGROUND
+    from .theme import BACKGROUND
     if quality not in QUALITIES:
         raise OptionsError(f"quality must be one of {', '.join(QUALITIES)}, not {quality!r}")
     ren.SetBackground(*BACKGROUND)

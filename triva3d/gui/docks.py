@@ -4,7 +4,7 @@ while a dock shows the state, so nothing loops)."""
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from .. import colors
+from ..theme import SWATCH_EDGE
 from ..viewstate import BASES, DETAILS, PROGRAMS, TIME_UNITS
 from .strip import Strip
 
@@ -258,9 +258,9 @@ class LegendDock(Dock):
 
 
 def _swatch(rgb):
-    """A 14 px key edged in colors.SWATCH_EDGE (a white key on a white row shows)."""
+    """A 14 px key edged in theme.SWATCH_EDGE (a white key on a white row shows)."""
     pix = QtGui.QPixmap(14, 14)
-    pix.fill(QtGui.QColor(*colors.SWATCH_EDGE))
+    pix.fill(QtGui.QColor(*SWATCH_EDGE))
     paint = QtGui.QPainter(pix)
     paint.fillRect(1, 1, 12, 12, QtGui.QColor(*(int(c) for c in rgb)))
     paint.end()

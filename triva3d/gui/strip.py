@@ -3,7 +3,7 @@ per pixel, see analysis.overview) with a range brush that sets the time window."
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..colors import BACKGROUND
+from ..theme import BACKGROUND, SELECTION_RGB
 
 
 class Strip(QtWidgets.QWidget):
@@ -76,7 +76,7 @@ class Strip(QtWidgets.QWidget):
         elif self.window is not None:
             a, b = self.x_at(self.window[0]), self.x_at(self.window[1])
             p.fillRect(QtCore.QRectF(a, 0, max(b - a, 1), self.height()), shade)
-            p.setPen(QtGui.QColor(255, 220, 0))
+            p.setPen(QtGui.QColor(*SELECTION_RGB))
             p.drawRect(QtCore.QRectF(a, 0, max(b - a, 1), self.height() - 1))
         p.end()
         self.paint_seconds = time.perf_counter() - t

@@ -22,11 +22,11 @@ from ..bases.treemap import treemap
 from ..trace import depth_of
 from ..errors import OptionsError, TraceError
 from ..output import writing
+from ..theme import SELECTION_RGB
 from ..trace import Kind
 
 METRICS = ("state", "variable", "link", "event")
 LINK_RGB = {"out": (230, 120, 60), "in": (70, 150, 220)}
-HIGHLIGHT = (255, 220, 0)
 LABEL_PX = 12  # label font size in pixels
 
 
@@ -360,7 +360,7 @@ class TimeSliceTreemap:
         add(polydata.actor(borders, color=(0, 0, 0)))
         if highlight is not None:
             add(polydata.actor(_outline(self.node_rects[self.ancestors(highlight)], 0.5),
-                               color=HIGHLIGHT, line_width=3))
+                               color=SELECTION_RGB, line_width=3))
         legend = Legend(add, text_size)
         legend.set(self.legend_entries() if keys else [])
         legend.place(size[0], size[1] - 30)

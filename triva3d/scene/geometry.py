@@ -13,6 +13,7 @@ from .. import colors
 from ..analysis.roles import platform_link_types, variable_roles
 from ..bases.layout import UNIT
 from ..errors import OptionsError
+from ..theme import BACKGROUND
 from ..viewstate import ViewState, parse_color
 from . import entities, lod, profiles
 from .entities import Frame
@@ -341,7 +342,7 @@ class Geometry:
         f = self.frame
         age = (self.now - np.asarray(end, np.float64)) / max(FADE * (f.t1 - f.t0), 1e-300)
         k = (HISTORY * np.clip(age, 0, 1))[:, None]
-        bg = 255 * np.asarray(colors.BACKGROUND)
+        bg = 255 * np.asarray(BACKGROUND)
         return np.round(rgb * (1 - k) + bg * k).astype(np.uint8)
 
     # -- level of detail ---------------------------------------------------------------

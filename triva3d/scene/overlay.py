@@ -12,21 +12,19 @@ that never overlap, the time axis, a title line and the legend.
   in the bottom-left corner gives the window instead.
 - **Title**: the trace, the window and the base, top left.
 - **Legend**: the keys the picture uses, top right, 14 px text in light grey on a
-  dark box (contrast about 14:1), each swatch edged in colors.SWATCH_EDGE (a key as
+  dark box (contrast about 14:1), each swatch edged in theme.SWATCH_EDGE (a key as
   dark as the box still shows).
 """
 import numpy as np
 from vtkmodules.vtkRenderingCore import vtkActor2D, vtkTextActor
 
-from .. import colors
 from ..bases.matcher import R_DESCENDANTS
+from ..theme import BOX_OPACITY, BOX_RGB, SWATCH_EDGE, TEXT_RGB
 from . import polydata
 from .annotations import label as tick_label
 from .annotations import ticks
 
-TEXT_RGB = (0.92, 0.92, 0.92)
 LABEL_PX, LEGEND_PX, AXIS_PX = 13, 14, 13
-BOX_RGB, BOX_OPACITY = (0.05, 0.05, 0.06), 0.85
 MAX_LABELS = 3000
 MAX_LEGEND = 16
 #: The legend is left out of a picture where it would take more than this share
@@ -166,7 +164,7 @@ class Legend:
         q = np.array(quads, np.float64).reshape(-1, 4)
         self.edges.SetMapper(polydata.mapper2d(polydata.quads(
             q[:, 0] - 1, q[:, 1] + 1, q[:, 2] - 1, q[:, 3] + 1, 0.0)))
-        self.edges.GetProperty().SetColor(*(c / 255 for c in colors.SWATCH_EDGE))
+        self.edges.GetProperty().SetColor(*(c / 255 for c in SWATCH_EDGE))
         self.swatches.SetMapper(polydata.mapper2d(polydata.quads(
             q[:, 0], q[:, 1], q[:, 2], q[:, 3], 0.0, np.array(rgb, np.uint8).reshape(-1, 3))))
 

@@ -15,6 +15,7 @@ import numpy as np
 from vtkmodules.vtkCommonCore import vtkCommand
 
 from .. import colors
+from ..theme import HOVER_RGB, SELECTION_RGB
 from ..viewstate import ViewState
 from . import base, pick, polydata
 from .geometry import EVENT_PX, EXACT_LIMIT, FIELDS, Geometry, box_edges
@@ -27,7 +28,6 @@ MOVING_PIECES = 10_000
 SCENE_FIELDS = FIELDS + ("link_opacity", "labels", "time_unit", "selection", "now",
                          "particles", "heat", "routes")
 #: The outline of what is picked, and of the containers a panel points at.
-SELECTION_RGB, HIGHLIGHT_RGB = (255, 220, 0), (0, 220, 255)
 #: With particles, message lines (their history) are drawn at this fraction of
 #: the link opacity.
 PARTICLE_LINES = 0.3
@@ -197,7 +197,7 @@ class Scene:
         boxes = np.c_[lay.x[c] - lay.w[c] / 2, lay.x[c] + lay.w[c] / 2, lay.y[c] - lay.h[c] / 2,
                       lay.y[c] + lay.h[c] / 2, np.zeros(len(c)), np.full(len(c), g.frame.height)]
         p0, p1 = box_edges(boxes)
-        self._set("highlight", [polydata.actor(polydata.segments(p0, p1), color=HIGHLIGHT_RGB,
+        self._set("highlight", [polydata.actor(polydata.segments(p0, p1), color=HOVER_RGB,
                                                line_width=2)] if len(c) else [])
 
     def _particles_of(self):
