@@ -12,7 +12,8 @@ from triva3d import load
 from triva3d.bases import graphlayout, matcher
 from triva3d.bases.appgraph import comm_graph
 from triva3d.bases.layout import UNIT, make_layout, on_graph, on_hierarchy, on_treemap
-from triva3d.bases.topology import Topology, read_topology
+from triva3d.bases.readers import read_topology
+from triva3d.bases.topology import Topology
 from triva3d.bases.treemap import read_hierarchy, treemap
 from triva3d.errors import OptionsError, TraceError
 

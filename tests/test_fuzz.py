@@ -121,7 +121,7 @@ def test_mutated_topologies_and_mappings_raise_only_our_errors(data):
     layout) or one Triva3dError line."""
     from triva3d import Triva3dError
     from triva3d.bases.matcher import read_mapping
-    from triva3d.bases.topology import read_topology
+    from triva3d.bases.readers import read_topology
     from triva3d.bases.treemap import read_hierarchy
     kind = data.draw(st.sampled_from(["topology", "json", "csv"]))
     if kind == "topology":

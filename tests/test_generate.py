@@ -14,7 +14,7 @@ import pytest
 from triva3d import load
 from triva3d.analysis.aggregate import aggregate
 from triva3d.analysis.timeslice import Slicer
-from triva3d.bases.topology import read_topology
+from triva3d.bases.readers import read_topology
 from triva3d.errors import TraceError, Triva3dError
 from triva3d.generate import check_config, hierarchy, pattern, workstealing, write
 

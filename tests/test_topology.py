@@ -15,8 +15,8 @@ from triva3d.bases import units
 from triva3d.bases.dotfile import read_dot, write_dot
 from triva3d.bases.simgrid import radicals
 from triva3d.bases import topology as topology_module
-from triva3d.bases.topology import (EdgeAttrs, Topology, collapse_links, from_trace, info,
-                                   read_topology)
+from triva3d.bases.readers import read_topology
+from triva3d.bases.topology import EdgeAttrs, Topology, collapse_links, from_trace, info
 from triva3d.errors import TraceError
 
 REPO = Path(__file__).resolve().parents[1]

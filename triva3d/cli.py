@@ -69,7 +69,8 @@ def _window(text):
 
 def cmd_topology_convert(args):
     from .bases.dotfile import write_dot
-    from .bases.topology import collapse_links, read_topology
+    from .bases.readers import read_topology
+    from .bases.topology import collapse_links
     topo = read_topology(args.input)
     if args.links == "edges":
         topo = collapse_links(topo)
@@ -79,14 +80,15 @@ def cmd_topology_convert(args):
 
 
 def cmd_topology_info(args):
-    from .bases.topology import info, read_topology, render_info
+    from .bases.readers import read_topology
+    from .bases.topology import info, render_info
     d = info(read_topology(args.input))
     print(json.dumps(d, indent=1) if args.json else render_info(d), end="\n" if args.json else "")
 
 
 def cmd_topology_route(args):
     from .bases.routing import route
-    from .bases.topology import read_topology
+    from .bases.readers import read_topology
     topo = read_topology(args.input)
     print("\n".join(topo.names[i] for i in route(topo, args.src, args.dst)))
 
@@ -274,7 +276,7 @@ def cmd_generate(args):
     from . import generate as g
     t0 = time.perf_counter()
     if args.kind == "workstealing":
-        from .bases.topology import read_topology
+        from .bases.readers import read_topology
         zones = args.zones.split(",") if args.zones else None
         program = g.workstealing(read_topology(args.topology), processes=args.processes,
                                  hosts=args.hosts, zones=zones, work=args.work,

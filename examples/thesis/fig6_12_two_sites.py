@@ -4,7 +4,7 @@ at two time scales: the whole run, then its last tenth where the steals crowd
 (`python examples/thesis/fig6_12_two_sites.py [OUT]`)."""
 
 from common import TOPOLOGIES, run, save, shot
-from triva3d.bases.topology import read_topology
+from triva3d.bases.readers import read_topology
 from triva3d.generate import workstealing
 
 TOPOLOGY = str(TOPOLOGIES / "two_site_grid.dot")

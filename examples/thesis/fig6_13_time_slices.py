@@ -4,7 +4,7 @@ end, where RSTEAL and IDLE take over
 (`python examples/thesis/fig6_13_time_slices.py [OUT]`)."""
 
 from common import TOPOLOGIES, quarters, run, save, treemap
-from triva3d.bases.topology import read_topology
+from triva3d.bases.readers import read_topology
 from triva3d.generate import workstealing
 
 

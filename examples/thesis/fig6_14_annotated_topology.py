@@ -6,7 +6,7 @@ take 40 s: long slanted lines over the thin edge
 from pathlib import Path
 
 from common import run, save, shot
-from triva3d.bases.topology import read_topology
+from triva3d.bases.readers import read_topology
 from triva3d.generate import workstealing
 
 MB = 1e6 / 8  # 1 Mb/s in bytes per second

@@ -4,7 +4,7 @@ Rennes' paradent: 293 hosts), drawn over the whole platform
 (`python examples/thesis/fig6_15_648_processes.py [OUT]`)."""
 
 from common import TOPOLOGIES, run, save, shot
-from triva3d.bases.topology import read_topology
+from triva3d.bases.readers import read_topology
 from triva3d.generate import workstealing
 
 TOPOLOGY = str(TOPOLOGIES / "g5k.dot")

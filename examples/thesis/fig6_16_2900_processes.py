@@ -4,7 +4,7 @@ quarter of the run drawn over the platform (the level of detail draws the 2900
 processes' states as columns) (`python examples/thesis/fig6_16_2900_processes.py [OUT]`)."""
 
 from common import TOPOLOGIES, quarters, run, save, shot
-from triva3d.bases.topology import read_topology
+from triva3d.bases.readers import read_topology
 from triva3d.generate import workstealing
 
 TOPOLOGY = str(TOPOLOGIES / "g5k.dot")

@@ -384,7 +384,7 @@ def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, 
             raise OptionsError("a topology base needs a topology file")
         if str(topology).lower().endswith(".json"):
             return on_hierarchy(trace, topology, mapping, pattern)
-        from .topology import read_topology
+        from .readers import read_topology
         return on_graph(trace, read_topology(topology), "topology", program, mapping, pattern,
                         use_cache)
     if base == "timeline":

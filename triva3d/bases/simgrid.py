@@ -23,7 +23,7 @@ import xml.parsers.expat
 from ..errors import TraceError
 from . import recursion_room, units
 from .routing import ROUTED, Routing
-from .topology import MAX_NODES, Topology, _edges_from_link_nodes
+from .topology import MAX_NODES, Topology, edges_from_link_nodes
 
 SPLIT = "SPLITDUPLEX"
 
@@ -128,7 +128,7 @@ class _Reader:
         for tag, n in sorted(self.skipped.items()):
             self.topo.notes.append(f"{n} <{tag}> elements not part of the topology, skipped")
         self.topo.dedup_edges()
-        _edges_from_link_nodes(self.topo)
+        edges_from_link_nodes(self.topo)
         return self.topo
 
     # -- zones ---------------------------------------------------------------

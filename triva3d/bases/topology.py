@@ -342,53 +342,7 @@ def _attr_float(attrs, key):
     return float(attrs[key]) if key in attrs else math.nan
 
 
-# -- reading -------------------------------------------------------------------
-def read_topology(path, trace_lenient=False):
-    """Read a topology from `path`: Graphviz (.dot/.gv), SimGrid platform XML, or a
-    Pajé trace that describes its platform (SimGrid platform traces)."""
-    if os.path.isdir(path):
-        raise TraceError(path, None, "is a directory, not a topology file")
-    if not os.path.isfile(path):
-        raise TraceError(path, None, "no such topology file")
-    ext = os.path.splitext(path)[1].lower()
-    with open(path, "rb") as f:
-        raw = f.read(4096)
-    head = raw.lstrip()
-    if ext in (".dot", ".gv") or head[:5].lower() in (b"graph", b"digra", b"stric"):
-        from .dotfile import read_dot
-        return read_dot(path)
-    if ext == ".xml" or head.startswith(b"<?xml") or head.startswith(b"<platform"):
-        from .simgrid import read_platform
-        return read_platform(path)
-    if not _paje_like(raw, whole=len(raw) < 4096):
-        raise TraceError(path, None, f"not a topology file: {FORMATS}")
-    from ..load import load
-    try:
-        trace = load(path, lenient=trace_lenient)
-    except TraceError as e:  # (a lenient reading of a topology is not offered)
-        raise TraceError(e.file, e.line, e.message) from None
-    return from_trace(trace, path)
-
-
-#: The topology files triva3d reads, for people.
-FORMATS = ("triva3d reads Graphviz (.dot, .gv), SimGrid platform XML, SimGrid platform "
-           "traces (Pajé) and, for a treemap base, JSON resource hierarchies (.json)")
-
-
-def _paje_like(head, whole):
-    """Could a file starting with `head` (all of it if `whole`) be a Pajé trace:
-    no NUL byte, its first line but blanks and comments a `%` line (undecided
-    within a part: yes)?"""
-    if b"\0" in head:
-        return False
-    lines = head.splitlines()
-    for line in lines if whole else lines[:-1]:
-        line = line.strip()
-        if line and not line.startswith(b"#"):
-            return line.startswith(b"%")
-    return not whole
-
-
+# -- a platform described by a trace ------------------------------------------
 #: Container type names of the platform in SimGrid traces, and the kinds they become.
 PLATFORM_TYPES = {"HOST": "host", "ROUTER": "router", "LINK": "link"}
 
@@ -419,7 +373,7 @@ def from_trace(trace, source=None):
         if a != b:
             topo.add_edge(trace.names.display(cont.name[a]), trace.names.display(cont.name[b]))
     topo.dedup_edges()
-    _edges_from_link_nodes(topo)
+    edges_from_link_nodes(topo)
     return topo
 
 
@@ -444,7 +398,7 @@ def _platform_variables(trace, topo, is_platform):
                 wanted[t]] = repr(float(var.value[r]))
 
 
-def _edges_from_link_nodes(topo):
+def edges_from_link_nodes(topo):
     """Give every edge that touches a link node that link's bandwidth and latency."""
     src, dst, bw, lat, _ = topo._columns()
     if not len(src):
