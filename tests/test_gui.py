@@ -379,9 +379,12 @@ def test_a_recorded_flight_plays_back_and_exports(qtbot, tmp_path):
     width, height = w.interactor.ren_win.GetSize()
     assert frames.shape[0] == max(2, round(keys.duration * 25))
     assert frames.shape[1:3] == (height - height % 2, width - width % 2)
-    # the last frame is the last keyframe (MP4 is lossy: close, not equal)
-    end = View(w.trace, keys.states[-1], size=(frames.shape[2], frames.shape[1])).render()
-    assert np.abs(frames[-1].astype(int) - end).mean() < 3
+    # the last frame is the last keyframe, not the first: MP4 is lossy (its error, about
+    # 3 levels here, grows with the flight's length, which a busy machine stretches)
+    at_first, at_end = (View(w.trace, k, size=(frames.shape[2], frames.shape[1])).render()
+                        for k in (keys.states[0], keys.states[-1]))
+    assert np.abs(frames[-1].astype(int) - at_end).mean() \
+        < np.abs(frames[-1].astype(int) - at_first).mean() / 3
 
 
 @pytest.fixture(scope="module")
