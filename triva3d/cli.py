@@ -518,7 +518,7 @@ def add_time_unit(c):
 
 def add_base_options(c, window_help="appgraph: only links overlapping this time window"):
     """Options that choose the base and the matcher's rules (shared by commands)."""
-    from .viewstate import BASES, PROGRAMS
+    from .bases import BASES, PROGRAMS
     c.add_argument("--topology", metavar="FILE",
                    help="topology: .dot/.gv, SimGrid .xml, a SimGrid platform trace, or a "
                         "JSON resource hierarchy (drawn as a treemap)")

@@ -344,7 +344,7 @@ def read_colors(path):
     import json
     from .errors import OptionsError, TraceError, read_text
     text = read_text(path, "the colours")
-    from .viewstate import parse_color
+    from .theme import parse_color
     if str(path).lower().endswith(".json"):
         try:
             d = json.loads(text)

@@ -14,6 +14,13 @@ HOVER_RGB = (0, 220, 255)
 SWATCH_EDGE = (150, 150, 150)
 
 
-def background_255():
-    """The background as 0..255 RGB (what a rendered pixel of it reads)."""
-    return tuple(round(255 * c) for c in BACKGROUND)
+def parse_color(text):
+    """'#rrggbb' to an (r, g, b) tuple of 0..255."""
+    from .errors import OptionsError
+    if isinstance(text, str) and len(text) == 7 and text[0] == "#":
+        try:
+            return tuple(int(text[i:i + 2], 16) for i in (1, 3, 5))
+        except ValueError:
+            pass
+    raise OptionsError(f"colour must be #rrggbb, not {text!r}")
+

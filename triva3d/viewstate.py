@@ -12,11 +12,10 @@ import math
 import weakref
 from dataclasses import dataclass, field, fields
 
+from .bases import BASES, PROGRAMS
 from .errors import OptionsError, TraceError, read_text
+from .theme import parse_color
 
-BASES = ("topology", "appgraph", "treemap", "timeline")
-#: Graphviz layout programs.
-PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
 DETAILS = ("auto", "exact", "lod")
 #: Units a trace's times can be in (Trace.time_unit).
 TIME_UNITS = ("s", "ms", "us", "ns", "cycles")
@@ -163,16 +162,6 @@ def _names(name, optional=False):
             raise OptionsError(f"{name} must be a list of names, not {v!r}")
         return tuple(v)
     return check
-
-
-def parse_color(text):
-    """'#rrggbb' to an (r, g, b) tuple of 0..255."""
-    if isinstance(text, str) and len(text) == 7 and text[0] == "#":
-        try:
-            return tuple(int(text[i:i + 2], 16) for i in (1, 3, 5))
-        except ValueError:
-            pass
-    raise OptionsError(f"colour must be #rrggbb, not {text!r}")
 
 
 def _colors(v):

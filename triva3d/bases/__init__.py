@@ -1,7 +1,13 @@
 """Bases on the ground plane (topology graphs, the communication graph, treemaps)
-and the matcher that puts every container on one of them."""
+and the matcher that puts every container on one of them. The names of the bases
+and of the Graphviz programs are here, numpy-free, for the settings that choose them."""
 import contextlib
 import sys
+
+#: The bases a trace can stand on (bases.layout.make_layout).
+BASES = ("topology", "appgraph", "treemap", "timeline")
+#: Graphviz layout programs (bases.graphlayout).
+PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import cache
 from ..errors import TraceError
-from ..viewstate import PROGRAMS
+from . import PROGRAMS
 #: Above this many nodes the default is sfdp: neato and circo become very slow.
 NEATO_MAX = 500
 FORMAT = 2

@@ -16,7 +16,7 @@ from .compact import compact_layout
 from .topology import EdgeAttrs
 from ..errors import OptionsError
 from ..trace import depth_of
-from ..viewstate import BASES
+from . import BASES
 from .treemap import read_hierarchy, treemap
 
 #: Side of a node that holds one container (Graphviz points: a quarter inch).

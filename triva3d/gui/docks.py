@@ -5,7 +5,8 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..theme import SWATCH_EDGE
-from ..viewstate import BASES, DETAILS, PROGRAMS, TIME_UNITS
+from ..bases import BASES, PROGRAMS
+from ..viewstate import DETAILS, TIME_UNITS
 from .strip import Strip
 
 #: The time unit choice that leaves the unit to the trace (ViewState.time_unit None).

@@ -14,7 +14,8 @@ from ..analysis.roles import platform_link_types, variable_roles
 from ..bases.layout import UNIT
 from ..errors import OptionsError
 from ..theme import BACKGROUND
-from ..viewstate import ViewState, parse_color
+from ..theme import parse_color
+from ..viewstate import ViewState
 from . import entities, lod, profiles
 from .entities import Frame
 
