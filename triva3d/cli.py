@@ -510,7 +510,7 @@ def add_scene_options(r):
 
 
 def add_time_unit(c):
-    from .viewstate import TIME_UNITS
+    from .units import TIME_UNITS
     c.add_argument("--time-unit", choices=TIME_UNITS,
                    help="the unit the trace's times are in, as shown (default: the trace's: "
                         "ms for StarPU, else s)")

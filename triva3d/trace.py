@@ -10,6 +10,8 @@ from enum import IntEnum
 
 import numpy as np
 
+from .units import TIME_UNITS
+
 
 class Kind(IntEnum):
     """Nature of a Pajé type."""
@@ -206,7 +208,6 @@ def check(trace):
         return "a state has a negative imbrication"
     if len(trace.type_colors) != sizes["types"] or len(trace.value_colors) != sizes["values"]:
         return "the colour tables do not match the types and values"
-    from .viewstate import TIME_UNITS  # (numpy-free, as a ViewState must be)
     if trace.time_unit not in TIME_UNITS:
         return "the time unit is not one of " + ", ".join(TIME_UNITS)
     return None
@@ -248,7 +249,7 @@ class Trace:
     lenient load recovered from, as (what, count, first) with `first` the line
     (or, as text, the place) of the first one; one entry per what. `other_records`
     counts the records of the source that the Trace does not hold, by kind.
-    `time_unit` is the unit its times are in (viewstate.TIME_UNITS), as the reader
+    `time_unit` is the unit its times are in (units.TIME_UNITS), as the reader
     found it; `unit_note` says why, where it is not seconds.
     """
 

@@ -15,10 +15,9 @@ from dataclasses import dataclass, field, fields
 from .bases import BASES, PROGRAMS
 from .errors import OptionsError, TraceError, read_text
 from .theme import parse_color
+from .units import TIME_UNITS
 
 DETAILS = ("auto", "exact", "lod")
-#: Units a trace's times can be in (Trace.time_unit).
-TIME_UNITS = ("s", "ms", "us", "ns", "cycles")
 #: Named views: (azimuth, elevation) in degrees. Azimuth 0 looks from the front
 #: (-y) towards +y; positive azimuths turn to the right (+x); elevation 90 looks down.
 VIEWS = {"iso": (35.0, 30.0), "top": (0.0, 90.0), "side": (0.0, 0.0), "timeline": (0.0, 0.0)}

@@ -6,7 +6,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..theme import SWATCH_EDGE
 from ..bases import BASES, PROGRAMS
-from ..viewstate import DETAILS, TIME_UNITS
+from ..units import TIME_UNITS
+from ..viewstate import DETAILS
 from .strip import Strip
 
 #: The time unit choice that leaves the unit to the trace (ViewState.time_unit None).
