@@ -131,14 +131,22 @@ def test_a_crafted_cache_with_valid_stamps_is_not_trusted(trace_file, table, col
     """A cache planted with the right stamps but indices out of range made the
     compiled scene code read and write out of bounds (issue 17): it is checked on
     load, refused as damaged, and the trace parsed again."""
+    def craft(arrays):
+        col = arrays[f"{table}.{column}"].copy()
+        col[0 if column != "parent" else 1] = value
+        arrays[f"{table}.{column}"] = col
+    refused_after(trace_file, craft)
+
+
+def refused_after(trace_file, craft):
+    """A trace's cache, its arrays changed by `craft(arrays)` and written back with
+    the right stamps, is refused as damaged: the trace parsed again, the same."""
     path = trace_file(HEADER + TYPES + BODY)
     fresh = load(path)
     (where,) = [p for p in cache.paths(path, "strict") if os.path.exists(p)]
     with np.load(where) as z:
         arrays = {k: z[k] for k in z.files}
-    col = arrays[f"{table}.{column}"].copy()
-    col[0 if column != "parent" else 1] = value
-    arrays[f"{table}.{column}"] = col
+    craft(arrays)
     os.remove(where)
     with open(where, "wb") as f:
         np.savez(f, **arrays)
@@ -146,6 +154,7 @@ def test_a_crafted_cache_with_valid_stamps_is_not_trusted(trace_file, table, col
     assert not again.from_cache and again.notes == [
         f"{where}: the cached copy could not be read; parsed again"]
     same(fresh, again)
+    return again
 
 
 def test_leftovers_of_a_killed_writer_are_swept(trace_file, tmp_path, monkeypatch):
@@ -194,23 +203,13 @@ def test_a_cache_with_hostile_metadata_is_parsed_again(trace_file, key, value):
     """Right stamps, metadata of the wrong shape (issue 26.4: report=[[1]] was a
     traceback in stats, render and dump): parsed again, as any damaged cache."""
     import json
-    path = trace_file(HEADER + TYPES + BODY)
-    fresh = load(path)
-    (where,) = [p for p in cache.paths(path, "strict") if os.path.exists(p)]
-    with np.load(where) as z:
-        arrays = {k: z[k] for k in z.files}
-    meta = json.loads(arrays["meta"].tobytes())
-    meta[key] = value
-    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
-    os.remove(where)
-    with open(where, "wb") as f:
-        np.savez(f, **arrays)
-    again = load(path)
-    assert not again.from_cache and again.notes == [
-        f"{where}: the cached copy could not be read; parsed again"]
-    same(fresh, again)
     from triva3d.stats import render, summary
-    render(summary(again))
+
+    def craft(arrays):
+        meta = json.loads(arrays["meta"].tobytes())
+        meta[key] = value
+        arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    render(summary(refused_after(trace_file, craft)))
 
 
 def test_a_writer_killed_while_writing_is_swept_by_the_next_load(trace_file, tmp_path,
