@@ -59,8 +59,13 @@ def _nesting_parents(order, container, stype, imbrication):
 def nesting_parents(trace):
     """Per state, the row of the state it is nested in (-1 for a top-level state)."""
     st = trace.states
-    order = np.lexsort((st.imbrication, st.start, st.type, st.container))
-    return _nesting_parents(order, st.container, st.type, st.imbrication.astype(np.int64))
+    return nesting_parents_of(st.container, st.type, st.start, st.imbrication)
+
+
+def nesting_parents_of(container, stype, start, imbrication):
+    """The same for states given by their columns (a subset: positions in it)."""
+    order = np.lexsort((imbrication, start, stype, container))
+    return _nesting_parents(order, container, stype, imbrication.astype(np.int64))
 
 
 @njit(cache=True)

@@ -11,10 +11,10 @@ import numpy as np
 
 from .. import colors
 from ..analysis.roles import platform_link_types, variable_roles
+from ..analysis.timeslice import nesting_parents_of
 from ..bases.layout import UNIT
 from ..errors import OptionsError
-from ..theme import BACKGROUND
-from ..theme import parse_color
+from ..theme import BACKGROUND, parse_color
 from ..viewstate import ViewState
 from . import entities, lod, profiles
 from .entities import Frame
@@ -409,11 +409,12 @@ class Geometry:
     @property
     def lids(self):
         """(boxes (n, 5): x0 x1 y0 y1 z, rgb, Trace rows) of the lids that close the
-        stacks of states from above, each in the colour of the value taking most of
-        its stack's time in the window (see entities.dominant), its row that value's
-        longest state there (what picking it gives): one a (lane, depth of nesting)
-        just above its highest box when exact, one a column at its top in level of
-        detail (the value of most of its texels)."""
+        lanes of states from above, each in the colour of the value taking most of
+        its lane's time in the window (see entities.dominant), its row that value's
+        longest state there (what picking it gives): when exact, one a lane over its
+        whole square just above its highest box, its time counted once (a state's
+        less the states nested in it: a nested stack no longer roofs the lane); in
+        level of detail, one a column at its top (the value of most of its texels)."""
         if self._lids is None:
             self._lids = self._exact_lids() if self.mode == "exact" else self._lod_lids(
                 self.texels)
@@ -423,13 +424,17 @@ class Geometry:
         st, f, rows, b = self.trace.states, self.cut, self.state_rows, self.bars
         if not len(rows):
             return np.zeros((0, 5)), np.zeros((0, 3), np.uint8), rows
-        depth = st.imbrication[rows]
-        stack = self.cols.of_rows(rows).astype(np.int64) * (int(depth.max()) + 1) + depth
+        lane = self.cols.of_rows(rows).astype(np.int64)
         time = np.minimum(st.end[rows], f.t1) - np.maximum(st.start[rows], f.t0)
-        stacks, value, item = entities.dominant(stack, st.value[rows], time)
-        top = np.full(len(stacks), -np.inf)
-        np.maximum.at(top, np.searchsorted(stacks, stack), b[:, 5])
-        lids = np.c_[b[item, :4], top + entities.LIFT * f.height / 2]
+        exclusive = time - np.bincount(_parents(st, rows), weights=time,
+                                       minlength=len(rows) + 1)[:len(rows)]
+        lanes, value, item = entities.dominant(lane, st.value[rows], exclusive, time)
+        at = np.searchsorted(lanes, lane)
+        lids = np.tile([np.inf, -np.inf, np.inf, -np.inf, -np.inf], (len(lanes), 1))
+        for k, (reduce, i) in enumerate(((np.minimum, 0), (np.maximum, 1), (np.minimum, 2),
+                                         (np.maximum, 3), (np.maximum, 5))):
+            reduce.at(lids[:, k], at, b[:, i])  # over all the lane's boxes, nested ones too
+        lids[:, 4] += entities.LIFT * f.height / 2
         return lids, self.value_rgb[value], rows[item]
 
     def _lod_lids(self, texels):
@@ -650,3 +655,13 @@ def _rows(mask):
     """The rows of `mask`, as int32 where they fit (half the memory of int64)."""
     rows = np.flatnonzero(mask)
     return rows.astype(np.int32) if len(mask) < 2**31 else rows
+
+
+def _parents(st, rows):
+    """Per state of `rows`, the position in `rows` of the state it is nested in (the
+    last one, len(rows), where none is drawn), to count each instant once."""
+    parent = nesting_parents_of(st.container[rows], st.type[rows], st.start[rows],
+                                st.imbrication[rows])
+    ok = parent >= 0
+    ok[ok] = st.end[rows][parent[ok]] >= st.start[rows][ok]  # a parent hidden: an older one
+    return np.where(ok, parent, len(rows))
