@@ -156,3 +156,19 @@ def test_the_note_on_shifted_colours_is_one_short_line():
     shifted = int(notes[0].split()[0])
     assert shifted > colors.NOTE_EXAMPLES and notes[0].count(" like ") + notes[0].count(
         " dark (") == colors.NOTE_EXAMPLES
+
+
+def test_a_state_never_takes_the_colour_of_the_hosts_squares(trace_file):
+    """The thesis's IDLE (191, 191, 191) lids vanished on host squares (190, 190,
+    182) seen from above: a state's colour stands apart from them too; a message's,
+    which floats above, may stay as the trace gives it."""
+    from conftest import HEADER, TYPES
+    body = '5 i S "IDLE" "0.75 0.75 0.75"\n5 m L "msg" "0.75 0.75 0.75"\n' \
+           "11 1 p1 S i\n15 1 0 L p1 m k\n16 2 0 L p2 m k\n11 3 p1 S i\n"
+    tr = load(trace_file(HEADER + TYPES + body), cache=False)
+    vrgb, _, notes = colors.scene_palette(tr)
+    idle, msg = (tr.find("values", n)[0] for n in ("IDLE", "msg"))
+    host = colors.lab(np.array(colors.KIND_RGB["host"]))
+    assert colors.ciede2000(colors.lab(vrgb[idle]), host[None])[0] >= colors.MIN_DELTA_E
+    assert tuple(vrgb[msg]) == (191, 191, 191)
+    assert "'IDLE' like the hosts' squares" in notes[0]

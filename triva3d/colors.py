@@ -243,25 +243,30 @@ def _candidates(lab1, max_turn=180):
     return rgb, lab(rgb)
 
 
-def distinct(rgb, fixed=(), family=()):
+def distinct(rgb, fixed=(), family=(), grounded=()):
     """Colours (n, 3) told apart, in order of importance (row 0 first; the first
-    MAX_DISTINCT): each at least MIN_DELTA_E from the background and the colours
-    before it and the `fixed` indices' (kept as given), and contrasted enough
+    MAX_DISTINCT): each at least MIN_DELTA_E from the background (the `grounded`
+    ones from the hosts' squares too) and the colours before it and the `fixed`
+    indices' (kept as given), and contrasted enough
     against the background (MIN_CONTRAST), else moved (see MOVES; those of the
     `family` indices turn FAMILY_SPREAD at most: they keep their hue family). Returns the new
     colours and, for each moved one, (index, the index it was like, -1 for the
-    background, its delta E before, its contrast before)."""
+    background, -2 for the hosts' squares, its delta E before, its contrast before)."""
     rgb = np.array(rgb, np.uint8).reshape(-1, 3)
     labs = lab(rgb)
     bg_rgb = _background_rgb()
     fixed, family = set(int(i) for i in fixed), set(int(i) for i in family)
+    grounded = set(int(i) for i in grounded)
     accepted = [lab(bg_rgb)] + [labs[i] for i in sorted(fixed)]
     owner = [-1] + sorted(fixed)
+    host = lab(np.array(KIND_RGB["host"]))
     moved = []
     for i in range(min(len(rgb), MAX_DISTINCT)):
         if i in fixed:
             continue
-        ref = np.array(accepted)
+        # a key standing on a node (a state's lid, a profile) is seen on the hosts'
+        # squares too: a light grey one vanished there, seen from above
+        ref = np.array(accepted + [host] if i in grounded else accepted)
         d = ciede2000(labs[i], ref)
         con = float(contrast(rgb[i], bg_rgb))
         if d.min() < MIN_DELTA_E or con < MIN_CONTRAST:
@@ -270,7 +275,7 @@ def distinct(rgb, fixed=(), family=()):
             seen = contrast(cand_rgb, bg_rgb) >= MIN_CONTRAST
             ok = np.flatnonzero(seen & (far >= TARGET_DELTA_E))
             k = ok[0] if len(ok) else int(np.argmax(np.where(seen, far, far - 1000)))
-            moved.append((i, owner[int(np.argmin(d))], float(d.min()), con))
+            moved.append((i, (owner + [-2])[int(np.argmin(d))], float(d.min()), con))
             labs[i], rgb[i] = cand[k], cand_rgb[k]
         accepted.append(labs[i])
         owner.append(i)
@@ -288,6 +293,7 @@ def scene_palette(trace, overrides=None, roles=None):
     (name -> (r, g, b)) kept as given. Returns (value_rgb, type_rgb, notes: one
     line naming the shifted colours, if any)."""
     from .analysis.roles import platform_link_types, variable_roles
+    from .trace import Kind
     roles = roles or variable_roles(trace)
     vrgb, trgb = value_rgb(trace, overrides), type_rgb(trace, overrides)
     st, ln, ev, var = trace.states, trace.links, trace.events, trace.variables
@@ -321,13 +327,16 @@ def scene_palette(trace, overrides=None, roles=None):
     fixed = [i for i, (tab, r) in enumerate(keys) if trace.display_name(tab, r) in given]
     family = [i for i, (tab, r) in enumerate(keys)
               if tab == "values" and mpi_family(trace.display_name(tab, r))]
-    new, moved = distinct([table[tab][r] for tab, r in keys], fixed, family)
+    on_nodes = [i for i, (tab, r) in enumerate(keys)  # lids of states, profiles
+                if tab == "types" or trace.types.kind[trace.values.type[r]] == Kind.STATE]
+    new, moved = distinct([table[tab][r] for tab, r in keys], fixed, family, on_nodes)
     for (tab, r), rgb in zip(keys, new):
         for row in (sharing.get(r, [r]) if tab == "types" else [r]):
             table[tab][row] = rgb
     notes = []
     for i, like, d, con in moved:
-        what = "the background" if like < 0 else repr(trace.display_name(*keys[like]))
+        what = {-1: "the background", -2: "the hosts' squares"}.get(like) or repr(
+            trace.display_name(*keys[like]))
         notes.append(f"{trace.display_name(*keys[i])!r} " + (
             f"like {what} ({d:.1f})" if d < MIN_DELTA_E else f"dark ({con:.2f})"))
     if notes:  # one short line: a few examples, however many moved
