@@ -121,7 +121,9 @@ class TimeSliceTreemap:
         if not len(rows):
             raise TraceError(trace.source, None, f"no container at level {level!r}")
         self._layout(rows, width, height, pad)
-        self.left_out = self._left_out(rows, carriers)
+        drawn = np.isin(np.array(names, dtype=object), self.value_names)  # the kept cells'
+        self.left_out = self._left_out(rows, carriers if metric == "link" else np.isin(
+            trace.containers.type, types.parent[np.asarray(carriers_of)[drawn]]))
         if self.left_out:
             self.notes.append(f"{self.left_out[0]}: {'; '.join(self.left_out[1:])}")
 
