@@ -176,7 +176,9 @@ class TimeSliceTreemap:
         if below.any():
             out.append(f"{by_type(empty[below])}: nothing in the slice")
         if (~below).any():
-            out.append(f"{by_type(empty[~below])}: never a {self.metric}")
+            what = {"variable": ", ".join(self.value_names), "link": "a message end"}.get(
+                self.metric, f"a {self.metric}")
+            out.append(f"{by_type(empty[~below])}: never {what}")
         return out
 
     # -- reading -----------------------------------------------------------------
