@@ -57,10 +57,10 @@ class Loader(QtCore.QThread):
         self.progressed.emit(self, int(100 * done / max(total, 1)), "reading")
 
     def run(self):
-        from ..bases.layout import make_layout
-        from ..load import load
-        from ..scene.geometry import Geometry
-        try:
+        try:  # the imports too: an error there must reach the window, never hang it
+            from ..bases.layout import make_layout
+            from ..load import load
+            from ..scene.geometry import Geometry
             trace = load(self.path, lenient=self.lenient, progress=self._read)
             if self.isInterruptionRequested():
                 return
