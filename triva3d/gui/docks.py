@@ -297,11 +297,11 @@ class TreemapDock(Dock):
         self.note = QtWidgets.QLabel()  # what the treemap leaves out, and why
         self.note.setWordWrap(True)
         self.form.addRow(self.note)
-        self.treemap = None
+        self.treemap = self.slicer = None
         self._shown = self._hovered = None
 
     def show_trace(self, trace, geometry):
-        self.trace = trace
+        self.trace, self.slicer = trace, None  # one Slicer a trace, made at the first slice
         types = {trace.display_name("types", t) for t in np.unique(trace.containers.type[1:])}
         _blocked(self.level, lambda: (self.level.clear(),
                                       self.level.addItems(["leaves"] + sorted(types))))
@@ -324,8 +324,12 @@ class TreemapDock(Dock):
             return
         level = None if self.level.currentText() in ("", "leaves") else self.level.currentText()
         w, h = max(self.picture.width(), 240), max(self.picture.height(), 180)
+        if self.slicer is None:  # (its columns, nesting included, cost a sort of the states)
+            from ..analysis.timeslice import Slicer
+            self.slicer = Slicer(self.trace)
         try:
             tm = TimeSliceTreemap(self.trace, window=(g.frame.t0, g.frame.t1), level=level,
+                                  slicer=self.slicer,
                                   how=self.how.currentText(), width=w, height=h,
                                   palette=(g.value_rgb, g.type_rgb))
         except Triva3dError as e:
