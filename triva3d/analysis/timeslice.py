@@ -64,7 +64,11 @@ def nesting_parents(trace):
 
 def nesting_parents_of(container, stype, start, imbrication):
     """The same for states given by their columns (a subset: positions in it)."""
-    order = np.lexsort((imbrication, start, stype, container))
+    # by container and type, start, then depth: three stable sorts (lexsort: 1.5x slower)
+    order = np.argsort(imbrication, kind="stable")
+    order = order[np.argsort(start[order], kind="stable")]
+    key = container.astype(np.int64) * (int(stype.max()) + 1 if len(stype) else 1) + stype
+    order = order[np.argsort(key[order], kind="stable")]
     return _nesting_parents(order, container, stype, imbrication.astype(np.int64))
 
 
