@@ -153,17 +153,12 @@ _seed = _number(int, 0, "an integer 0 or more")
 def _state(args):
     """The ViewState the options describe: a saved view, if given, with the options
     given on top of it."""
-    from .viewstate import ViewState
+    from .viewstate import SETTINGS, ViewState
     state = ViewState.load(args.state) if args.state else ViewState()
-    for name, value in (("topology", args.topology), ("base", args.base),
-                        ("program", args.layout), ("mapping", args.mapping),
-                        ("pattern", args.pattern), ("level", args.level),
-                        ("metric", args.metric), ("window", args.window),
-                        ("scale", args.scale), ("detail", args.detail),
-                        ("link_opacity", args.link_opacity), ("view", args.view),
-                        ("time_unit", args.time_unit)):
+    for s in SETTINGS:  # the options that set a field as given
+        value = getattr(args, s.option, None) if s.option else None
         if value is not None:
-            setattr(state, name, value)
+            setattr(state, s.name, value)
     if args.no_labels:
         state.labels = False
     if args.routes:

@@ -5,12 +5,18 @@ connected to `state.events` with the field's name and new value (napari's
 ViewerModel is the model). A state saves to and loads from JSON exactly, and two
 states can be interpolated (camera paths). The View follows a ViewState; the
 command line builds one from its options; the GUI's controls read and write one.
+
+Each field is declared once, in SETTINGS: its default, its check, the update stage
+a change triggers, its concern, its command-line option and whether it names things
+of one trace; the dataclass's fields, CHECKS, BASE_FIELDS, the stages' fields
+(STAGE_FIELDS: the geometry's, the scene's) and FRESH are derived from it.
 """
 import inspect
 import json
 import math
 import weakref
 from dataclasses import dataclass, field, fields
+from typing import NamedTuple
 
 from .bases import BASES, PROGRAMS
 from .errors import OptionsError, TraceError, read_text
@@ -26,8 +32,6 @@ VIEWS = {"iso": (35.0, 30.0), "top": (0.0, 90.0), "side": (0.0, 0.0), "timeline"
 UPS = {"timeline": (-1.0, 0.0, 0.0)}
 #: How message particles are coloured (None: no particles).
 PARTICLES = ("value", "size")
-#: Fields that choose the base: changing one lays the base out again.
-BASE_FIELDS = ("topology", "base", "program", "mapping", "pattern", "level", "metric")
 FORMAT = 1
 
 
@@ -227,34 +231,68 @@ def _selection(v):
     raise OptionsError(f"selection must be {{kind, row}} or null, not {v!r}")
 
 
-CHECKS = {
-    "topology": _optional_text("topology"),
-    "base": _choice("base", BASES, optional=True),
-    "program": _choice("layout program", PROGRAMS, optional=True),
-    "mapping": _optional_text("mapping"),
-    "pattern": _optional_text("pattern"),
-    "level": _optional_text("level"),
-    "metric": _optional_text("treemap metric"),
-    "window": _window,
-    "scale": _scale,
-    "detail": _choice("detail", DETAILS),
-    "link_opacity": _opacity,
-    "labels": _flag("labels"),
-    "hidden": _names("hidden"),
-    "containers": _names("containers", optional=True),
-    "colors": _colors,
-    "variables": _rules,
-    "view": _view,
-    "camera": _camera,
-    "selection": _selection,
-    "time_unit": _choice("time unit", TIME_UNITS, optional=True),
-    "now": _time,
-    "unfold": _flag("unfold"),
-    "particles": _choice("particles", PARTICLES, optional=True),
-    "heat": _flag("heat"),
-    "routes": _flag("routes"),
-    "moved": _moves,
-}
+class Setting(NamedTuple):
+    """One field of the ViewState, declared once: its name, its default (a callable
+    for a mutable one), its check (value -> the value kept, or OptionsError), the
+    update stage a change triggers, its concern, the command-line option (argparse
+    dest) that sets it as given, and whether it names things of one trace (reset
+    when another is opened)."""
+    name: str
+    default: object
+    check: object
+    stage: str
+    group: str
+    option: str = None
+    fresh: bool = False
+
+
+#: Update stages, from the costliest: lay the base out again; move what the user
+#: moved; recompute the scene's geometry; update its overlay and properties; refit
+#: the camera.
+STAGES = ("layout", "moves", "geometry", "scene", "camera")
+#: Every field: what is shown. The lists below, the dataclass's fields and the
+#: checks are all derived from it.
+SETTINGS = (
+    Setting("topology", None, _optional_text("topology"), "layout", "base", "topology"),
+    Setting("base", None, _choice("base", BASES, optional=True), "layout", "base", "base"),
+    Setting("program", None, _choice("layout program", PROGRAMS, optional=True), "layout",
+            "base", "layout"),
+    Setting("mapping", None, _optional_text("mapping"), "layout", "base", "mapping"),
+    Setting("pattern", None, _optional_text("pattern"), "layout", "base", "pattern"),
+    Setting("level", None, _optional_text("level"), "layout", "base", "level"),
+    Setting("metric", "containers", _optional_text("treemap metric"), "layout", "base",
+            "metric"),
+    Setting("window", None, _window, "geometry", "time", "window", fresh=True),
+    Setting("scale", 1.0, _scale, "geometry", "time", "scale"),
+    Setting("detail", "auto", _choice("detail", DETAILS), "geometry", "drawing", "detail"),
+    Setting("link_opacity", 0.7, _opacity, "scene", "drawing", "link_opacity"),
+    Setting("labels", True, _flag("labels"), "scene", "drawing"),
+    Setting("hidden", (), _names("hidden"), "geometry", "filters", fresh=True),
+    Setting("containers", None, _names("containers", optional=True), "geometry", "filters",
+            fresh=True),
+    Setting("colors", dict, _colors, "geometry", "filters", fresh=True),
+    Setting("variables", dict, _rules, "geometry", "filters", fresh=True),
+    Setting("view", "iso", _view, "camera", "camera", "view"),
+    Setting("camera", None, _camera, "camera", "camera"),
+    Setting("selection", None, _selection, "scene", "selection", fresh=True),
+    Setting("time_unit", None, _choice("time unit", TIME_UNITS, optional=True), "scene",
+            "time", "time_unit"),
+    Setting("now", None, _time, "scene", "movie"),
+    Setting("unfold", False, _flag("unfold"), "geometry", "movie"),
+    Setting("particles", None, _choice("particles", PARTICLES, optional=True), "scene",
+            "movie"),
+    Setting("heat", False, _flag("heat"), "scene", "movie"),
+    Setting("routes", False, _flag("routes"), "scene", "movie"),
+    Setting("moved", dict, _moves, "moves", "base", fresh=True),
+)
+CHECKS = {s.name: s.check for s in SETTINGS}
+#: The fields a stage follows: a change of one of them triggers that stage.
+STAGE_FIELDS = {stage: tuple(s.name for s in SETTINGS if s.stage == stage) for stage in STAGES}
+#: Fields that choose the base: changing one lays the base out again.
+BASE_FIELDS = STAGE_FIELDS["layout"]
+#: Fields that name things of one trace, and their defaults (a trace opened anew).
+FRESH = {s.name: s.default() if callable(s.default) else s.default
+         for s in SETTINGS if s.fresh}
 
 
 class Events:
@@ -282,7 +320,6 @@ class Events:
                 f(name, value)
 
 
-@dataclass(eq=False)
 class ViewState:
     """What is shown. Base: `topology` (file), `base` (topology, appgraph,
     treemap; None: topology when a file is given, else treemap), `program`
@@ -306,32 +343,6 @@ class ViewState:
     paths they took, in a still picture).
     `moved`: base nodes and containers the user moved ("node:NAME" or
     "container:NAME" -> new centre [x, y])."""
-    topology: str = None
-    base: str = None
-    program: str = None
-    mapping: str = None
-    pattern: str = None
-    level: str = None
-    metric: str = "containers"
-    window: tuple = None
-    scale: float = 1.0
-    detail: str = "auto"
-    link_opacity: float = 0.7
-    labels: bool = True
-    hidden: tuple = ()
-    containers: tuple = None
-    colors: dict = field(default_factory=dict)
-    variables: dict = field(default_factory=dict)
-    view: str = "iso"
-    camera: Camera = None
-    selection: dict = None
-    time_unit: str = None
-    now: float = None
-    unfold: bool = False
-    particles: str = None
-    heat: bool = False
-    routes: bool = False
-    moved: dict = field(default_factory=dict)
 
     def __post_init__(self):
         object.__setattr__(self, "events", Events())
@@ -379,8 +390,7 @@ class ViewState:
 
     def base_options(self):
         """The keyword arguments of make_layout for this state's base."""
-        return {"topology": self.topology, "base": self.base, "program": self.program,
-                "mapping": self.mapping, "pattern": self.pattern, "level": self.level,
+        return {**{name: getattr(self, name) for name in BASE_FIELDS},
                 "metric": self.metric or "containers"}
 
     # -- JSON ------------------------------------------------------------------------
@@ -425,6 +435,14 @@ class ViewState:
     @classmethod
     def load(cls, path):
         return cls.from_json(read_text(path, "the view"), str(path))
+
+
+ViewState.__annotations__ = {s.name: object for s in SETTINGS}  # its fields, as declared
+for _s in SETTINGS:
+    setattr(ViewState, _s.name, field(default_factory=_s.default) if callable(_s.default)
+            else _s.default)
+ViewState = dataclass(eq=False)(ViewState)  # (equality is the JSON's: __eq__ above)
+del _s
 
 
 def interpolate(a, b, f):

@@ -5,7 +5,7 @@ the keyboard flight. No drawing or analysis here: the View and the library do it
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..errors import Triva3dError
-from ..viewstate import ViewState
+from ..viewstate import FRESH, ViewState
 from . import Cancelled, docks, flight
 
 HELP = """<h3>Flying through the execution</h3>
@@ -29,9 +29,6 @@ exports it (or, with nothing recorded, a turn around the scene) as MP4 or GIF</t
 </table>"""
 
 TOPOLOGY_EXTENSIONS = (".dot", ".gv", ".xml")
-#: ViewState fields that name things of a trace, reset when another one is opened.
-FRESH = {"window": None, "hidden": (), "containers": None, "colors": {}, "variables": {},
-         "selection": None, "moved": {}}
 MAX_RECENT = 8
 #: A keyboard flight ends (full detail again) after this long without a flight key.
 FLIGHT_PAUSE_MS = 400

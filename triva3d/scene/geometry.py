@@ -15,7 +15,7 @@ from ..analysis.timeslice import nesting_parents_of
 from ..bases.layout import UNIT
 from ..errors import OptionsError
 from ..theme import BACKGROUND, parse_color
-from ..viewstate import ViewState
+from ..viewstate import STAGE_FIELDS, ViewState
 from . import entities, lod, profiles
 from .entities import Frame
 
@@ -35,8 +35,7 @@ EXACT_BYTES = 720
 #: BUNDLE_BINS time bins are drawn as one bundle, BUNDLE_TARGET bundles at most.
 BUNDLE_LIMIT, BUNDLE_BINS, BUNDLE_TARGET = 20_000, 100, 5_000
 #: Fields of the ViewState that the geometry depends on.
-FIELDS = ("window", "scale", "detail", "hidden", "containers", "colors", "variables",
-          "unfold")
+FIELDS = STAGE_FIELDS["geometry"]
 #: Unfolding: what ended FADE of the window before `now` is HISTORY of the way to
 #: the background.
 FADE, HISTORY = 0.1, 0.5

@@ -16,7 +16,7 @@ from vtkmodules.vtkCommonCore import vtkCommand
 
 from .. import colors
 from ..theme import HOVER_RGB, SELECTION_RGB
-from ..viewstate import ViewState
+from ..viewstate import STAGE_FIELDS, ViewState
 from . import base, pick, polydata
 from .geometry import EVENT_PX, EXACT_LIMIT, FIELDS, Geometry, box_edges
 from .overlay import Overlay
@@ -25,8 +25,7 @@ MOVING_LINKS = 10_000
 #: Above this many variable pieces, they are thick lines while the camera moves.
 MOVING_PIECES = 10_000
 #: ViewState fields the scene follows.
-SCENE_FIELDS = FIELDS + ("link_opacity", "labels", "time_unit", "selection", "now",
-                         "particles", "heat", "routes")
+SCENE_FIELDS = FIELDS + STAGE_FIELDS["scene"]
 #: The outline of what is picked, and of the containers a panel points at.
 #: With particles, message lines (their history) are drawn at this fraction of
 #: the link opacity.
