@@ -502,3 +502,23 @@ def test_page_keys_stop_at_the_ends_of_the_trace(qtbot):
     assert w.state.window == pytest.approx((lo, lo + width))
     w.redraw()
     assert w.geometry.n_states > 0
+
+
+def test_the_treemap_docks_choices_are_view_fields(qtbot, tmp_path):
+    """Level, cells and aggregation of the treemap dock are ViewState fields: a change
+    in the dock is one in the state, a view loaded sets the dock, both saved."""
+    w = opened(qtbot, **BASE)
+    dock = w.treemap_dock
+    qtbot.waitUntil(lambda: dock.treemap is not None, timeout=PATIENCE_MS)
+    dock.cells.setCurrentText("event")
+    assert w.state.slice_metric == "event"
+    w.redraw()
+    qtbot.waitUntil(lambda: dock.treemap.metric == "event", timeout=PATIENCE_MS)
+    w.save_view(str(tmp_path / "v.json"))
+    saved = ViewState.load(tmp_path / "v.json")
+    assert (saved.slice_metric, saved.slice_how) == ("event", "sum")
+    w.state.update(slice_how="max", slice_level="Host")
+    w.redraw()
+    qtbot.waitUntil(lambda: dock.treemap.how == "max", timeout=PATIENCE_MS)
+    assert dock.how.currentText() == "max" and dock.level.currentText() == "Host"
+    assert dock.treemap.level_name == "Host"

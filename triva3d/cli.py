@@ -440,6 +440,7 @@ def parser():
 
     add_generate(sub)
 
+    from .analysis import CELLS, FUNCTIONS
     from .analysis.timeslice import NESTED
     tm = trace_command("treemap", cmd_treemap, "the Time-Slice treemap: a time interval "
                        "summarized per container, aggregated to a level, as PNG, SVG or CSV")
@@ -448,9 +449,9 @@ def parser():
     tm.add_argument("--level", metavar="TYPE",
                     help="container type name, or depth (0: root), whose nodes hold the "
                          "cells (default: the leaves)")
-    tm.add_argument("--agg", choices=("sum", "max", "min", "mean"), default="sum",
+    tm.add_argument("--agg", choices=FUNCTIONS, default=FUNCTIONS[0],
                     help="aggregation over each node's subtree (default sum)")
-    tm.add_argument("--metric", choices=("state", "variable", "link", "event"),
+    tm.add_argument("--metric", choices=CELLS,
                     default="state", help="cells: state values (time, default), variable "
                     "types (time integral), links out/in (bytes, else counts), event values")
     tm.add_argument("--nested", choices=NESTED, default=NESTED[0],

@@ -18,6 +18,7 @@ import weakref
 from dataclasses import dataclass, field, fields
 from typing import NamedTuple
 
+from .analysis import CELLS, FUNCTIONS
 from .bases import BASES, PROGRAMS
 from .errors import OptionsError, TraceError, read_text
 from .theme import parse_color
@@ -248,8 +249,8 @@ class Setting(NamedTuple):
 
 #: Update stages, from the costliest: lay the base out again; move what the user
 #: moved; recompute the scene's geometry; update its overlay and properties; refit
-#: the camera.
-STAGES = ("layout", "moves", "geometry", "scene", "camera")
+#: the camera; draw the 2D panels again (the Time-Slice treemap).
+STAGES = ("layout", "moves", "geometry", "scene", "camera", "panels")
 #: Every field: what is shown. The lists below, the dataclass's fields and the
 #: checks are all derived from it.
 SETTINGS = (
@@ -284,6 +285,13 @@ SETTINGS = (
     Setting("heat", False, _flag("heat"), "scene", "movie"),
     Setting("routes", False, _flag("routes"), "scene", "movie"),
     Setting("moved", dict, _moves, "moves", "base", fresh=True),
+    Setting("slice_level", None, _optional_text("treemap level"), "panels", "treemap",
+            fresh=True),
+    Setting("slice_how", "sum", _choice("treemap aggregation", FUNCTIONS), "panels",
+            "treemap"),
+    Setting("slice_metric", "state", _choice("treemap cells", CELLS), "panels", "treemap"),
+    Setting("slice_values", None, _names("treemap values", optional=True), "panels",
+            "treemap", fresh=True),
 )
 CHECKS = {s.name: s.check for s in SETTINGS}
 #: The fields a stage follows: a change of one of them triggers that stage.

@@ -11,8 +11,8 @@ import numpy as np
 from numba import njit
 
 from ..errors import OptionsError
+from . import FUNCTIONS
 
-FUNCTIONS = ("sum", "max", "min", "mean")
 
 
 @njit(cache=True)

@@ -5,6 +5,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..theme import SWATCH_EDGE
+from ..analysis import CELLS, FUNCTIONS
 from ..bases import BASES, PROGRAMS
 from ..units import TIME_UNITS
 from ..viewstate import DETAILS
@@ -48,6 +49,12 @@ class Dock(QtWidgets.QDockWidget):
 
     def show_trace(self, trace, geometry):
         """A new trace (override)."""
+
+    def _combo(self, items, changed):
+        c = QtWidgets.QComboBox()
+        c.addItems(list(items))
+        c.currentTextChanged.connect(changed)
+        return c
 
 
 class TimeDock(Dock):
@@ -133,12 +140,6 @@ class BaseDock(Dock):
                          ("labels", self.labels), ("view", views)):
             self.form.addRow(label, w)
         self.show_state()
-
-    def _combo(self, items, changed):
-        c = QtWidgets.QComboBox()
-        c.addItems(list(items))
-        c.currentTextChanged.connect(changed)
-        return c
 
     def show_state(self):
         s = self.state
@@ -277,14 +278,15 @@ class TreemapDock(Dock):
 
     def __init__(self, window):
         super().__init__(window, "Time-Slice treemap", "treemap")
+        s = self.state
         self.level = QtWidgets.QComboBox()
-        self.how = QtWidgets.QComboBox()
-        self.how.addItems(["sum", "max", "min", "mean"])
-        self.level.currentTextChanged.connect(lambda _: self.refresh())
-        self.how.currentTextChanged.connect(lambda _: self.refresh())
+        self.level.currentTextChanged.connect(lambda v: setattr(
+            s, "slice_level", None if v in ("", "leaves") else v))
+        self.cells = self._combo(CELLS, lambda v: setattr(s, "slice_metric", v))
+        self.how = self._combo(FUNCTIONS, lambda v: setattr(s, "slice_how", v))
         row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.level)
-        row.addWidget(self.how)
+        for w in (self.level, self.cells, self.how):
+            row.addWidget(w)
         self.form.addRow(row)
         self.picture = QtWidgets.QLabel()
         self.picture.setMinimumSize(240, 180)
@@ -304,15 +306,23 @@ class TreemapDock(Dock):
         self.trace, self.slicer = trace, None  # one Slicer a trace, made at the first slice
         types = {trace.display_name("types", t) for t in np.unique(trace.containers.type[1:])}
         _blocked(self.level, lambda: (self.level.clear(),
-                                      self.level.addItems(["leaves"] + sorted(types))))
+                                      self.level.addItems(["leaves"] + sorted(types)),
+                                      self.level.setCurrentText(self.state.slice_level
+                                                                or "leaves")))
         QtCore.QTimer.singleShot(0, self.refresh)  # after the window's other work
 
     def _key(self):
-        """What the picture shows: the geometry's window and the selection."""
-        f = self.window.geometry.frame
-        return f.t0, f.t1, self.state.selection
+        """What the picture shows: the geometry's window, the selection and the
+        state's treemap fields."""
+        f, s = self.window.geometry.frame, self.state
+        return (f.t0, f.t1, s.selection, s.slice_level, s.slice_how, s.slice_metric,
+                s.slice_values)
 
     def show_state(self):
+        s = self.state
+        for combo, text in ((self.level, s.slice_level or "leaves"), (self.how, s.slice_how),
+                            (self.cells, s.slice_metric)):
+            _blocked(combo, lambda c=combo, t=text: c.setCurrentText(t))
         if self.window.geometry is not None and self._key() != self._shown:
             self.refresh()
 
@@ -322,16 +332,16 @@ class TreemapDock(Dock):
         g = self.window.geometry
         if g is None:
             return
-        level = None if self.level.currentText() in ("", "leaves") else self.level.currentText()
+        s = self.state
         w, h = max(self.picture.width(), 240), max(self.picture.height(), 180)
         if self.slicer is None:  # (its columns, nesting included, cost a sort of the states)
             from ..analysis.timeslice import Slicer
             self.slicer = Slicer(self.trace)
         try:
-            tm = TimeSliceTreemap(self.trace, window=(g.frame.t0, g.frame.t1), level=level,
-                                  slicer=self.slicer,
-                                  how=self.how.currentText(), width=w, height=h,
-                                  palette=(g.value_rgb, g.type_rgb))
+            tm = TimeSliceTreemap(self.trace, window=(g.frame.t0, g.frame.t1),
+                                  level=s.slice_level, how=s.slice_how, metric=s.slice_metric,
+                                  values=s.slice_values, slicer=self.slicer, width=w,
+                                  height=h, palette=(g.value_rgb, g.type_rgb))
         except Triva3dError as e:
             self.picture.setText(str(e))
             return

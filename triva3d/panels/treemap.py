@@ -16,7 +16,8 @@ import html
 import numpy as np
 
 from .. import colors
-from ..analysis.aggregate import FUNCTIONS, aggregate
+from ..analysis import CELLS as METRICS, FUNCTIONS
+from ..analysis.aggregate import aggregate
 from ..analysis.timeslice import Slicer
 from ..bases.treemap import treemap
 from ..trace import depth_of
@@ -25,7 +26,6 @@ from ..output import writing
 from ..theme import SELECTION_RGB
 from ..trace import Kind
 
-METRICS = ("state", "variable", "link", "event")
 LINK_RGB = {"out": (230, 120, 60), "in": (70, 150, 220)}
 LABEL_PX = 12  # label font size in pixels
 
