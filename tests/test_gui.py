@@ -522,3 +522,19 @@ def test_the_treemap_docks_choices_are_view_fields(qtbot, tmp_path):
     qtbot.waitUntil(lambda: dock.treemap.how == "max", timeout=PATIENCE_MS)
     assert dock.how.currentText() == "max" and dock.level.currentText() == "Host"
     assert dock.treemap.level_name == "Host"
+
+
+def test_a_load_says_when_kernels_compile(qtbot):
+    """A cold kernel cache makes the first load wait half a minute: the window's
+    status says why (the note comes from the loading thread, as numba's event)."""
+    import threading
+    import types
+    w = MainWindow(ViewState(**BASE))
+    qtbot.addWidget(w)
+    threading.Thread(target=w.compiling.emit, args=("compiling numba kernels once",)).start()
+    qtbot.waitUntil(lambda: w.compile_note != "", timeout=PATIENCE_MS)
+    w.loader = types.SimpleNamespace(path="t.trace")  # a load under way
+    w._load_progress(w.loader, 10, "reading")
+    assert w.statusBar().currentMessage() == "reading t.trace... (compiling numba kernels once)"
+    w._idle()  # the load is over: compiled once
+    assert w.compile_note == ""

@@ -17,6 +17,8 @@ def run(path=None, state=None, quality="fast", lenient=False):
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("triva3d")
     window = MainWindow(state, quality=quality, lenient=lenient)
+    from ..kernels import on_first_compile  # a cold cache: the load says it compiles
+    on_first_compile(window.compiling.emit)
     window.show()
     if path:
         window.open_any(str(path))

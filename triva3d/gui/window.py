@@ -75,8 +75,13 @@ class Loader(QtCore.QThread):
 
 
 class MainWindow(QtWidgets.QMainWindow):
+    #: A line to add to the loading's status (from any thread): kernels compiling.
+    compiling = QtCore.Signal(str)
+
     def __init__(self, state=None, quality="fast", lenient=False):
         super().__init__()
+        self.compile_note = ""
+        self.compiling.connect(lambda note: setattr(self, "compile_note", f" ({note})"))
         from .interactor import Interactor
         self.setWindowTitle("triva3d")
         self.setAcceptDrops(True)
@@ -198,7 +203,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if loader is self.loader:
             self.progress.setRange(0, 0 if percent < 0 else 100)
             self.progress.setValue(max(percent, 0))
-            self.statusBar().showMessage(f"{what} {loader.path}...")
+            self.statusBar().showMessage(f"{what} {loader.path}...{self.compile_note}")
 
     def _cancel_load(self):
         self.loader.requestInterruption()  # the reading stops at its next block
@@ -207,6 +212,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._idle()
 
     def _idle(self):
+        self.compile_note = ""  # compiled once: later loads do not
         self.progress.hide()
         self.cancel.hide()
 
