@@ -536,5 +536,6 @@ def test_a_load_says_when_kernels_compile(qtbot):
     w.loader = types.SimpleNamespace(path="t.trace")  # a load under way
     w._load_progress(w.loader, 10, "reading")
     assert w.statusBar().currentMessage() == "reading t.trace... (compiling numba kernels once)"
+    w.loader = None
     w._idle()  # the load is over: compiled once
     assert w.compile_note == ""
