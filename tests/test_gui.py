@@ -539,3 +539,28 @@ def test_a_load_says_when_kernels_compile(qtbot):
     w.loader = None
     w._idle()  # the load is over: compiled once
     assert w.compile_note == ""
+
+
+def test_an_otf2_load_shows_progress_and_cancels(qtbot, tmp_path, monkeypatch):
+    """The window's Cancel stops an OTF2 load as a Pajé one: the reader reports
+    each location's events read, and stops when the report raises (issue 27.3)."""
+    import otf2gen
+    otf2gen.big(tmp_path / "a", 4000, ranks=8)
+    seen, read = [], Loader._read
+
+    def held(self, done, total):  # the worker waits at its first report for the Cancel
+        seen.append((done, total))
+        while not self.isInterruptionRequested():
+            time.sleep(0.001)
+        read(self, done, total)
+    monkeypatch.setattr(Loader, "_read", held)
+    w = MainWindow(ViewState(base="treemap"))
+    qtbot.addWidget(w)
+    w.show()
+    w.open_trace(str(tmp_path / "a"))
+    loader = w.loader
+    qtbot.waitUntil(lambda: len(seen) > 0, timeout=PATIENCE_MS)
+    w.cancel.click()
+    qtbot.waitUntil(loader.isFinished, timeout=PATIENCE_MS)
+    assert len(seen) == 1 and 0 < seen[0][0] < seen[0][1]  # one location of eight
+    assert w.trace is None and w.progress.isHidden()

@@ -444,3 +444,22 @@ def test_broken_definitions_are_one_line_and_nothing_else(tmp_path, capfd):
             unknown += "refers to one never defined" in str(e)
         assert capfd.readouterr().err == ""
     assert unknown >= 3  # the mutations did reach the package's callbacks
+
+
+def test_a_load_reports_the_event_files_read(tmp_path):
+    """OTF2 progress (issue 27.3): after each location, its event file's bytes, up to
+    the sum of every .evt file; a report that raises stops the load."""
+    otf2gen.big(tmp_path / "a", 4000, ranks=4)
+    total = sum(p.stat().st_size for p in (tmp_path / "a").rglob("*.evt"))
+    calls = []
+    load(tmp_path / "a", cache=False, progress=lambda done, all_: calls.append((done, all_)))
+    assert len(calls) == 4 and calls[-1] == (total, total)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls) and calls[0][0] > 0
+
+    class Stop(Exception):
+        pass
+
+    def stop(done, all_):
+        raise Stop
+    with pytest.raises(Stop):
+        load(tmp_path / "a", cache=False, progress=stop)

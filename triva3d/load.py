@@ -13,7 +13,8 @@ def load(path, lenient=False, cache=True, progress=False):
     and a fresh load is saved. `lenient` recovers from what PajeNG rejects and
     lists every recovery in `trace.report`. `trace.notes` holds its `unit_note` and
     says where a damaged cached copy was parsed again and written over. `progress`
-    (Pajé): True for a bar on stderr, or f(bytes read, bytes in all). A pipe or
+    True for a bar on stderr, or f(bytes read, bytes in all), which may raise to
+    stop the read (the window's Cancel). A pipe or
     FIFO is read once as Pajé, without cache. Raises TraceError on bad input.
     """
     from .otf2 import anchor_of
@@ -39,7 +40,7 @@ def load(path, lenient=False, cache=True, progress=False):
             return trace
     if anchor:
         from .otf2.reader import read_otf2
-        trace = read_otf2(anchor, lenient=lenient)
+        trace = read_otf2(anchor, lenient=lenient, progress=progress)
     else:
         from .paje.reader import read_paje
         trace = read_paje(path, lenient=lenient, progress=progress)
