@@ -468,3 +468,24 @@ def test_route_cli(data):
     r = run("Boivin", "Nowhere")
     assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
     assert "small_platform.xml: no node 'Nowhere'" in r.stderr
+
+
+def test_a_gateway_outside_its_zone_is_one_line(tmp_path):
+    """A zoneRoute whose gateways stand in the other zone routed to itself forever
+    (a RecursionError traceback): it is one line."""
+    p = tmp_path / "p.xml"
+    p.write_text("""<?xml version='1.0'?>
+<platform version="4.1"><zone id="world" routing="Full">
+  <zone id="A" routing="Full"><host id="a1" speed="1Gf"/><host id="ga" speed="1Gf"/>
+    <link id="la" bandwidth="1GBps" latency="1us"/>
+    <route src="a1" dst="ga"><link_ctn id="la"/></route></zone>
+  <zone id="B" routing="Full"><host id="b1" speed="1Gf"/><host id="gb" speed="1Gf"/>
+    <link id="lb" bandwidth="1GBps" latency="1us"/>
+    <route src="b1" dst="gb"><link_ctn id="lb"/></route></zone>
+  <link id="ab" bandwidth="1GBps" latency="1us"/>
+  <zoneRoute src="A" dst="B" gw_src="gb" gw_dst="ga"><link_ctn id="ab"/></zoneRoute>
+</zone></platform>""")
+    from triva3d.bases.routing import route
+    topo = read_topology(str(p))
+    with pytest.raises(TraceError, match="comes back to itself"):
+        route(topo, "a1", "b1")

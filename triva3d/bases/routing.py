@@ -128,16 +128,21 @@ class Routing:
         except _Unsupported:
             return None
 
-    def _global(self, src, dst):
+    def _global(self, src, dst, walking=()):
+        if (src, dst) in walking:  # a gateway outside its zone: the same route again
+            raise TraceError(self.source, None, f"the route from {self._name(src)} to "
+                             f"{self._name(dst)} comes back to itself (a zoneRoute's "
+                             "gateway outside its zone)")
+        walking = walking + ((src, dst),)
         common, sa, da = self._ancestors(src, dst)
         if sa == da:
-            return self._local(common, src, dst)[0]
-        mid, gw_src, gw_dst = self._local(common, ~sa, ~da)
+            return self._local(common, src, dst, walking)[0]
+        mid, gw_src, gw_dst = self._local(common, ~sa, ~da, walking)
         if gw_src is None or gw_dst is None:
             raise self._no_route(src, dst)
-        out = self._global(src, gw_src) if src != gw_src else [src]
+        out = self._global(src, gw_src, walking) if src != gw_src else [src]
         out = _join(out, mid)
-        return _join(out, self._global(gw_dst, dst)) if gw_dst != dst else out
+        return _join(out, self._global(gw_dst, dst, walking)) if gw_dst != dst else out
 
     def _home(self, node):
         return self.home[node] if node < len(self.home) else -1
@@ -162,8 +167,9 @@ class Routing:
             out.append(self.zones[out[-1]].parent)
         return out
 
-    def _local(self, z, u, v):
-        """The route between two vertices of zone `z`: (elements, gw_src, gw_dst)."""
+    def _local(self, z, u, v, walking=()):
+        """The route between two vertices of zone `z`: (elements, gw_src, gw_dst);
+        `walking`: the (src, dst) of the global routes under way (see _global)."""
         zone = self.zones[z]
         if zone.kind not in ROUTED:
             raise _Unsupported(zone.kind)
@@ -177,7 +183,7 @@ class Routing:
             if (u, v) not in zone.routes:
                 raise self._no_route(u, v)
             return _hop(zone.routes[(u, v)], u, v)
-        return self._floyd(zone, u, v)
+        return self._floyd(zone, u, v, walking)
 
     def _cluster(self, z, u, v):
         if u < 0 or v < 0:
@@ -191,7 +197,7 @@ class Routing:
         links = list(dict.fromkeys(up + zone.ways(v)[1]))
         return [u, *links, v]
 
-    def _floyd(self, zone, u, v):
+    def _floyd(self, zone, u, v, walking):
         order = list(zone.vertices)
         if zone.floyd is None:
             zone.floyd = _floyd_table(zone, len(order))
@@ -210,7 +216,7 @@ class Routing:
         for a, b in hops:
             elements, gw_src, gw_dst = _hop(zone.routes[(a, b)], a, b)
             if prev_gw is not None and gw_src is not None and gw_src != prev_gw:
-                out = _join(out, self._global(prev_gw, gw_src))
+                out = _join(out, self._global(prev_gw, gw_src, walking))
             out = elements if out is None else _join(out, elements)
             prev_gw = gw_dst
         first, last = zone.routes[hops[0]], zone.routes[hops[-1]]
