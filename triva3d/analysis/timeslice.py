@@ -43,16 +43,14 @@ def _nesting_parents(order, container, stype, imbrication):
     container, type, start and imbrication: a stack per (container, type)."""
     parent = np.full(len(order), -1, np.int64)
     depth = imbrication.max() + 1 if len(order) else 1
-    stack = np.full(depth, -1, np.int64)
-    prev = -1
+    stack = np.full(depth, -1, np.int64)  # never cleared: an entry of another group is none
     for i in order:
-        if prev < 0 or container[i] != container[prev] or stype[i] != stype[prev]:
-            stack[:] = -1
         k = imbrication[i]
         if k > 0:
-            parent[i] = stack[k - 1]
+            p = stack[k - 1]
+            if p >= 0 and container[p] == container[i] and stype[p] == stype[i]:
+                parent[i] = p
         stack[k] = i
-        prev = i
     return parent
 
 
@@ -145,8 +143,7 @@ class Slicer:
         self.event_col, self.event_values = _columns(trace, Kind.EVENT)
         st, ev = trace.states, trace.events
         self._st_col = self.state_col[st.value]
-        self._parent = (nesting_parents(trace) if nested == "exclusive"
-                        and len(st) and st.imbrication.max() > 0 else np.zeros(0, np.int64))
+        self._parent = None  # the nesting, sorted out at the first slice (see _parents)
         self._ev_col = self.event_col[ev.value]
         #: variable types as columns (a column per type of the trace would make a
         #: deep hierarchy's containers x types quadratic)
@@ -161,6 +158,15 @@ class Slicer:
         self.has_sizes = bool(len(size)) and not np.isnan(size).all()
         self._size = np.nan_to_num(size)
 
+    def _parents(self):
+        """The state each state is nested in, for exclusive time (empty: inclusive,
+        or nothing nested)."""
+        if self._parent is None:
+            st = self.trace.states
+            nests = self.nested == "exclusive" and len(st) and st.imbrication.max() > 0
+            self._parent = nesting_parents(self.trace) if nests else np.zeros(0, np.int64)
+        return self._parent
+
     def slice(self, window=None):
         """The Slice of `window` (t0, t1); None: the whole trace."""
         tr = self.trace
@@ -171,7 +177,7 @@ class Slicer:
         n, nt = len(tr.containers), len(self.variable_types)
         st, var, ev = tr.states, tr.variables, tr.events
         states = np.zeros((n, len(self.state_values)))
-        _states(st.container, self._st_col, st.start, st.end, self._parent, t0, t1, states)
+        _states(st.container, self._st_col, st.start, st.end, self._parents(), t0, t1, states)
         np.maximum(states, 0.0, out=states)  # rounding: a parent's time less its children's
         integral, covered = np.zeros((n, nt)), np.zeros((n, nt))
         _variables(var.container, self._var_col, var.start, var.end, var.value, t0, t1,
@@ -269,4 +275,5 @@ def container_metric(trace, metric="containers"):
     descendants): any metric name of `Slice.metric`, e.g. `containers` (1 per leaf),
     `state:VALUE` seconds, `links:count`, `links:bytes` (as origin), `variable:TYPE`
     time integral."""
-    return Slicer(trace).slice().metric(metric)[0]
+    nested = "exclusive" if "state" in metric else "inclusive"  # (no nesting to sort)
+    return Slicer(trace, nested).slice().metric(metric)[0]

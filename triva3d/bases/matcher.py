@@ -107,7 +107,7 @@ def _deployment(path, text, node_index):
         raise TraceError(path, None, "a deployment without any actor element")
     for i, e in enumerate(actors):
         rank = next((p.get("value") for p in e.iter("prop") if p.get("id") == "rank"), None)
-        if rank is not None and not rank.isdigit():
+        if rank is not None and not re.fullmatch(r"[0-9]+", rank):
             raise TraceError(path, None, f"actor {i}: rank {rank!r} is not a number")
         host = e.get("host")
         if host is None:

@@ -213,7 +213,7 @@ class LegendDock(Dock):
         self.tree.blockSignals(True)
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            shown = (self.state.variables.get(item.text(0), "hide") != "hide"
+            shown = (self.state.variables.get(item.text(0), "hide") not in ("hide", "capacity")
                      if item.text(1).startswith("metric") else item.text(0) not in hidden)
             item.setCheckState(0, QtCore.Qt.Checked if shown else QtCore.Qt.Unchecked)
             if g is not None:

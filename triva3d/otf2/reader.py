@@ -157,7 +157,7 @@ class _Raised:
         self.text.append(text)
 
     def why(self):
-        last = "".join(self.text).strip().splitlines()[-1]
+        last = ("".join(self.text).strip().splitlines() or ["an exception"])[-1]
         kind, _, what = last.partition(": ")
         if kind == "KeyError":
             return f"a definition refers to one never defined (reference {what})"

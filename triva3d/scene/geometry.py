@@ -662,5 +662,5 @@ def _parents(st, rows):
     parent = nesting_parents_of(st.container[rows], st.type[rows], st.start[rows],
                                 st.imbrication[rows])
     ok = parent >= 0
-    ok[ok] = st.end[rows][parent[ok]] >= st.start[rows][ok]  # a parent hidden: an older one
+    ok[ok] = st.end[rows][parent[ok]] > st.start[rows][ok]  # a parent hidden: an older one
     return np.where(ok, parent, len(rows))

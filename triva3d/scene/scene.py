@@ -26,7 +26,6 @@ MOVING_LINKS = 10_000
 MOVING_PIECES = 10_000
 #: ViewState fields the scene follows.
 SCENE_FIELDS = FIELDS + STAGE_FIELDS["scene"]
-#: The outline of what is picked, and of the containers a panel points at.
 #: With particles, message lines (their history) are drawn at this fraction of
 #: the link opacity.
 PARTICLE_LINES = 0.3
