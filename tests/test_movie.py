@@ -16,7 +16,7 @@ from test_scene import HAND, HAND_TOPO
 from test_view import BASE, SMALL, small  # noqa: F401  (small: a fixture)
 from triva3d import Camera, OptionsError, TraceError, View, ViewState, load
 from triva3d.movie.frames import frame_times, record
-from triva3d.movie.paths import Keyframes, make_path, orbit
+from triva3d.movie.paths import Keyframes, make_path, orbit, resolve
 from triva3d.scene.particles import LIFT
 
 SIZE = (320, 240)
@@ -181,6 +181,23 @@ def test_particles_are_one_actor_whatever_their_number(small):
     flying = ((ln.start[g.message_rows] <= busy) & (ln.end[g.message_rows] >= busy)).sum()
     heads = [a for a in slot if a.GetMapper().GetInput().GetNumberOfVerts()]
     assert flying == (heads[0].GetMapper().GetInput().GetNumberOfVerts() if heads else 0)
+
+
+def test_a_path_of_a_state_that_needs_now_gets_a_cursor_wherever_it_is_made(small):
+    """Unfolding, particles and heat show the run at a time: the rule that their
+    keyframes get a climbing `now` lives with the paths, so the command line and
+    the window's recorded flights (resolve) follow it alike."""
+    view = View(small, ViewState(**BASE, particles="value"), size=SIZE)
+    t0, t1 = view.scene.geometry.data_span
+    nows = [s.now for s in make_path(view, "orbit", 1.0).states]
+    assert nows[0] == pytest.approx(t0) and nows[-1] == pytest.approx(t1)
+    assert all(a < b for a, b in zip(nows, nows[1:]))
+    flown = Keyframes([(0, view.state.copy(camera=cam(10, 0))),
+                       (2, view.state.copy(camera=cam(0, 10), now=t0))])
+    nows = [s.now for s in resolve(view, flown).states]
+    assert nows == [pytest.approx(t0), t0]  # a keyframe's own `now` is kept
+    plain = View(small, ViewState(**BASE), size=SIZE)
+    assert all(s.now is None for s in make_path(plain, "orbit", 1.0).states)
 
 
 # -- movies --------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 
 import triva3d
 from triva3d import Camera, OptionsError, TraceError, View, ViewState, interpolate, load
+from triva3d.viewstate import CHECKS, GROUPS
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "examples/small.trace"
@@ -30,17 +31,76 @@ def near(img, rgb, tol=3):
 
 
 # -- ViewState -------------------------------------------------------------------------
-def test_assignments_emit_events_naming_the_field():
+def test_assignments_emit_one_change_each_naming_fields_and_stages():
     s = ViewState()
     seen = []
-    s.events.connect(lambda name, value: seen.append((name, value)))
+    s.events.connect(lambda change: seen.append((dict(change), set(change.stages))))
     s.window = [1, 2]
     s.scale = 2
     s.scale = 2.0            # unchanged: no event
-    s.update(hidden=["MPI"], detail="lod")
-    assert seen == [("window", (1.0, 2.0)), ("scale", 2.0), ("hidden", ("MPI",)),
-                    ("detail", "lod")]
+    s.update(hidden=["MPI"], detail="lod", labels=True)   # one batched change
+    assert seen == [({"window": (1.0, 2.0)}, {"geometry"}), ({"scale": 2.0}, {"geometry"}),
+                    ({"hidden": ("MPI",), "detail": "lod"}, {"geometry"})]
     assert s.window == (1.0, 2.0) and isinstance(s.scale, float)
+    seen.clear()
+    s.update(now=3.0, link_opacity=0.5, selection={"kind": "state", "row": 1})
+    assert seen[0][1] == {"overlay", "properties", "selection"}
+    s.unfold = True
+    seen.clear()
+    s.now = 4.0              # unfolding: what is drawn follows `now`
+    assert seen[0][1] == {"overlay", "geometry"}
+
+
+def test_a_batched_update_with_one_bad_value_changes_nothing():
+    s = ViewState()
+    seen = []
+    s.events.connect(seen.append)
+    with pytest.raises(OptionsError, match="positive number"):
+        s.update(window=(0, 1), scale=-1)
+    assert s.window is None and s.scale == 1.0 and seen == []
+    with pytest.raises(AttributeError, match="no field 'colour'"):
+        s.update(colour="red")
+
+
+def test_assign_takes_every_field_in_one_change():
+    a, b = ViewState(), ViewState(window=(1, 2), view="top", hidden=["x"], slice_how="max")
+    seen = []
+    a.events.connect(seen.append)
+    a.assign(b)
+    assert a == b and len(seen) == 1
+    assert set(seen[0]) == {"window", "view", "hidden", "slice_how"}
+    assert seen[0].stages == {"geometry", "camera", "panels"}
+
+
+def test_concerns_are_sub_models_with_their_own_events():
+    s = ViewState()
+    time, camera = s.group("time"), s.group("camera")
+    got_time, got_camera = [], []
+    time.events.connect(got_time.append)
+    camera.events.connect(got_camera.append)
+    time.scale = 3
+    assert s.scale == 3.0 and time.scale == 3.0
+    s.update(window=(0, 5), view="top", labels=False)
+    assert [dict(c) for c in got_time] == [{"scale": 3.0}, {"window": (0.0, 5.0)}]
+    assert [dict(c) for c in got_camera] == [{"view": "top"}]
+    with pytest.raises(AttributeError):
+        time.view = "iso"          # another concern's field
+    with pytest.raises(OptionsError, match="no part 'colour'"):
+        s.group("colour")
+    # every field belongs to exactly one concern
+    assert sorted(n for g in GROUPS.values() for n in g) == sorted(CHECKS)
+
+
+def test_the_timeline_view_and_its_base_go_together_in_one_change():
+    s = ViewState()
+    seen = []
+    s.events.connect(seen.append)
+    s.view = "timeline"
+    assert s.base == "timeline" and dict(seen[-1]) == {"view": "timeline", "base": "timeline"}
+    s.base = "treemap"
+    assert s.view == "iso" and dict(seen[-1]) == {"base": "treemap", "view": "iso"}
+    s.update(base="topology", view="timeline")   # the view wins: a Gantt chart
+    assert (s.base, s.view) == ("timeline", "timeline")
 
 
 @pytest.mark.parametrize("field, value, message", [
@@ -382,3 +442,19 @@ def test_the_legend_keys_show_in_a_scene_without_translucent_things(small):
     assert near(box, [255 * c for c in TEXT_RGB], tol=12) > 200  # the key texts
     computing = view.scene.geometry.value_rgb[small.find("values", "Computing")[0]]
     assert near(box, computing) > 100  # its swatch
+
+
+def test_a_callback_connected_first_hears_a_change_before_the_others():
+    s, order = ViewState(), []
+    s.events.connect(lambda c: order.append("window"))
+    s.events.connect(lambda c: order.append("view"), first=True)
+    s.scale = 2
+    assert order == ["view", "window"]
+
+
+def test_searching_containers_by_part_of_their_name_matches_every_row_spelled_so(small):
+    names = [small.display_name("containers", c) for c in range(len(small.containers))]
+    for text in ("rank", "RANK-1", "site", "zzz", ""):
+        want = [c for c in range(1, len(names)) if text.lower() in names[c].lower()]
+        assert small.search("containers", text).tolist() == want
+    assert small.search("values", "").tolist() == list(range(len(small.values)))

@@ -211,8 +211,7 @@ def cmd_animate(args):
     view = View(trace, state, size=args.size, quality=args.quality)
     for line in view.warnings():
         print(f"triva3d: warning: {line}", file=sys.stderr)
-    keys = make_path(view, args.path, args.duration,
-                     cursor=state.unfold or bool(state.particles) or state.heat)
+    keys = make_path(view, args.path, args.duration)
     if args.script:
         keys.save(args.script)
     with tqdm(unit="frame", desc=os.path.basename(args.output.rstrip("/")),

@@ -343,6 +343,15 @@ class Trace:
             self._by_name[table] = index
         return index.get(name, np.zeros(0, np.int64))
 
+    def search(self, table, text):
+        """Rows of `table` whose display name holds `text` (in any case), in row
+        order; the containers' root, which has no name of its own, is left out."""
+        self.find(table, "")  # (the index of names)
+        text = text.lower()
+        hits = [rows for name, rows in self._by_name[table].items() if text in name.lower()]
+        rows = np.sort(np.concatenate(hits)) if hits else np.zeros(0, np.int64)
+        return rows[rows > 0] if table == "containers" else rows
+
     def display_name(self, table, row):
         """The display name of row `row` of `table` ("containers", "types", "values")."""
         return self.names.display(getattr(self, table).name[row])

@@ -1,9 +1,11 @@
 """View: one render window, one renderer and its camera, showing a Trace as a
 ViewState says, for any number of frames.
 
-The View follows its ViewState: a change of a base field lays the base out again
-and builds a new Scene; any other change updates the Scene in place; the camera
-is the state's `camera`, or its `view` preset fitted to the scene. The offscreen
+The View follows its ViewState: it gathers the stages of the state's changes
+(see viewstate.STAGES) and applies them at the next frame: a change of the base
+lays it out again and builds a new Scene; any other goes to `Scene.apply` and
+updates the scene in place; the camera is the state's `camera`, or its `view`
+preset fitted to the scene (again when the scene's height changes). The offscreen
 View (EGL when there is no display) serves `triva3d render` and movies; the
 desktop window gives a View its own Qt render window, so screenshots from both
 come from the same code.
@@ -19,7 +21,7 @@ import os
 import numpy as np
 
 from .errors import OptionsError
-from .viewstate import BASE_FIELDS, CHECKS, UPS, Camera, ViewState, parse_view
+from .viewstate import STAGES, UPS, Camera, ViewState, parse_view
 
 QUALITIES = ("fast", "high")
 
@@ -48,30 +50,31 @@ class View:
         self._given_layout, self._given_geometry = layout, geometry
         self.legend = legend
         self._grab = None
-        self._dirty = set(CHECKS)
-        self.state.events.connect(self._changed)
+        self._pending = set(STAGES)  # the stages of the state's changes not applied yet
+        self.state.events.connect(self._changed, first=True)  # before what draws it
         self.update()
 
-    def _changed(self, name, value):
-        self._dirty.add(name)
+    def _changed(self, change):
+        self._pending |= change.stages
 
     def set_trace(self, trace, layout=None, geometry=None):
         """Show another trace (its base laid out again, unless `layout` is given,
         and `geometry` over it); if it cannot be shown, the one shown stays."""
         old = self.trace
         self.trace, self._given_layout, self._given_geometry = trace, layout, geometry
-        self._dirty.add("topology")
+        pending = set(self._pending)
+        self._pending.add("layout")
         try:
             self.update()
         except Exception:
             self.trace, self._given_layout, self._given_geometry = old, None, None
-            self._dirty.discard("topology")
+            self._pending = pending
             raise
 
     def reset_camera(self):
         """Back to the state's view preset, fitted (the next update)."""
         self.state.camera = None
-        self._dirty.add("view")
+        self._pending.add("camera")
 
     # -- following the state ---------------------------------------------------------
     def update(self):
@@ -79,15 +82,13 @@ class View:
         leaves what was shown as it was (the change stays pending)."""
         from .bases.layout import make_layout
         from .scene.scene import Scene
-        dirty = self._dirty
-        if not dirty:
+        stages = self._pending
+        if not stages:
             return
         try:
-            refit = False
-            relayout = self.scene is None or dirty & set(BASE_FIELDS)
-            if relayout or "moved" in dirty:
+            if self.scene is None or stages & {"layout", "moves"}:
                 geometry = None
-                if relayout:
+                if self.scene is None or "layout" in stages:
                     if self.scene is not None and self.state.selection is not None:
                         self.state.selection = None  # its rows were the old base's
                     laid = self._given_layout or make_layout(
@@ -107,17 +108,19 @@ class View:
                 scene.add_to(self.renderer)
                 refit = True
             else:
-                self.scene.update(self.state)
-                refit = "scale" in dirty
+                bounds = self.scene.geometry.world_bounds()
+                self.scene.apply(stages, self.state)
+                refit = self.scene.geometry.world_bounds() != bounds
             cam = self.state.camera
-            if cam is not None and (refit or "camera" in dirty):
-                apply_camera(self.renderer, cam)
-            elif cam is None and (refit or dirty & {"view", "camera"}):
-                self._fit(self.scene.geometry.world_bounds(), self.state.view)
+            if refit or "camera" in stages:
+                if cam is not None:
+                    apply_camera(self.renderer, cam)
+                else:
+                    self._fit(self.scene.geometry.world_bounds(), self.state.view)
         except Exception:
-            self._dirty = dirty
+            self._pending = stages
             raise
-        self._dirty = set()
+        self._pending = set()
 
     # -- frames --------------------------------------------------------------------------
     def prepare(self):

@@ -1,15 +1,19 @@
 """ViewState: everything a user can change about what is shown, with no Qt and no VTK.
 
-Assigning a field checks the value and, when it changed, calls every callback
-connected to `state.events` with the field's name and new value (napari's
-ViewerModel is the model). A state saves to and loads from JSON exactly, and two
-states can be interpolated (camera paths). The View follows a ViewState; the
-command line builds one from its options; the GUI's controls read and write one.
-
 Each field is declared once, in SETTINGS: its default, its check, the update stage
-a change triggers, its concern, its command-line option and whether it names things
-of one trace; the dataclass's fields, CHECKS, BASE_FIELDS, the stages' fields
-(STAGE_FIELDS: the geometry's, the scene's) and FRESH are derived from it.
+a change triggers, its concern (base, time, drawing, filters, camera, selection,
+movie, treemap), its command-line option and whether it names things of one
+trace. The dataclass's fields, CHECKS, the stages' fields, the concerns' fields
+and FRESH are derived from it.
+
+Assigning a field checks the value and, when it changed, emits one `Change` (the
+changed fields and the stages they trigger) to every callback connected to
+`state.events`; `update()` and `assign()` check every value first, then emit one
+Change for all (napari's ViewerModel is the model). `state.group(concern)` is the
+evented sub-model of one concern: its fields as attributes, and events for its
+changes alone. A state saves to and loads from JSON exactly, and two states can
+be interpolated (camera paths). The View follows a ViewState; the command line
+builds one from its options; the GUI's controls read and write one.
 """
 import inspect
 import json
@@ -219,8 +223,10 @@ def _camera(v):
     raise OptionsError(f"camera must be an object or null, not {v!r}")
 
 
-#: What can be picked (see scene.pick).
-PICKED = ("state", "link", "bundle", "event", "variable", "container", "node", "edge")
+#: What can be picked (see scene.pick), and the Trace table its rows are in (None:
+#: the base's nodes and edges).
+PICKED = {"state": "states", "link": "links", "bundle": "links", "event": "events",
+          "variable": "variables", "container": "containers", "node": None, "edge": None}
 
 
 def _selection(v):
@@ -248,9 +254,12 @@ class Setting(NamedTuple):
 
 
 #: Update stages, from the costliest: lay the base out again; move what the user
-#: moved; recompute the scene's geometry; update its overlay and properties; refit
-#: the camera; draw the 2D panels again (the Time-Slice treemap).
-STAGES = ("layout", "moves", "geometry", "scene", "camera", "panels")
+#: moved; recompute the scene's geometry; draw what lies over it again (the time
+#: axis and title, the plane of `now`, particles, heat); outline the selection;
+#: set the actors' properties; fit the camera; draw the 2D panels again (the
+#: Time-Slice treemap).
+STAGES = ("layout", "moves", "geometry", "overlay", "selection", "properties", "camera",
+          "panels")
 #: Every field: what is shown. The lists below, the dataclass's fields and the
 #: checks are all derived from it.
 SETTINGS = (
@@ -266,8 +275,8 @@ SETTINGS = (
     Setting("window", None, _window, "geometry", "time", "window", fresh=True),
     Setting("scale", 1.0, _scale, "geometry", "time", "scale"),
     Setting("detail", "auto", _choice("detail", DETAILS), "geometry", "drawing", "detail"),
-    Setting("link_opacity", 0.7, _opacity, "scene", "drawing", "link_opacity"),
-    Setting("labels", True, _flag("labels"), "scene", "drawing"),
+    Setting("link_opacity", 0.7, _opacity, "properties", "drawing", "link_opacity"),
+    Setting("labels", True, _flag("labels"), "properties", "drawing"),
     Setting("hidden", (), _names("hidden"), "geometry", "filters", fresh=True),
     Setting("containers", None, _names("containers", optional=True), "geometry", "filters",
             fresh=True),
@@ -275,15 +284,15 @@ SETTINGS = (
     Setting("variables", dict, _rules, "geometry", "filters", fresh=True),
     Setting("view", "iso", _view, "camera", "camera", "view"),
     Setting("camera", None, _camera, "camera", "camera"),
-    Setting("selection", None, _selection, "scene", "selection", fresh=True),
-    Setting("time_unit", None, _choice("time unit", TIME_UNITS, optional=True), "scene",
+    Setting("selection", None, _selection, "selection", "selection", fresh=True),
+    Setting("time_unit", None, _choice("time unit", TIME_UNITS, optional=True), "overlay",
             "time", "time_unit"),
-    Setting("now", None, _time, "scene", "movie"),
+    Setting("now", None, _time, "overlay", "movie"),
     Setting("unfold", False, _flag("unfold"), "geometry", "movie"),
-    Setting("particles", None, _choice("particles", PARTICLES, optional=True), "scene",
+    Setting("particles", None, _choice("particles", PARTICLES, optional=True), "overlay",
             "movie"),
-    Setting("heat", False, _flag("heat"), "scene", "movie"),
-    Setting("routes", False, _flag("routes"), "scene", "movie"),
+    Setting("heat", False, _flag("heat"), "overlay", "movie"),
+    Setting("routes", False, _flag("routes"), "overlay", "movie"),
     Setting("moved", dict, _moves, "moves", "base", fresh=True),
     Setting("slice_level", None, _optional_text("treemap level"), "panels", "treemap",
             fresh=True),
@@ -294,17 +303,29 @@ SETTINGS = (
             "treemap", fresh=True),
 )
 CHECKS = {s.name: s.check for s in SETTINGS}
-#: The fields a stage follows: a change of one of them triggers that stage.
-STAGE_FIELDS = {stage: tuple(s.name for s in SETTINGS if s.stage == stage) for stage in STAGES}
+#: The stage a change of each field triggers.
+STAGE_OF = {s.name: s.stage for s in SETTINGS}
 #: Fields that choose the base: changing one lays the base out again.
-BASE_FIELDS = STAGE_FIELDS["layout"]
+BASE_FIELDS = tuple(s.name for s in SETTINGS if s.stage == "layout")
+#: The fields of each concern (the sub-models: see ViewState.group).
+GROUPS = {g: tuple(s.name for s in SETTINGS if s.group == g)
+          for g in dict.fromkeys(s.group for s in SETTINGS)}
 #: Fields that name things of one trace, and their defaults (a trace opened anew).
 FRESH = {s.name: s.default() if callable(s.default) else s.default
          for s in SETTINGS if s.fresh}
 
 
+class Change(dict):
+    """One batched change: field name -> new value, and `stages`, the update
+    stages it triggers (see STAGES)."""
+
+    def __init__(self, values, stages):
+        super().__init__(values)
+        self.stages = frozenset(stages)
+
+
 class Events:
-    """A small callback registry: `connect(f)`, then f(name, value) on each change.
+    """A small callback registry: `connect(f)`, then f(change) with each Change.
     A bound method is held weakly (as napari's events do): a View that follows a
     state makes no reference cycle with it, so it is freed, with its render
     window, where it is dropped (not by the garbage collector in another thread);
@@ -313,19 +334,49 @@ class Events:
     def __init__(self):
         self._callbacks = []
 
-    def connect(self, callback):
-        self._callbacks.append(weakref.WeakMethod(callback) if inspect.ismethod(callback)
-                               else (lambda f=callback: f))
+    def connect(self, callback, first=False):
+        """Call `callback` with each Change; `first`: before those connected
+        before it (as vispy's position="first": a View takes a change before the
+        window that draws it)."""
+        ref = (weakref.WeakMethod(callback) if inspect.ismethod(callback)
+               else (lambda f=callback: f))
+        self._callbacks.insert(0 if first else len(self._callbacks), ref)
         return callback
 
     def disconnect(self, callback):
         self._callbacks = [r for r in self._callbacks if r() not in (callback, None)]
 
-    def emit(self, name, value):
+    def emit(self, change):
         for ref in list(self._callbacks):
             f = ref()
             if f is not None:
-                f(name, value)
+                f(change)
+
+
+class Group:
+    """The evented sub-model of one concern of a ViewState: its fields read and
+    assigned as attributes (through the state, so the state's events fire too),
+    and `events` that fire with the part of each Change that is this concern's."""
+
+    def __init__(self, state, name):
+        object.__setattr__(self, "_state", state)
+        object.__setattr__(self, "fields", GROUPS[name])
+        object.__setattr__(self, "events", Events())
+
+    def __getattr__(self, name):
+        if name not in self.fields:
+            raise AttributeError(f"this part of the view has no field {name!r}")
+        return getattr(self._state, name)
+
+    def __setattr__(self, name, value):
+        self.update(**{name: value})
+
+    def update(self, **changes):
+        """Assign several of this concern's fields at once (see ViewState.update)."""
+        unknown = sorted(set(changes) - set(self.fields))
+        if unknown:
+            raise AttributeError(f"this part of the view has no field {unknown[0]!r}")
+        self._state.update(**changes)
 
 
 class ViewState:
@@ -354,41 +405,66 @@ class ViewState:
 
     def __post_init__(self):
         object.__setattr__(self, "events", Events())
+        object.__setattr__(self, "_groups", {})
         for f in fields(self):
             object.__setattr__(self, f.name, CHECKS[f.name](getattr(self, f.name)))
         if self.view == "timeline":
             object.__setattr__(self, "base", "timeline")
 
     def __setattr__(self, name, value):
-        if name not in CHECKS:
-            raise AttributeError(f"ViewState has no field {name!r}")
-        if "events" not in self.__dict__:  # __init__: __post_init__ checks
+        if "events" in self.__dict__:
+            self.update(**{name: value})
+        elif name in CHECKS:  # __init__: __post_init__ checks
             object.__setattr__(self, name, value)
-            return
-        value = CHECKS[name](value)
-        old = getattr(self, name)
-        object.__setattr__(self, name, value)
-        if old != value:
-            self.events.emit(name, value)
-        # The timeline view is a Gantt chart only over the timeline base: seen from the
-        # side, another base's nodes hide one another and rows get others' names.
-        if name == "view" and value == "timeline" and self.base != "timeline":
-            self.base = "timeline"
-        elif name == "base" and value != "timeline" and self.view == "timeline":
-            self.view = "iso"
+        else:
+            raise AttributeError(f"ViewState has no field {name!r}")
 
     def __eq__(self, other):
         return isinstance(other, ViewState) and self.to_dict() == other.to_dict()
 
     def update(self, **changes):
-        """Assign several fields (each emits its own event)."""
-        for name, value in changes.items():
-            setattr(self, name, value)
+        """Assign several fields at once: every value is checked before any is
+        kept (a bad one raises OptionsError and changes nothing), then one Change
+        is emitted for those that changed."""
+        unknown = sorted(set(changes) - set(CHECKS))
+        if unknown:
+            raise AttributeError(f"ViewState has no field {unknown[0]!r}")
+        new = {name: CHECKS[name](value) for name, value in changes.items()}
+        # The timeline view is a Gantt chart only over the timeline base: seen from the
+        # side, another base's nodes hide one another and rows get others' names.
+        if new.get("view") == "timeline":
+            new["base"] = "timeline"
+        elif (new.get("base", "timeline") != "timeline"
+              and new.get("view", self.view) == "timeline"):
+            new["view"] = "iso"
+        changed = {k: v for k, v in new.items() if getattr(self, k) != v}
+        if not changed:
+            return
+        for k, v in changed.items():
+            object.__setattr__(self, k, v)
+        self.events.emit(Change(changed, self._stages(changed)))
+        for group in self._groups.values():
+            part = {k: v for k, v in changed.items() if k in group.fields}
+            if part:
+                group.events.emit(Change(part, self._stages(part)))
+
+    def _stages(self, changed):
+        stages = {STAGE_OF[k] for k in changed}
+        if "now" in changed and self.unfold:  # unfolding draws what began by `now`
+            stages.add("geometry")
+        return stages
 
     def assign(self, other):
-        """Take every field of `other` (each change emits its event)."""
-        for f in fields(self):
-            setattr(self, f.name, getattr(other, f.name))
+        """Take every field of `other` (one Change)."""
+        self.update(**{f.name: getattr(other, f.name) for f in fields(self)})
+
+    def group(self, name):
+        """The evented sub-model of concern `name` (see GROUPS)."""
+        if name not in GROUPS:
+            raise OptionsError(f"the view has no part {name!r} (parts: {', '.join(GROUPS)})")
+        if name not in self._groups:
+            self._groups[name] = Group(self, name)
+        return self._groups[name]
 
     def copy(self, **changes):
         """A new ViewState with these fields changed (no callbacks carried over)."""

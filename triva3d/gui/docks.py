@@ -24,11 +24,11 @@ def _blocked(widget, set_value):
 
 
 class Dock(QtWidgets.QDockWidget):
-    """A dock named for QSettings, following `window.state`: at each change if
-    `at_once`, else after the View has drawn it (what it shows comes from the
-    View's geometry)."""
+    """A dock named for QSettings, following `window.state`: at each change of
+    its `concerns` (the state's sub-models it shows), else, with none, after the
+    View has drawn the state (what it shows comes from the View's geometry)."""
 
-    at_once = True
+    concerns = ()
 
     def __init__(self, window, title, name):
         super().__init__(title, window)
@@ -38,10 +38,10 @@ class Dock(QtWidgets.QDockWidget):
         self.body = QtWidgets.QWidget()
         self.form = QtWidgets.QFormLayout(self.body)
         self.setWidget(self.body)
-        if self.at_once:
-            self.state.events.connect(self._state_changed)  # held weakly: no cycle
+        for concern in self.concerns:  # (held weakly: no cycle)
+            self.state.group(concern).events.connect(self._state_changed)
 
-    def _state_changed(self, name, value):
+    def _state_changed(self, change):
         self.show_state()
 
     def show_state(self):
@@ -60,7 +60,6 @@ class Dock(QtWidgets.QDockWidget):
 class TimeDock(Dock):
     """The overview strip and its brush, and the window typed exactly."""
 
-    at_once = False
 
     def __init__(self, window):
         super().__init__(window, "Time window", "time")
@@ -104,6 +103,8 @@ class TimeDock(Dock):
 
 class BaseDock(Dock):
     """What the scene stands on, and how it is drawn."""
+
+    concerns = ("base", "time", "drawing")
 
     def __init__(self, window):
         super().__init__(window, "Base and drawing", "base")
@@ -161,7 +162,6 @@ class LegendDock(Dock):
     """Every value and type with a show/hide box and its colour (double-click to
     change it); the search box finds values and containers by name."""
 
-    at_once = False  # its swatches show the View's colours
 
     def __init__(self, window):
         super().__init__(window, "Legend and filters", "legend")
@@ -252,11 +252,10 @@ class LegendDock(Dock):
             self.found.setText("")
             return
         tr = self.window.trace
-        hits = [c for c in range(1, len(tr.containers))
-                if text in tr.display_name("containers", c).lower()]
+        hits = tr.search("containers", text)
         self.found.setText(f"{len(hits)} containers" + (f": {tr.display_name('containers', hits[0])}"
-                                                        " outlined" if hits else ""))
-        if hits:
+                                                        " outlined" if len(hits) else ""))
+        if len(hits):
             self.state.selection = {"kind": "container", "row": int(hits[0])}
 
 
@@ -274,7 +273,6 @@ class TreemapDock(Dock):
     """The Time-Slice treemap of the current window at a level, with an aggregation;
     a click selects the node's container, a container picked in 3D is outlined."""
 
-    at_once = False
 
     def __init__(self, window):
         super().__init__(window, "Time-Slice treemap", "treemap")
@@ -403,24 +401,12 @@ class TreemapDock(Dock):
 class DetailsDock(Dock):
     """Every field of what is picked, user-defined ones included."""
 
-    at_once = False
 
     def __init__(self, window):
         super().__init__(window, "Details", "details")
         self.text = QtWidgets.QTextBrowser()
         self.form.addRow(self.text)
 
-    def show_picked(self, picked, trace):
-        if not picked:
-            self.text.setPlainText("nothing here")
-            return
-        lines = [f"{k}: {v}" for k, v in picked.items()]
-        table = {"state": "states", "link": "links", "bundle": "links", "event": "events",
-                 "variable": "variables", "container": "containers"}.get(picked["kind"])
-        if table:
-            extra = getattr(trace, table).extra
-            for field, codes in extra.items():
-                code = codes[picked["row"]]
-                if code >= 0:
-                    lines.append(f"{field}: {trace.names.display(code)}")
-        self.text.setPlainText("\n".join(lines))
+    def show_picked(self, picked):
+        self.text.setPlainText("\n".join(f"{k}: {v}" for k, v in picked.items())
+                               if picked else "nothing here")

@@ -111,7 +111,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self._menus()
         self._good = self.state.copy()
         self.state.events.connect(self._changed)
-        self._redraw_pending = False
         # pyvista's wrapper: VTK's interactor swallows button releases, its style not
         iren = self.interactor.iren
         self._iren = iren.interactor
@@ -234,7 +233,7 @@ class MainWindow(QtWidgets.QMainWindow):
             else:
                 self.view.set_trace(trace, layout, geometry)
         except Triva3dError as e:
-            self.state.update(**{k: v for k, v in before.to_dict().items() if k != "format"})
+            self.state.assign(before)
             self.error(str(e))
             return
         self.trace = trace
@@ -248,7 +247,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().showMessage(self.view.summary(), 10000)
         for line in self.view.warnings():
             self.statusBar().showMessage(f"warning: {line}", 10000)
-        self._changed(None, None)  # drawn at the event loop's next turn
+        self.redraw()
 
     def _load_failed(self, loader, message):
         if loader is self.loader:
@@ -273,7 +272,7 @@ class MainWindow(QtWidgets.QMainWindow):
         except Triva3dError as e:
             self.error(str(e))
             return
-        self.state.update(**{k: v for k, v in loaded.to_dict().items() if k != "format"})
+        self.state.assign(loaded)
 
     def save_view(self, path=None):
         if not path:
@@ -361,32 +360,27 @@ class MainWindow(QtWidgets.QMainWindow):
     def geometry(self):
         return self.view.scene.geometry if self.view is not None else None
 
-    def _changed(self, name, value):
-        if not self._redraw_pending:
-            self._redraw_pending = True
-            QtCore.QTimer.singleShot(0, self.redraw)
+    def _changed(self, change):
+        self.redraw()
 
     def redraw(self):
         """Apply the state; a change the View refuses is undone, with a dialog."""
-        self._redraw_pending = False
         if self.view is None:
             return
         try:
             self.view.prepare()
         except Triva3dError as e:
-            bad = {k: v for k, v in self._good.to_dict().items()
-                   if k != "format" and getattr(self.state, k) != getattr(self._good, k)}
-            self.state.update(**bad)
+            self.state.assign(self._good)
             self.error(str(e))
             return
         self._good = self.state.copy()
         self.interactor.update()  # drawn in the paint
         for d in self.docks:
-            if not d.at_once:
+            if not d.concerns:
                 d.show_state()
 
     def _before_frame(self, *_):
-        if self.view is not None and self.view.scene is not None and not self._redraw_pending:
+        if self.view is not None and self.view.scene is not None:
             self.view.scene.fit_view(self.interactor.renderer)
 
     def _moving(self, moving):
@@ -422,32 +416,24 @@ class MainWindow(QtWidgets.QMainWindow):
         iren.GetCommand(self._drag_tags[event]).SetAbortFlag(1)  # no rotation
         x, y = iren.GetEventPosition()
         if press:
-            ground = self._ground(x, y)
+            ground = self.view.projection.on_plane(x, y)
             if ground is not None:
                 self._drag = (self.view.layout.drag_target(self.trace, self.view.pick(x, y),
                                                            ground), ground)
             return
         (key, centre), start = self._drag
         self._drag = None
-        end = self._ground(x, y)
+        end = self.view.projection.on_plane(x, y)
         if key is None or end is None:
             return
         self.keep_camera()
         self.state.moved = {**self.state.moved,
                             key: (centre[0] + end[0] - start[0], centre[1] + end[1] - start[1])}
 
-    def _ground(self, x, y):
-        """The point of the ground plane (z = 0) under display point (x, y)."""
-        origin, d = self.view.projection.ray(x, y)
-        if abs(d[2]) < 1e-9:
-            return None
-        t = -origin[2] / d[2]
-        return (origin + t * d)[:2] if t > 0 else None
-
     def pick(self, x, y):
         """Pick at display point (x, y) (origin bottom left)."""
         picked = self.view.pick(x, y)
-        self.details_dock.show_picked(picked, self.trace)
+        self.details_dock.show_picked(picked)
         self.state.selection = ({"kind": picked["kind"], "row": picked["row"]}
                                 if picked else None)
         return picked

@@ -219,25 +219,31 @@ def with_cursor(keyframes, view):
     return Keyframes(out)
 
 
-def make_path(view, path, duration=None, cursor=False):
+def needs_now(state):
+    """Does `state` show the run at a time (unfolding, particles, heat)? A movie
+    of it then needs a `now` cursor."""
+    return state.unfold or bool(state.particles) or state.heat
+
+
+def make_path(view, path, duration=None):
     """Keyframes of `path` (orbit, rise, sweep, or a keyframes JSON file) over
     `view` and its state, spread over `duration` seconds (default: 10, or the
-    file's; a file of one keyframe holds it), with a `now` cursor if `cursor`;
-    every keyframe gets a camera."""
+    file's; a file of one keyframe holds it), resolved (see resolve)."""
     if path in PATHS:
         keys = {"orbit": orbit, "rise": rise, "sweep": sweep}[path](view, duration or 10.0)
     else:
         keys = Keyframes.load(path, base=view.state)
         if duration or len(keys) == 1:
             keys = keys.scaled(duration or 10.0)
-    if cursor:
-        keys = with_cursor(keys, view)
     return resolve(view, keys)
 
 
 def resolve(view, keyframes):
-    """The keyframes with a camera each: a keyframe without one gets its view
-    preset fitted to its own scene."""
+    """The keyframes ready to record: with a `now` cursor where a keyframe needs
+    one (see needs_now and with_cursor), and a camera each (a keyframe without
+    one gets its view preset fitted to its own scene)."""
+    if any(needs_now(s) and s.now is None for s in keyframes.states):
+        keyframes = with_cursor(keyframes, view)
     if all(s.camera is not None for s in keyframes.states):
         return keyframes
     items = []

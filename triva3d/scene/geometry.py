@@ -15,7 +15,7 @@ from ..analysis.timeslice import nesting_parents_of
 from ..bases.layout import UNIT
 from ..errors import OptionsError
 from ..theme import BACKGROUND, parse_color
-from ..viewstate import STAGE_FIELDS, ViewState
+from ..viewstate import PICKED, ViewState
 from . import entities, lod, profiles
 from .entities import Frame
 
@@ -34,8 +34,6 @@ EXACT_BYTES = 720
 #: (or, while there are too many, their parents) that start in the same of at most
 #: BUNDLE_BINS time bins are drawn as one bundle, BUNDLE_TARGET bundles at most.
 BUNDLE_LIMIT, BUNDLE_BINS, BUNDLE_TARGET = 20_000, 100, 5_000
-#: Fields of the ViewState that the geometry depends on.
-FIELDS = STAGE_FIELDS["geometry"]
 #: Unfolding: what ended FADE of the window before `now` is HISTORY of the way to
 #: the background.
 FADE, HISTORY = 0.1, 0.5
@@ -157,7 +155,8 @@ class Geometry:
         tr = self.trace
         overrides = self._overrides(state)
         values, types, cont = self._shown(state)  # these check names before any change
-        self.applied = {f: getattr(state, f) for f in FIELDS}
+        #: What chose the message rows (particles' heat keeps its scale while they stay).
+        self.message_key = (state.hidden, state.containers)
         self._lanes(state)
         if (overrides, state.variables) != self._palette_of:
             self.value_rgb, self.type_rgb, self.colour_notes = colors.scene_palette(
@@ -524,10 +523,10 @@ class Geometry:
             return none
         kind, row = selection["kind"], selection["row"]
         tr, lay, f = self.trace, self.layout, self.cut
-        size = {"state": len(tr.states), "variable": len(tr.variables), "link": len(tr.links),
-                "bundle": len(tr.links), "event": len(tr.events), "edge": len(lay.edges),
-                "container": len(lay.x), "node": len(lay.node_rects)}
-        if not 0 <= row < size.get(kind, 0):
+        table = PICKED.get(kind)
+        size = (len(getattr(tr, table)) if table else len(lay.edges) if kind == "edge"
+                else len(lay.node_rects) if kind == "node" else 0)
+        if not 0 <= row < size:
             return none  # a selection of another trace or base draws nothing
         if kind == "state":
             if self.cols.of_rows([row])[0] < 0 or not self.shows_state(row):

@@ -124,8 +124,8 @@ class Particles:
     def heat(self, geometry, now):
         """Per base edge: the traffic that crossed it by `now`, as a fraction of
         what crosses the busiest edge over the whole window (0..1)."""
-        w, a = geometry.frame, geometry.applied
-        key = (w.t0, w.t1, a["hidden"], a["containers"])  # what chose the message rows
+        w = geometry.frame
+        key = (w.t0, w.t1, geometry.message_key)
         if key not in self._heat_max:
             self._heat_max = {key: self._heat(geometry.message_rows, w.t1).max(initial=0.0)}
         top = self._heat_max[key]

@@ -5,6 +5,7 @@ few pixels on screen. The nearest hit wins.
 import numpy as np
 
 from ..analysis.metrics import link_bytes
+from ..viewstate import PICKED
 from .entities import EDGE_WIDTH
 
 #: How close (pixels) a line or point must pass to the pick point.
@@ -41,6 +42,13 @@ class Projection:
         ends = ends[:, :3] / ends[:, 3:4]
         d = ends[1] - ends[0]
         return ends[0], d / np.linalg.norm(d)
+
+    def on_plane(self, x, y, z=0.0):
+        """The (x, y) where the ray under display point (x, y) meets the plane at
+        height `z` (the ground: 0), or None where it runs along or away from it."""
+        origin, d = self.ray(x, y)
+        t = (z - origin[2]) / d[2] if abs(d[2]) > 1e-12 else -1.0
+        return (origin + t * d)[:2] if t > 0 else None
 
 
 def ray_boxes(origin, direction, lo, hi):
@@ -121,7 +129,7 @@ def pick(g, proj, x, y):
         d, _ = box_depths(g.var_boxes)
         consider(d, "variable", lambda i: int(g.var_rows[i]))
     if best[1] is None or best[2] < 0:
-        return _ground(g, origin, direction)
+        return _ground(g, proj.on_plane(x, y))
     kind, row = best[1], best[2]
     if kind == "bundle":
         out = details(g.trace, g.layout, "link", int(g.link_rows[row]))
@@ -133,12 +141,11 @@ def pick(g, proj, x, y):
     return details(g.trace, g.layout, kind, row)
 
 
-def _ground(g, origin, direction):
-    """The container footprint, else the base node, else the edge under the ray
-    where it meets the ground."""
-    if direction[2] == 0:
+def _ground(g, p):
+    """The container footprint, else the base node, else the edge at point `p` of
+    the ground (None: none)."""
+    if p is None:
         return None
-    p = origin - origin[2] / direction[2] * direction
     lay = g.layout
     inside = ((np.abs(lay.x - p[0]) <= lay.w / 2) & (np.abs(lay.y - p[1]) <= lay.h / 2)
               & (lay.w > 0))
@@ -164,7 +171,8 @@ def _ground(g, origin, direction):
 
 
 def details(trace, layout, kind, row):
-    """A dict describing one picked thing, with names for people."""
+    """A dict describing one picked thing, with names for people: its fields, then
+    those a trace's user-defined extra fields or a topology's attributes give it."""
     name = trace.names.display
     cont = trace.containers
 
@@ -210,6 +218,10 @@ def details(trace, layout, kind, row):
                    bandwidth=float(layout.edge_bandwidth[row]),
                    latency=float(layout.edge_latency[row]))
         _more(out, layout.edge_attrs, row)
+    if PICKED[kind]:
+        for field, codes in getattr(trace, PICKED[kind]).extra.items():
+            if codes[row] >= 0 and field not in out:
+                out[field] = name(codes[row])
     return out
 
 

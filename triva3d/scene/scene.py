@@ -16,16 +16,14 @@ from vtkmodules.vtkCommonCore import vtkCommand
 
 from .. import colors
 from ..theme import HOVER_RGB, SELECTION_RGB
-from ..viewstate import STAGE_FIELDS, ViewState
+from ..viewstate import ViewState
 from . import base, pick, polydata
-from .geometry import EVENT_PX, EXACT_LIMIT, FIELDS, Geometry, box_edges
+from .geometry import EVENT_PX, EXACT_LIMIT, Geometry, box_edges
 from .overlay import Overlay
 
 MOVING_LINKS = 10_000
 #: Above this many variable pieces, they are thick lines while the camera moves.
 MOVING_PIECES = 10_000
-#: ViewState fields the scene follows.
-SCENE_FIELDS = FIELDS + STAGE_FIELDS["scene"]
 #: With particles, message lines (their history) are drawn at this fraction of
 #: the link opacity.
 PARTICLE_LINES = 0.3
@@ -34,8 +32,8 @@ NOW_RGB, NOW_OPACITY, NOW_EDGE_RGB = (110, 160, 255), 0.16, (150, 190, 255)
 
 
 class Scene:
-    """The actors of (trace, layout) for a ViewState; `update(state)` applies a
-    changed state. The actors are grouped in named slots; each slot is replaced
+    """The actors of (trace, layout) for a ViewState; `apply(stages, state)`
+    applies a change of the state (the stages it triggers). The actors are grouped in named slots; each slot is replaced
     as a whole in every renderer the scene was added to."""
 
     def __init__(self, trace, layout, state=None, exact_limit=EXACT_LIMIT, legend=True,
@@ -45,7 +43,7 @@ class Scene:
         self.trace, self.layout = trace, layout
         # `geometry`: made already (by a worker thread) over (trace, layout)
         self.geometry = g = geometry or Geometry(trace, layout, state, exact_limit)
-        self.renderers, self._slots, self._applied = [], {}, {}
+        self.renderers, self._slots = [], {}
         self._fitted = None  # the camera fit_view fitted for (None: fit again)
         self._moving, self._pixel = False, 1
         self._particles = None  # particles.Particles, made when first needed
@@ -61,39 +59,32 @@ class Scene:
         self._edges = ground[0] if edges is not None and image is None else None
         self.overlay = Overlay(trace, layout, g.bounds, g.extent, self.renderers)
         self._entities(_line_opacity(state))
-        self._applied = dict(g.applied)  # the fields the geometry was made for
-        self.update(state)
+        self.apply({"overlay", "selection", "properties"}, state)
 
     # -- following the state ---------------------------------------------------------
-    def update(self, state):
-        """Apply what changed in `state` since the last update; returns the names
-        of the fields that changed."""
-        now = {f: getattr(state, f) for f in SCENE_FIELDS}
-        changed = {k for k, v in now.items() if k not in self._applied
-                   or self._applied[k] != v}
-        if changed:
-            self._fitted = None
-        geometry = changed & set(FIELDS) or (state.unfold and self.geometry.now != state.now)
-        if geometry:
-            self.geometry.update(state)
+    def apply(self, stages, state):
+        """Apply a change of `state` that triggers `stages` (see viewstate.STAGES;
+        the base's are the View's: it makes a new Scene)."""
+        self._fitted = None
+        g = self.geometry
+        if "geometry" in stages:
+            g.update(state)
             self._entities(_line_opacity(state))
-        if geometry or changed & {"time_unit", "now"} or not self._applied.get("titled"):
+        if stages & {"geometry", "overlay"}:
             unit = self.trace.unit(state.time_unit)
-            self.overlay.set_frame(self.geometry.frame, unit, self._title(state, unit))
-        if geometry or changed & {"now", "particles", "heat", "routes"}:
+            self.overlay.set_frame(g.frame, unit, self._title(state, unit))
             self._movie(state)
-        if geometry or "selection" in changed:
+        if stages & {"geometry", "selection"}:
+            self._selection = state.selection
             self._outline(state.selection)
-        if changed & {"link_opacity", "particles"}:
+        if stages & {"overlay", "properties"}:
+            self._labels = state.labels
             opacity = _line_opacity(state)
-            self._line_opacity = opacity
-            if bool(self._slots.get("links")) != bool(len(self.geometry.link_rows)
-                                                      and opacity > 0):
+            if bool(self._slots.get("links")) != bool(len(g.link_rows) and opacity > 0):
                 self._entities(opacity)  # no lines at opacity 0
+            self._line_opacity = opacity
             for a in self._slots.get("links", []) + self._slots.get("moving_links", []):
                 a.GetProperty().SetOpacity(opacity)
-        self._applied = dict(now, titled=True)
-        return changed
 
     def _entities(self, link_opacity):
         g = self.geometry
@@ -248,7 +239,7 @@ class Scene:
             return  # the camera and the contents are as they were last time
         if not self._moving:  # while the camera moves: the bins it had, no labels
             self._fit_detail(proj)
-        self.overlay.place(proj, self._applied.get("labels", True) and not self._moving)
+        self.overlay.place(proj, self._labels and not self._moving)
         self._fitted = key
 
     def _fit_detail(self, proj):
@@ -271,8 +262,8 @@ class Scene:
             self._set("moving_variables", [])
         if "events" in changed:
             self._set("events", self._events())
-        if changed & {"variables", "events"} and self._applied.get("selection"):
-            self._outline(self._applied["selection"])  # a piece or a dot may be gone
+        if changed & {"variables", "events"} and self._selection:
+            self._outline(self._selection)  # a piece or a dot may be gone
         if changed and self._moving:
             self.set_moving(True, self._pixel)
 
