@@ -81,6 +81,13 @@ def test_open_a_real_trace_with_its_platform(qtbot, data):
     names = [w.legend_dock.tree.topLevelItem(i).text(0)
              for i in range(w.legend_dock.tree.topLevelItemCount())]
     assert {"pcompute", "start_send_tasks"} <= set(names)
+    # ...and the picture's keys that are no swatch of the list (the 3D view of the
+    # window draws no legend): what the profiles are relative to, what edges show
+    keys = w.legend_dock.keys.text().splitlines()
+    assert "bcompute (of bandwidth), pcompute (of power)" in keys
+    assert "task_creation (of its max 19)" in keys
+    assert keys[-1] == "edges: width bandwidth, colour latency"
+    assert not any(k.startswith("start_send_tasks") for k in keys)
     assert w.treemap_dock.treemap is not None
 
 

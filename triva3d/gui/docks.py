@@ -60,7 +60,6 @@ class Dock(QtWidgets.QDockWidget):
 class TimeDock(Dock):
     """The overview strip and its brush, and the window typed exactly."""
 
-
     def __init__(self, window):
         super().__init__(window, "Time window", "time")
         self.strip = Strip()
@@ -160,8 +159,8 @@ class BaseDock(Dock):
 
 class LegendDock(Dock):
     """Every value and type with a show/hide box and its colour (double-click to
-    change it); the search box finds values and containers by name."""
-
+    change it), then the picture's other keys (profiles, edges, particles); the
+    search box finds values and containers by name."""
 
     def __init__(self, window):
         super().__init__(window, "Legend and filters", "legend")
@@ -177,28 +176,15 @@ class LegendDock(Dock):
         self.form.addRow(self.tree)
         self.found = QtWidgets.QLabel()
         self.form.addRow(self.found)
+        self.keys = QtWidgets.QLabel()
+        self.keys.setWordWrap(True)
+        self.form.addRow(self.keys)
 
     def show_trace(self, trace, geometry):
-        from ..trace import Kind
         self.trace = trace
         self.tree.blockSignals(True)
         self.tree.clear()
-        kinds = {Kind.STATE: "state", Kind.LINK: "message", Kind.EVENT: "event"}
-        names = []
-        for v in range(len(trace.values)):
-            ty = trace.values.type[v]
-            kind = kinds.get(int(trace.types.kind[ty]))
-            if kind and not geometry.platform_links[ty]:  # platform links: base edges
-                names.append((trace.display_name("values", v), kind, geometry.value_rgb[v]))
-        roles = geometry.roles
-        for t in np.flatnonzero(roles.drawn):  # capacities are not drawn
-            if roles.metric_class[t] is None:
-                names.append((trace.display_name("types", t), "variable", geometry.type_rgb[t]))
-        for t, cls in enumerate(roles.metric_class):  # metrics: drawn when ticked
-            if cls is not None:
-                names.append((trace.display_name("types", t), f"metric ({cls})",
-                              geometry.type_rgb[t]))
-        for name, kind, rgb in dict(((n, k), (n, k, c)) for n, k, c in names).values():
+        for name, kind, rgb in geometry.filter_entries():
             item = QtWidgets.QTreeWidgetItem([name, kind])
             item.setFlags(item.flags() | QtCore.Qt.ItemIsUserCheckable)
             item.setCheckState(0, QtCore.Qt.Checked)
@@ -208,7 +194,9 @@ class LegendDock(Dock):
         self.show_state()
 
     def show_state(self):
-        g = self.window.geometry
+        scene = self.window.view.scene if self.window.view is not None else None
+        rgb = ({(n, k): c for n, k, c in scene.geometry.filter_entries()}
+               if scene is not None else {})
         hidden = set(self.state.hidden)
         self.tree.blockSignals(True)
         for i in range(self.tree.topLevelItemCount()):
@@ -216,14 +204,13 @@ class LegendDock(Dock):
             shown = (self.state.variables.get(item.text(0), "hide") not in ("hide", "capacity")
                      if item.text(1).startswith("metric") else item.text(0) not in hidden)
             item.setCheckState(0, QtCore.Qt.Checked if shown else QtCore.Qt.Unchecked)
-            if g is not None:
-                rows = self.trace.find("values", item.text(0))
-                table = g.value_rgb
-                if not len(rows):
-                    rows, table = self.trace.find("types", item.text(0)), g.type_rgb
-                if len(rows):
-                    item.setIcon(0, _swatch(table[rows[0]]))
+            if (item.text(0), item.text(1)) in rgb:
+                item.setIcon(0, _swatch(rgb[item.text(0), item.text(1)]))
         self.tree.blockSignals(False)
+        # the picture's keys that are no swatch of the list: profiles, edges, notes
+        listed = {n for n, _ in rgb} | {f"{n} ({k})" for n, k in rgb}
+        self.keys.setText("\n".join(text for text, _ in (scene.legend_entries() if scene else [])
+                                     if text not in listed))
 
     def _toggled(self, item, column):
         name = item.text(0)
@@ -272,7 +259,6 @@ def _swatch(rgb):
 class TreemapDock(Dock):
     """The Time-Slice treemap of the current window at a level, with an aggregation;
     a click selects the node's container, a container picked in 3D is outlined."""
-
 
     def __init__(self, window):
         super().__init__(window, "Time-Slice treemap", "treemap")
@@ -400,7 +386,6 @@ class TreemapDock(Dock):
 
 class DetailsDock(Dock):
     """Every field of what is picked, user-defined ones included."""
-
 
     def __init__(self, window):
         super().__init__(window, "Details", "details")

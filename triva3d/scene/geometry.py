@@ -15,6 +15,7 @@ from ..analysis.timeslice import nesting_parents_of
 from ..bases.layout import UNIT
 from ..errors import OptionsError
 from ..theme import BACKGROUND, parse_color
+from ..trace import Kind
 from ..viewstate import PICKED, ViewState
 from . import entities, lod, profiles
 from .entities import Frame
@@ -460,6 +461,26 @@ class Geometry:
         xmin, ymin, xmax, ymax = self.bounds
         m = 0.06 * self.extent
         return (xmin - m, xmax + m, ymin - m, ymax + m, 0.0, self.frame.height + m)
+
+    def filter_entries(self):
+        """(name, kind, rgb) of everything the filters can hide or show: each state,
+        message and event value by name (platform links are base edges), each
+        drawn variable type, each metric (drawn when chosen, see analysis.roles)."""
+        tr, roles = self.trace, self.roles
+        kinds = {Kind.STATE: "state", Kind.LINK: "message", Kind.EVENT: "event"}
+        out = {}
+        for v in range(len(tr.values)):
+            ty = tr.values.type[v]
+            kind = kinds.get(int(tr.types.kind[ty]))
+            if kind and not self.platform_links[ty]:
+                out.setdefault((tr.display_name("values", v), kind), self.value_rgb[v])
+        for t in np.flatnonzero(roles.drawn):  # capacities are not drawn
+            if roles.metric_class[t] is None:
+                out.setdefault((tr.display_name("types", t), "variable"), self.type_rgb[t])
+        for t, cls in enumerate(roles.metric_class):
+            if cls is not None:
+                out.setdefault((tr.display_name("types", t), f"metric ({cls})"), self.type_rgb[t])
+        return [(name, kind, rgb) for (name, kind), rgb in out.items()]
 
     def legend_entries(self, particles=None, heat=None):
         """(text, rgb) of the keys of the picture: the state values in the window,

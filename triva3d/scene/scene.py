@@ -94,7 +94,7 @@ class Scene:
                   if len(g.link_rows) and link_opacity > 0 else [])
         self._set("events", self._events())
         self._set("variables", _boxes(g.var_boxes, g.var_rgb))
-        self.overlay.set_legend(g.legend_entries(*self._keys) if self.legend else [])
+        self.overlay.set_legend(self.legend_entries() if self.legend else [])
         for slot in ("moving_states", "moving_links", "moving_variables"):
             self._set(slot, [])
         if self._moving:
@@ -148,7 +148,7 @@ class Scene:
                 None if hot is None else "so far" if on and state.heat else "of the window")
         if keys != self._keys:
             self._keys = keys
-            self.overlay.set_legend(g.legend_entries(*keys) if self.legend else [])
+            self.overlay.set_legend(self.legend_entries() if self.legend else [])
             if self._edges is not None:
                 self._edges.GetMapper().SetScalarVisibility(not keys[1])
                 self._edges.GetProperty().SetColor(*(c / 255 for c in colors.NO_LATENCY))
@@ -175,6 +175,11 @@ class Scene:
         if hot is not None and len(self.layout.edges):
             strips = base.heat(self.layout, g.extent, self._particles_of().heat(g, hot))
         self._set("heat", [] if strips is None else [polydata.actor(strips)])
+
+    def legend_entries(self):
+        """The keys of the picture (see Geometry.legend_entries), with what the
+        particles and the base's edges show now."""
+        return self.geometry.legend_entries(*self._keys)
 
     def highlight(self, containers):
         """Outline the columns of `containers` (rows, or a mask) over the whole
