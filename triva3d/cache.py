@@ -20,7 +20,8 @@ import numpy as np
 from numpy.lib import format as npformat
 
 from .output import atomic, sweep
-from .trace import SCHEMA, Names, Table, Trace, check
+from .errors import TraceError
+from .trace import SCHEMA, Names, Trace, check
 
 FORMAT = 5  # 2: OTF2 locations sharing a name are named GROUP / NAME; 3: inode, ctime;
 # 4: the time unit; 5: OTF2 metric types' class, empty traces refused, one report entry
@@ -69,25 +70,45 @@ def read(trace_path, mode, damaged=None):
                 damaged.append(p)
             continue
         try:
-            z = _arrays(p)
-            meta = json.loads(z["meta"].tobytes())
-            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            saved = _contents(p)
+            if saved is None:
                 continue  # another version's: written over
-            if not _meta_ok(meta):
-                raise ValueError("metadata of the wrong shape")
-            if meta["files"] != _stamp([f[0] for f in meta["files"]]):
+            files = saved[1]["files"]
+            if files != _stamp([f[0] for f in files]) or \
+                    os.path.abspath(trace_path) != files[0][0]:
                 continue
-            if os.path.abspath(trace_path) != meta["files"][0][0]:
-                continue
-            trace = _from_arrays(z, meta, trace_path)
-            if check(trace) is None:  # untrusted: compiled code would index with it
-                return trace
-            if damaged is not None:
-                damaged.append(p)
+            return _trace(*saved, trace_path, [f[0] for f in files])
         except Exception:  # a damaged cache must never stop a load
             if damaged is not None:
                 damaged.append(p)
     return None
+
+
+def open_saved(path, lenient=False, progress=False):
+    """The Trace saved in the cache file `path`, opened as a file of its own (the
+    trace it was read from may have changed or gone); TraceError when it is not a
+    cache of this version, or a damaged one. `lenient` and `progress`: unused (it
+    was simulated when saved; it reads at once)."""
+    try:
+        saved = _contents(path)
+        if saved is not None:
+            return _trace(*saved, path, [path])
+    except Exception as e:  # untrusted: any damage
+        raise TraceError(path, None, f"not a readable triva3d cache: {e or type(e).__name__}") \
+            from None
+    raise TraceError(path, None, "a cache of another triva3d version: open its trace instead")
+
+
+def _contents(p):
+    """The arrays and metadata of the cache file `p`, None when another version wrote
+    it; raises (ValueError and others) when it is damaged."""
+    z = _arrays(p)
+    meta = json.loads(z["meta"].tobytes())
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        return None
+    if not _meta_ok(meta):
+        raise ValueError("metadata of the wrong shape")
+    return z, meta
 
 
 def _meta_ok(meta):
@@ -135,16 +156,20 @@ def _arrays(path):
     return out
 
 
-def _from_arrays(z, meta, trace_path):
-    tables = {}
-    for table, cols in SCHEMA.items():
-        extra = {name: z[f"{table}.extra.{name}"] for name in meta["extra"].get(table, [])}
-        tables[table] = Table(table, {c: z[f"{table}.{c}"] for c in cols}, extra)
-    names = Names(z["names.arena"], z["names.offsets"])
-    report = [tuple(r) for r in meta["report"]]
-    return Trace(names, tables, z["type_colors"], z["value_colors"], trace_path, report,
-                 [f[0] for f in meta["files"]], meta.get("other_records"), meta["time_unit"],
-                 meta["unit_note"])
+def _trace(z, meta, source, files):
+    """The Trace of a cache's arrays and metadata, checked (ValueError saying why)."""
+    columns = {table: {c: z[f"{table}.{c}"] for c in cols} for table, cols in SCHEMA.items()}
+    extra = {table: {name: z[f"{table}.extra.{name}"] for name in names}
+             for table, names in meta["extra"].items()}
+    trace = Trace.from_columns(
+        Names(z["names.arena"], z["names.offsets"]), columns, extra, z["type_colors"],
+        z["value_colors"], source=source, report=[tuple(r) for r in meta["report"]],
+        files=files, other_records=meta.get("other_records"), time_unit=meta["time_unit"],
+        unit_note=meta["unit_note"], from_cache=True)
+    why = check(trace)  # untrusted: compiled code would index with it
+    if why:
+        raise ValueError(why)
+    return trace
 
 
 def write(trace, mode):

@@ -55,7 +55,7 @@ def summary(trace, load_seconds=None, time_unit=None):
         "types": types,
         "memory_bytes": int(trace.nbytes),
         "load_seconds": load_seconds,
-        "from_cache": bool(getattr(trace, "from_cache", False)),
+        "from_cache": trace.from_cache,
         "recoveries": [{"what": w, "count": n, "first": first} for w, n, first in trace.report],
         "other_records": dict(sorted(trace.other_records.items())),
     }

@@ -33,6 +33,13 @@ class Names:
         self.arena = np.asarray(arena, dtype=np.uint8)
         self.offsets = np.asarray(offsets, dtype=np.int64)
 
+    @classmethod
+    def of(cls, strings):
+        """The name table of `strings` (code i is strings[i])."""
+        data = [s.encode("utf-8", "replace") for s in strings]
+        offsets = np.cumsum([0] + [len(b) for b in data]).astype(np.int64)
+        return cls(np.frombuffer(b"".join(data), np.uint8), offsets)
+
     def __len__(self):
         return len(self.offsets) - 1
 
@@ -250,13 +257,18 @@ class Trace:
     (or, as text, the place) of the first one; one entry per what. `other_records`
     counts the records of the source that the Trace does not hold, by kind.
     `time_unit` is the unit its times are in (units.TIME_UNITS), as the reader
-    found it; `unit_note` says why, where it is not seconds.
+    found it; `unit_note` says why, where it is not seconds. `from_cache`: read
+    from a saved Trace, not parsed; `notes`: lines for people about this load
+    (`unit_note` first). Readers build it with `from_columns`.
     """
 
     def __init__(self, names, tables, type_colors, value_colors, source="", report=(),
-                 files=(), other_records=None, time_unit="s", unit_note=None):
+                 files=(), other_records=None, time_unit="s", unit_note=None,
+                 from_cache=False, notes=()):
         self.names = names
         self.time_unit, self.unit_note = time_unit, unit_note
+        self.from_cache = from_cache
+        self.notes = [unit_note] * bool(unit_note) + list(notes)
         self.source = source
         self.files = list(files) or [source]
         self.report = merged(report)
@@ -268,6 +280,24 @@ class Trace:
         self._children = None
         self._by_name = {}
         self._depth = None
+
+    @classmethod
+    def from_columns(cls, names, columns, extra=None, type_colors=None, value_colors=None,
+                     **fields):
+        """The Trace of `columns` (table -> column -> array-like, every column of
+        SCHEMA), cast to SCHEMA's dtypes; `names` the Names its name codes index;
+        `extra` (table -> field -> name codes) the user-defined fields; RGBA colours
+        NaN where not given; `fields` the constructor's others (source, report...)."""
+        tables = {table: Table(table, {c: np.asarray(columns[table][c], dtype)
+                                       for c, dtype in cols.items()},
+                               {k: np.asarray(v, np.int32)
+                                for k, v in (extra or {}).get(table, {}).items()})
+                  for table, cols in SCHEMA.items()}
+
+        def colors(given, n):
+            return np.full((n, 4), np.nan, np.float32) if given is None else given
+        return cls(names, tables, colors(type_colors, len(tables["types"])),
+                   colors(value_colors, len(tables["values"])), **fields)
 
     # -- hierarchy ---------------------------------------------------------
     @property

@@ -28,7 +28,6 @@ exports it (or, with nothing recorded, a turn around the scene) as MP4 or GIF</t
 <tr><td>drop a file</td><td>a trace, a topology (.dot, .gv, .xml) or a saved view (.json)</td></tr>
 </table>"""
 
-TOPOLOGY_EXTENSIONS = (".dot", ".gv", ".xml")
 MAX_RECENT = 8
 #: A keyboard flight ends (full detail again) after this long without a flight key.
 FLIGHT_PAUSE_MS = 400
@@ -180,7 +179,9 @@ class MainWindow(QtWidgets.QMainWindow):
     # -- files -------------------------------------------------------------------------
     def open_trace(self, path=None):
         if not path:
-            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open a trace")
+            from ..load import DIALOG_FILTER
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open a trace", "",
+                                                            DIALOG_FILTER)
         if not path:
             return
         self.progress.show()
@@ -346,11 +347,17 @@ class MainWindow(QtWidgets.QMainWindow):
             self.open_any(url.toLocalFile())
 
     def open_any(self, path):
-        """A dropped or given file: a view, a topology, else a trace."""
-        low = path.lower()
-        if low.endswith(".json") and self.trace is not None:
+        """A dropped or given file: a view (.json, a trace open), a trace or a topology
+        as the readers' tables tell by its content, else a trace (its reader says what
+        is wrong)."""
+        import os
+
+        from ..bases.readers import READERS
+        from ..load import head_of, reader_of
+        ext, head = os.path.splitext(path)[1].lower(), head_of(path)
+        if ext == ".json" and self.trace is not None:
             self.load_view(path)
-        elif low.endswith(TOPOLOGY_EXTENSIONS):
+        elif reader_of(path) is None and any(r.sniff(ext, head) for r in READERS):
             self.open_topology(path)
         else:
             self.open_trace(path)

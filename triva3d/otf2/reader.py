@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import TraceError
-from ..trace import METRIC_CLASS, SCHEMA, Kind, Names, Table, Trace
+from ..trace import METRIC_CLASS, SCHEMA, Kind, Names, Trace
 from . import anchor_of, archive_files, capi
 
 #: Links' (type, value) by their `what` code: MPI messages, RMA puts and gets.
@@ -82,10 +82,6 @@ class _Interner:
             codes[i] = number[u] = self(str(u))
         return np.array(codes, np.int32)[inv].reshape(-1)
 
-    def names(self):
-        data = [s.encode("utf-8", "replace") for s in self.strings]
-        offsets = np.cumsum([0] + [len(b) for b in data]).astype(np.int64)
-        return Names(np.frombuffer(b"".join(data), np.uint8).copy(), offsets)
 
 
 @njit(cache=True)
@@ -765,38 +761,37 @@ class _Builder:
                 "size": s["size"][si], "tag": s["tag"][si], "what": np.zeros(len(si), np.int64)}
 
     def _assemble(self, st, ev, var, links, other):
-        n_cont = len(self.cont)
-        tables = {}
-        cont = {"parent": self.cont[:, 0], "type": self.cont[:, 1], "name": self.cont[:, 2],
-                "alias": np.full(n_cont, -1), "start": np.full(n_cont, self.start),
-                "end": np.full(n_cont, self.end)}
-        tables["containers"] = Table("containers", _typed("containers", cont))
-        tables["states"] = _with_extras("states", st)
-        tables["events"] = _with_extras("events", ev)
-        tables["variables"] = Table("variables", _typed("variables",
-                                                         _concat(var, list(SCHEMA["variables"]))))
-        tables["links"] = self._link_table(links)
-        tables["types"] = Table("types", _typed("types", {
-            "kind": [t[0] for t in self.types], "parent": [t[1] for t in self.types],
-            "name": [t[2] for t in self.types], "alias": [-1] * len(self.types),
-            "start_type": [t[3] for t in self.types], "end_type": [t[4] for t in self.types]}),
-            {METRIC_CLASS: np.array([self.names(self.metric_class[t]) if t in self.metric_class
-                                     else -1 for t in range(len(self.types))], np.int32)}
-            if self.metric_class else None)
-        tables["values"] = Table("values", _typed("values", {
-            "type": [v[0] for v in self.value_rows], "name": [v[1] for v in self.value_rows],
-            "alias": [-1] * len(self.value_rows)}))
-        nan = np.full((len(self.types), 4), np.nan, np.float32)
-        vnan = np.full((len(self.value_rows), 4), np.nan, np.float32)
-        return Trace(self.names.names(), tables, nan, vnan, self.anchor, self.report,
-                     archive_files(self.anchor), other)
+        columns, extra = {}, {}
+        columns["links"], extra["links"] = self._link_table(links)  # (adds types, values)
+        n_cont, nt = len(self.cont), len(self.types)
+        columns["containers"] = {"parent": self.cont[:, 0], "type": self.cont[:, 1],
+                                 "name": self.cont[:, 2], "alias": np.full(n_cont, -1),
+                                 "start": np.full(n_cont, self.start),
+                                 "end": np.full(n_cont, self.end)}
+        columns["states"], extra["states"] = _with_extras("states", st)
+        columns["events"], extra["events"] = _with_extras("events", ev)
+        columns["variables"] = _concat(var, list(SCHEMA["variables"]))
+        ty = np.array(self.types, np.int64).reshape(-1, 5)
+        columns["types"] = {"kind": ty[:, 0], "parent": ty[:, 1], "name": ty[:, 2],
+                            "alias": np.full(nt, -1), "start_type": ty[:, 3],
+                            "end_type": ty[:, 4]}
+        if self.metric_class:
+            extra["types"] = {METRIC_CLASS: [self.names(self.metric_class[t])
+                                             if t in self.metric_class else -1
+                                             for t in range(nt)]}
+        columns["values"] = {"type": [v[0] for v in self.value_rows],
+                             "name": [v[1] for v in self.value_rows],
+                             "alias": np.full(len(self.value_rows), -1)}
+        return Trace.from_columns(Names.of(self.names.strings), columns, extra,
+                                  source=self.anchor, report=self.report,
+                                  files=archive_files(self.anchor), other_records=other)
 
     def _link_table(self, parts):
         parts = [p for p in parts if p is not None]
         links = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
         n = len(links["start"])
         if not n:
-            return Table("links", _typed("links", {c: [] for c in SCHEMA["links"]}))
+            return {c: [] for c in SCHEMA["links"]}, {}
         st_type = self.cont[links["start_container"], 1]
         en_type = self.cont[links["end_container"], 1]
         nt = len(self.types) + 1  # (what, start type, end type) as one code
@@ -820,8 +815,7 @@ class _Builder:
                 "value": np.array(vals)[inv], "start_container": links["start_container"],
                 "end_container": links["end_container"], "start": links["start"],
                 "end": np.maximum(links["end"], links["start"]), "key": tag}
-        return Table("links", _typed("links", cols),
-                     {"Size": self.names.many(links["size"]), "Tag": tag})
+        return cols, {"Size": self.names.many(links["size"]), "Tag": tag}
 
 
 def _dense(codes):
@@ -879,19 +873,16 @@ def _match(kb, ke):
 
 
 def _with_extras(name, parts):
-    """A states or events Table of parts: SCHEMA's columns, and every other key of
-    a part as an extra field (name codes; -1 in the parts without it)."""
+    """The columns and extra fields of a states or events table of parts: SCHEMA's
+    columns, and every other key of a part as an extra field (name codes; -1 in the
+    parts without it)."""
     cols = list(SCHEMA[name])
     extra = list(dict.fromkeys(k for p in parts for k in p if k not in cols))
     fields = {k: np.concatenate([np.asarray(p[k], np.int32) if k in p else
                                  np.full(len(p["type"]), -1, np.int32) for p in parts])
               for k in extra}
-    return Table(name, _typed(name, _concat(parts, cols)), fields)
+    return _concat(parts, cols), fields
 
 
 def _concat(parts, cols):
     return {c: np.concatenate([p[c] for p in parts]) if parts else np.zeros(0) for c in cols}
-
-
-def _typed(table, cols):
-    return {c: np.asarray(cols[c], dtype=dt) for c, dt in SCHEMA[table].items()}

@@ -8,7 +8,7 @@ from . import defs as D
 from . import kernel as K
 from .simulator import SimState
 from ..errors import TraceError, open_input
-from ..trace import Kind
+from ..trace import Kind, Trace
 
 CHUNK = 16 << 20
 #: Longest line read (a file without newlines would grow a buffer without bound).
@@ -39,19 +39,19 @@ def read_paje(path, lenient=False, progress=False):
     if not sim.header.defs:  # no event could have been read: only blanks and comments
         raise TraceError(path, None, "holds nothing: " + ("an empty file" if not bar.read else
                                                           "no Pajé definitions or events"))
-    trace = sim.finish(path)
-    trace.time_unit, trace.unit_note = recorded_unit(trace)
-    return trace
+    parts = sim.finish(path)
+    unit, note = recorded_unit(parts["names"], parts["columns"]["types"])
+    return Trace.from_columns(**parts, time_unit=unit, unit_note=note)
 
 
-def recorded_unit(trace):
+def recorded_unit(names, types):
     """(unit, note) of a Pajé trace's times: the unit its producer writes, when its
-    type hierarchy names one of PRODUCERS (note: why), else ("s", None)."""
-    ty = trace.types
-    names = trace.names.displays(ty.name)
-    kinds = ty.kind.tolist()
+    type hierarchy (`types`: its kind, parent and name columns) names one of
+    PRODUCERS (note: why), else ("s", None)."""
+    names = names.displays(types["name"])
+    kinds = list(types["kind"])
     parent = {n: names[p] if p >= 0 else None
-              for n, p, k in zip(names, ty.parent.tolist(), kinds) if k == Kind.CONTAINER}
+              for n, p, k in zip(names, list(types["parent"]), kinds) if k == Kind.CONTAINER}
     states = {n for n, k in zip(names, kinds) if k == Kind.STATE}
     for producer, unit, containers, state_types in PRODUCERS:
         if all(parent.get(c, 0) == p for c, p in containers.items()) and state_types <= states:

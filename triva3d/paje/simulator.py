@@ -11,7 +11,7 @@ import numpy as np
 from . import defs as D
 from . import kernel as K
 from ..errors import TraceError
-from ..trace import SCHEMA, Kind, Names, Table, Trace
+from ..trace import SCHEMA, Kind, Names
 
 I4, I8, F8, U8 = np.int32, np.int64, np.float64, np.uint8
 
@@ -415,8 +415,8 @@ class SimState:
 
     # -- the end ---------------------------------------------------------------
     def finish(self, source):
-        """Close everything and build the Trace. Strict: at the time of the last event,
-        as PajeNG does; lenient: at the latest time seen."""
+        """Close everything; the arguments of Trace.from_columns (`build`). Strict:
+        at the time of the last event, as PajeNG does; lenient: at the latest time seen."""
         a = self.a
         end = max(self.fstate[0], self.fstate[2]) if self.lenient else self.fstate[0]
         K.destroy(0, end, self.lenient, a["work"], self.istate, self.recov,
@@ -440,27 +440,25 @@ class SimState:
         return out
 
     def build(self, source):
+        """The arguments of Trace.from_columns for what was simulated."""
         a = self.a
         nl = int(self.istate[K.I_NLINK])
         done = a["ln_done"][:nl] > 0
         keep = None if done.all() else np.flatnonzero(done)  # lenient: incomplete links go
-        tables = {}
+        columns, extra = {}, {}
         for table, (group, arrays, extra_arr) in TRACE_COLUMNS.items():
             cols = self._take(group, arrays + [extra_arr], keep if table == "links" else None)
             extra_cols = cols.pop()
-            extra = {name: np.ascontiguousarray(extra_cols[:, i])
-                     for i, name in enumerate(self.extra_names) if (extra_cols[:, i] >= 0).any()}
-            tables[table] = Table(table, {c: x.astype(dt, copy=False)
-                                          for (c, dt), x in zip(SCHEMA[table].items(), cols)},
-                                  extra)
+            extra[table] = {name: np.ascontiguousarray(extra_cols[:, i])
+                            for i, name in enumerate(self.extra_names)
+                            if (extra_cols[:, i] >= 0).any()}
+            columns[table] = dict(zip(SCHEMA[table], cols))
         nv = int(self.istate[K.I_NVAL])
-        tables["values"] = Table("values", {"type": a["val_type"][:nv].copy(),
-                                            "name": a["val_name"][:nv].copy(),
-                                            "alias": a["val_alias"][:nv].copy()})
-        tables["types"] = Table("types", {
-            "kind": np.array(self.type_kind, np.int8), "parent": np.array(self.type_parent, I4),
-            "name": np.array(self.type_name, I4), "alias": np.array(self.type_alias, I4),
-            "start_type": np.array(self.type_start, I4), "end_type": np.array(self.type_end, I4)})
+        columns["values"] = {"type": a["val_type"][:nv].copy(), "name": a["val_name"][:nv].copy(),
+                             "alias": a["val_alias"][:nv].copy()}
+        columns["types"] = {"kind": self.type_kind, "parent": self.type_parent,
+                            "name": self.type_name, "alias": self.type_alias,
+                            "start_type": self.type_start, "end_type": self.type_end}
         type_colors = np.full((len(self.type_kind), 4), np.nan, np.float32)
         for t, c in enumerate(self.type_color):
             if c:
@@ -474,8 +472,8 @@ class SimState:
         offsets[nt] = self.istate[K.I_NARENA]
         arena = a.pop("arena")
         arena.resize(int(self.istate[K.I_NARENA]), refcheck=False)
-        cont = tables["containers"]
-        span = f" (the trace spans {cont.start[0]:.9g} .. {cont.end[0]:.9g})"
+        cont = columns["containers"]
+        span = f" (the trace spans {cont['start'][0]:.9g} .. {cont['end'][0]:.9g})"
         report = [(RECOVERY[c] + (span if c in MOVED_IN_TIME else ""), int(self.recov[c]),
                    int(self.recov_line[c]))
                   for c in range(K.N_ERRORS) if self.recov[c]] + self.notes
@@ -483,5 +481,6 @@ class SimState:
             report.insert(0, ("legacy field names accepted (as pj_dump -n)",
                               self.header.legacy_used, self.header.legacy_line))
         self.a = {}
-        return Trace(Names(arena, offsets), tables, type_colors, value_colors, source, report,
-                     self.files)
+        return {"names": Names(arena, offsets), "columns": columns, "extra": extra,
+                "type_colors": type_colors, "value_colors": value_colors, "source": source,
+                "report": report, "files": self.files}
