@@ -131,3 +131,23 @@ def test_lenient_time_moves_say_the_span_they_made(trace_file):
     assert t.report_lines() == ["recovered: out-of-order events moved to the time of the "
                                 "previous entity (the trace spans 0 .. 4e+09): once, at "
                                 f"line {line}"]
+
+
+@pytest.mark.parametrize("reader", ["colours", "keyframes", "configuration"])
+def test_json_side_files_fail_in_one_line(tmp_path, reader):
+    """Colours, keyframes and a generator's configuration are read by one JSON reader:
+    bad JSON names its line; nesting beyond what json reads and an integer of 5000
+    digits were tracebacks."""
+    from triva3d.colors import read_colors
+    from triva3d.errors import TraceError
+    from triva3d.generate.hierarchy import read_config
+    from triva3d.movie.paths import Keyframes
+    read = {"colours": read_colors, "keyframes": Keyframes.load,
+            "configuration": read_config}[reader]
+    path = tmp_path / "x.json"
+    for text, message in (("{\n\n,", r"x.json:3: not JSON: Expecting"),
+                          ("[" * 100_000, r"x.json: nested too deeply to read"),
+                          ("1" * 5000, r"x.json: not JSON: Exceeds the limit")):
+        path.write_text(text)
+        with pytest.raises(TraceError, match=message):
+            read(path)

@@ -350,19 +350,15 @@ def read_colors(path):
     """A colour file: `name,#rrggbb` lines (`#` at the start of a line is a comment),
     or a JSON object of name -> "#rrggbb" for a .json file; {name: "#rrggbb"}."""
     import csv
-    import json
-    from .errors import OptionsError, TraceError, read_text
-    text = read_text(path, "the colours")
+    from .errors import OptionsError, TraceError, read_json, read_text
     from .theme import parse_color
     if str(path).lower().endswith(".json"):
-        try:
-            d = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise TraceError(path, e.lineno, f"not JSON: {e.msg}") from None
+        d = read_json(path, "the colours")
         if not isinstance(d, dict):
             raise TraceError(path, None, "expected an object of name -> #rrggbb")
         rows = [(None, k, v) for k, v in d.items()]
     else:
+        text = read_text(path, "the colours")
         rows = [(i, *row) for i, row in enumerate(csv.reader(text.splitlines()), 1)
                 if row and not row[0].lstrip().startswith("#")]
     out = {}

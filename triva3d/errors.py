@@ -3,6 +3,7 @@
 Messages name the thing that is wrong (a file and line, an option's value), never
 a command-line flag: the CLI prints them on one line, the GUI in a dialog.
 """
+import json
 import os
 
 
@@ -88,3 +89,19 @@ def read_text(path, what="the file", limit=SIDE_FILE_LIMIT):
         raise TraceError(path, data[:e.start].count(b"\n") + 1,
                          f"not UTF-8 text (byte 0x{data[e.start]:02x}): save it as UTF-8") \
             from None
+
+
+def read_json(path, what="the file", deepest=None):
+    """The JSON value in `path` (read by `read_text`); a TraceError naming the line
+    where it is not JSON, or saying it is nested deeper than Python's recursion limit
+    lets json read (`deepest`: the levels the caller raised that limit for)."""
+    text = read_text(path, what)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise TraceError(path, e.lineno, f"not JSON: {e.msg}") from None
+    except ValueError as e:  # an integer of more digits than Python converts
+        raise TraceError(path, None, f"not JSON: {e}") from None
+    except RecursionError:  # json's parser recurses
+        raise TraceError(path, None, f"nested deeper than {deepest} levels" if deepest
+                         else "nested too deeply to read") from None

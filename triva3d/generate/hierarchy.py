@@ -14,13 +14,12 @@ The configuration (JSON):
 (1 + cos x) / 2 of the run in "State-0", the rest in "State-1" (`states` renames
 them). Containers are named `NAME-K`, K counting across the whole level.
 """
-import json
 import math
 import re
 
 import numpy as np
 
-from ..errors import OptionsError, TraceError, read_text
+from ..errors import OptionsError, TraceError, read_json
 from .program import NS, Program
 
 #: At most this many containers (the thesis's largest run has 150 000 leaves).
@@ -35,12 +34,7 @@ ALIAS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 def read_config(path):
     """The checked configuration at `path` (TraceError naming what is wrong)."""
-    text = read_text(path, "the configuration")
-    try:
-        cfg = json.loads(text, parse_constant=lambda c: math.nan)
-    except (ValueError, RecursionError) as e:
-        raise TraceError(path, getattr(e, "lineno", None), f"not JSON: {e}") from None
-    return check_config(cfg, path)
+    return check_config(read_json(path, "the configuration"), path)
 
 
 def check_config(cfg, source="configuration"):

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..errors import OptionsError, TraceError, read_text
+from ..errors import OptionsError, TraceError, read_json
 from ..viewstate import Camera, ViewState, interpolate, parse_view
 
 #: Standard paths.
@@ -85,12 +85,7 @@ class Keyframes:
         """Keyframes from a JSON file {"format": 1, "keyframes": [{"at": seconds,
         "state": {ViewState fields}}, ...]}; each state's fields are laid over
         `base` (the command line's state)."""
-        text = read_text(path, "the keyframes")
-        try:
-            d = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise TraceError(path, getattr(e, "lineno", None), f"not JSON: "
-                             f"{getattr(e, 'msg', e)}") from None
+        d = read_json(path, "the keyframes")
         if not isinstance(d, dict) or d.get("format", FORMAT) != FORMAT \
                 or not isinstance(d.get("keyframes"), list):
             raise TraceError(path, None, f'keyframes must be {{"format": {FORMAT}, '
