@@ -55,7 +55,7 @@ def test_g5k_trace_on_g5k_platform(data):
     lay = on_graph(tr, read_topology(str(data / "platforms/g5k.xml")))
     cont = tr.containers
     for tname in ("HOST", "ROUTER", "LINK"):
-        t = [i for i in range(len(tr.types)) if tr.type_name(i) == tname]
+        t = [i for i in range(len(tr.types)) if tr.display_name("types", i) == tname]
         rows = np.flatnonzero(np.isin(cont.type, t))
         assert len(rows) == {"HOST": 1528, "ROUTER": 62, "LINK": 3142}[tname]
         assert (lay.rule[rows] == matcher.R_NAME).all()

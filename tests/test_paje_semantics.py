@@ -135,8 +135,8 @@ a 1e-3 n1 S "Busy Wait" 42 "with space"
 b Idle S "node 1" 2.5E-3
 """.replace("\n", "\r\n")
     t = load(trace_file(text), cache=False)
-    assert t.type_name(1) == '"Machine Node"' and t.names.display(t.types.name[1]) == "Machine Node"
-    assert t.container_name(1) == '"node 1"'
+    assert t.names[t.types.name[1]] == '"Machine Node"' and t.display_name("types", 1) == "Machine Node"
+    assert t.names[t.containers.name[1]] == '"node 1"'
     assert states_of(t) == [('"Busy Wait"', 0.001, 0.0025, 0), ("Idle", 0.0025, 0.0025, 0)]
     extra = t.states.extra
     assert [t.names[x] for x in extra["Size"][:1]] == ["42"] and extra["Size"][1] == -1

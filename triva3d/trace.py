@@ -383,21 +383,17 @@ class Trace:
         return rows[rows > 0] if table == "containers" else rows
 
     def display_name(self, table, row):
-        """The display name of row `row` of `table` ("containers", "types", "values")."""
+        """The display name of row `row` of `table` ("containers", "types", "values"):
+        the one way to name a row for people (names as written: `names[code]`)."""
         return self.names.display(getattr(self, table).name[row])
+
+    def display_names(self, table, rows=slice(None)):
+        """`display_name` of many rows of `table` (default: all), as a list."""
+        return self.names.displays(getattr(self, table).name[rows])
 
     def report_lines(self):
         """One line per kind of recovery of a lenient load (see report_line)."""
         return [f"recovered: {report_line(*r)}" for r in self.report]
-
-    def type_name(self, t):
-        return self.names[self.types.name[t]]
-
-    def container_name(self, c):
-        return self.names[self.containers.name[c]]
-
-    def value_name(self, v):
-        return self.names[self.values.name[v]]
 
     @property
     def name(self):

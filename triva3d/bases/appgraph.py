@@ -62,13 +62,13 @@ def comm_graph(trace, level=None, window=None):
     ok = (a >= 0) & (b >= 0)
     a, b, size = a[ok], b[ok], size[ok]
     topo = Topology(f"communication graph of {trace.source}", trace.source)
-    names = [trace.names.display(cont.name[c]) for c in np.flatnonzero(at)]
-    dup = len(set(names)) != len(names)
     rows = np.flatnonzero(at)
+    names = trace.display_names("containers", rows)
+    dup = len(set(names)) != len(names)
     node_of = np.full(len(cont), -1, np.int64)
     for c, name in zip(rows, names):
         node_of[c] = topo.add_node(f"{name}#{c}" if dup else name, "node",
-                                   type=trace.type_name(cont.type[c]).strip('"'))
+                                   type=trace.display_name("types", cont.type[c]))
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     uniq, inv, count = np.unique(lo * len(cont) + hi, return_inverse=True, return_counts=True)
     nbytes = np.bincount(inv, weights=size, minlength=len(uniq))

@@ -282,8 +282,8 @@ def on_treemap(trace, metric="containers", width=1000.0, height=1000.0, pad=None
         raise OptionsError(f"treemap size {metric!r} is infinite or negative for "
                            f"{len(bad)} containers, e.g. {trace.display_name('containers', bad[0])}")
     rects = _rects(cont.parent, np.nan_to_num(sizes), width, height, pad)
-    names = [trace.names.display(c) for c in cont.name]
-    kinds = [trace.type_name(t) for t in cont.type]
+    names = trace.display_names("containers")
+    kinds = trace.names.displays(trace.types.name[cont.type])
     n = len(cont)
     return Layout(base="treemap", x=rects[:, 0].copy(), y=rects[:, 1].copy(),
                   w=rects[:, 2].copy(), h=rects[:, 3].copy(), node=np.arange(n, dtype=np.int32),
@@ -353,8 +353,8 @@ def on_timeline(trace, gap=0.5):
     rect_h = UNIT * (1 + 0.5 * below)
     rects = np.c_[np.where(spans, (lo + hi) / 2, 0.0), np.zeros(n), rect_w, rect_h]
     rects[~spans] = 0.0
-    names = [trace.names.display(c) for c in cont.name]
-    kinds = [trace.type_name(t) for t in cont.type]
+    names = trace.display_names("containers")
+    kinds = trace.names.displays(trace.types.name[cont.type])
     rule = np.where(slot, matcher.R_NAME, matcher.R_UNPLACED).astype(np.int8)
     return Layout(base="timeline", x=x, y=np.zeros(n), w=w, h=w.copy(),
                   node=np.where(spans, np.arange(n), -1).astype(np.int32), rule=rule,

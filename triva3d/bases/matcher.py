@@ -184,7 +184,7 @@ def host_kinds_only(trace, node, rule, node_kinds):
     kind_code = np.array([kinds.index(k) for k in node_kinds] + [-1], np.int64)
     hostlike = np.array([k in HOST_KINDS for k in node_kinds] + [True])
     lowered = {k.lower(): i for i, k in enumerate(kinds)}
-    type_kind = np.array([lowered.get(trace.type_name(t).strip('"').lower(), -2)
+    type_kind = np.array([lowered.get(trace.display_name("types", t).lower(), -2)
                           for t in range(len(trace.types))], np.int64)
     on = node.copy()
     on[on < 0] = len(node_kinds)

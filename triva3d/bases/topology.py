@@ -355,14 +355,14 @@ def from_trace(trace, source=None):
     cont = trace.containers
     type_kind = {}
     for t in range(len(trace.types)):
-        kind = PLATFORM_TYPES.get(trace.type_name(t).strip('"').upper())
+        kind = PLATFORM_TYPES.get(trace.display_name("types", t).upper())
         if kind:
             type_kind[t] = kind
     topo = Topology(os.path.basename(source), source)
     is_platform = np.isin(cont.type, list(type_kind))
     rows = np.flatnonzero(is_platform)
     for c in rows:
-        topo.add_node(trace.names.display(cont.name[c]), type_kind[int(cont.type[c])])
+        topo.add_node(trace.display_name("containers", c), type_kind[int(cont.type[c])])
     if not len(topo):
         raise TraceError(source, None, "the trace describes no platform "
                          "(no HOST, ROUTER or LINK containers)")
@@ -371,7 +371,7 @@ def from_trace(trace, source=None):
     both = is_platform[links.start_container] & is_platform[links.end_container]
     for a, b in zip(links.start_container[both], links.end_container[both]):
         if a != b:
-            topo.add_edge(trace.names.display(cont.name[a]), trace.names.display(cont.name[b]))
+            topo.add_edge(trace.display_name("containers", a), trace.display_name("containers", b))
     topo.dedup_edges()
     edges_from_link_nodes(topo)
     return topo
@@ -384,7 +384,7 @@ def _platform_variables(trace, topo, is_platform):
         return
     wanted = {}
     for t in range(len(trace.types)):
-        name = trace.type_name(t).strip('"').lower()
+        name = trace.display_name("types", t).lower()
         if name in ("bandwidth", "latency", "power", "speed"):
             wanted[t] = "speed" if name == "power" else name
     order = np.lexsort((var.start, var.type, var.container))
@@ -394,7 +394,7 @@ def _platform_variables(trace, topo, is_platform):
     for r in order[first]:
         t, c = int(var.type[r]), int(var.container[r])
         if t in wanted and is_platform[c]:
-            topo.node_attrs[topo.index[trace.names.display(trace.containers.name[c])]][
+            topo.node_attrs[topo.index[trace.display_name("containers", c)]][
                 wanted[t]] = repr(float(var.value[r]))
 
 

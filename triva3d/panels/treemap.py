@@ -169,7 +169,7 @@ class TimeSliceTreemap:
         below = aggregate(tr, carriers.astype(float), carriers, "max")[empty] > 0
 
         def by_type(rows):
-            names, count = np.unique([tr.type_name(t).strip('"') for t in
+            names, count = np.unique([tr.display_name("types", t) for t in
                                       tr.containers.type[rows]], return_counts=True)
             return ", ".join(f"{n} {c}" for n, c in zip(names, count))
         out = [f"{len(empty)} of {len(level)} not drawn"]
