@@ -415,22 +415,50 @@ def order_time(last_start, last_end):
 
 
 # ---------------------------------------------------------------- the loop
+#: The arrays `process` takes, grouped as it takes them (one tuple each, in this
+#: order): the run's state, the event definitions, the types, then one group per
+#: table of SimState (simulator.py builds the tuples from these names).
+ARGS = {
+    "run": ("toks_s", "toks_e", "tokid", "istate", "fstate", "recov", "recov_line", "work"),
+    "defs": ("def_kind", "def_nfields", "def_pos", "def_extra", "def_isname"),
+    "types": ("ty_kind", "ty_parent", "ty_start", "ty_end"),
+    "tokens": ("arena", "tk_start", "tk_len", "tk_hash", "tok_slots", "tok2cont_id",
+               "tok2cont_name", "tok2type_id", "tok2type_name", "tok2def"),
+    "values": ("val_type", "val_name", "val_alias", "val_hash", "val_slots"),
+    "containers": ("cont_parent", "cont_type", "cont_name", "cont_alias", "cont_start",
+                   "cont_end", "cont_destroyed", "cont_first_slot", "cont_first_child",
+                   "cont_next_sibling", "cont_extra"),
+    "slots": ("slot_cont", "slot_type", "slot_last", "slot_top", "slot_next", "slot_pending",
+              "slot_hash", "slot_slots"),
+    "states": ("st_cont", "st_type", "st_value", "st_start", "st_end", "st_imbr", "st_below",
+               "st_extra"),
+    "links": ("ln_cont", "ln_type", "ln_value", "ln_sc", "ln_ec", "ln_start", "ln_end",
+              "ln_key", "ln_done", "ln_hash", "link_slots", "ln_extra"),
+    "variables": ("vr_cont", "vr_type", "vr_start", "vr_end", "vr_value", "vr_extra"),
+    "events": ("ev_cont", "ev_type", "ev_value", "ev_time", "ev_extra"),
+}
+
+
 @jit
-def process(buf, pos, end, toks_s, toks_e, tokid, istate, fstate, recov, recov_line, work,
-            def_kind, def_nfields, def_pos, def_extra, def_isname,
-            ty_kind, ty_parent, ty_start, ty_end,
-            arena, tk_start, tk_len, tk_hash, tok_slots,
-            tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def,
-            val_type, val_name, val_alias, val_hash, val_slots,
-            cont_parent, cont_type, cont_name, cont_alias, cont_start, cont_end,
-            cont_destroyed, cont_first_slot, cont_first_child, cont_next_sibling, cont_extra,
-            slot_cont, slot_type, slot_last, slot_top, slot_next, slot_pending, slot_hash,
-            slot_slots,
-            st_cont, st_type, st_value, st_start, st_end, st_imbr, st_below, st_extra,
-            ln_cont, ln_type, ln_value, ln_sc, ln_ec, ln_start, ln_end, ln_key, ln_done,
-            ln_hash, link_slots, ln_extra,
-            vr_cont, vr_type, vr_start, vr_end, vr_value, vr_extra,
-            ev_cont, ev_type, ev_value, ev_time, ev_extra):
+def process(buf, pos, end, run, defs, types, tokens, values, containers, slots, states, links,
+            variables, events):
+    """Handle the lines of buf[pos:end]; returns a status (ST_*). The groups of
+    arrays are tuples in ARGS's order."""
+    toks_s, toks_e, tokid, istate, fstate, recov, recov_line, work = run
+    def_kind, def_nfields, def_pos, def_extra, def_isname = defs
+    ty_kind, ty_parent, ty_start, ty_end = types
+    (arena, tk_start, tk_len, tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
+     tok2type_name, tok2def) = tokens
+    val_type, val_name, val_alias, val_hash, val_slots = values
+    (cont_parent, cont_type, cont_name, cont_alias, cont_start, cont_end, cont_destroyed,
+     cont_first_slot, cont_first_child, cont_next_sibling, cont_extra) = containers
+    (slot_cont, slot_type, slot_last, slot_top, slot_next, slot_pending, slot_hash,
+     slot_slots) = slots
+    st_cont, st_type, st_value, st_start, st_end, st_imbr, st_below, st_extra = states
+    (ln_cont, ln_type, ln_value, ln_sc, ln_ec, ln_start, ln_end, ln_key, ln_done, ln_hash,
+     link_slots, ln_extra) = links
+    vr_cont, vr_type, vr_start, vr_end, vr_value, vr_extra = variables
+    ev_cont, ev_type, ev_value, ev_time, ev_extra = events
     lenient = istate[I_LENIENT] != 0
     nextra = def_extra.shape[1]
     maxtok = toks_s.shape[0]

@@ -107,7 +107,7 @@ def _run(sim, data, end, path, chain, bar):
     args = sim.kernel_args()
     pos = 0
     while True:
-        status = K.process(buf, pos, end, **args)
+        status = K.process(buf, pos, end, *args)
         pos = int(sim.istate[K.I_POS])
         if status == K.ST_DONE:
             return

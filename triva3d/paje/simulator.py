@@ -196,17 +196,17 @@ class SimState:
         self.istate[K.I_NCONT] = 1
 
     def kernel_args(self):
-        args = dict(self.a)
+        """The groups of arrays K.process takes (tuples, in K.ARGS's order)."""
         kind, nfields, pos, extra, isname = self.def_table.arrays()
         n = self._sync_types()
         ty = self.type_arrays
-        args.update(def_kind=kind, def_nfields=nfields, def_pos=pos, def_extra=extra,
-                    def_isname=isname, tokid=self.tokid,
-                    ty_kind=ty["kind"][:n], ty_parent=ty["parent"][:n],
-                    ty_start=ty["start"][:n], ty_end=ty["end"][:n],
-                    toks_s=self.toks_s, toks_e=self.toks_e, istate=self.istate,
-                    fstate=self.fstate, recov=self.recov, recov_line=self.recov_line)
-        return args
+        arrays = dict(self.a, def_kind=kind, def_nfields=nfields, def_pos=pos, def_extra=extra,
+                      def_isname=isname, tokid=self.tokid,
+                      ty_kind=ty["kind"][:n], ty_parent=ty["parent"][:n],
+                      ty_start=ty["start"][:n], ty_end=ty["end"][:n],
+                      toks_s=self.toks_s, toks_e=self.toks_e, istate=self.istate,
+                      fstate=self.fstate, recov=self.recov, recov_line=self.recov_line)
+        return [tuple(arrays[name] for name in names) for names in K.ARGS.values()]
 
     def _sync_types(self):
         """Copy the types defined since the last call into the kernel's columns (grown by
