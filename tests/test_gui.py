@@ -268,7 +268,8 @@ def test_hovering_a_treemap_cell_outlines_its_containers_in_3d(qtbot):
     tm = dock.treemap
     node = int(np.flatnonzero(tm.containers == w.trace.find("containers", "host-3")[0])[0])
     x, y, cw, ch = tm.node_rects[node]
-    px, py, _ = tm.projection.to_display([[x + cw * 0.5, y + ch * 0.1, 0.0]])[0]
+    canvas = dock.canvas
+    px, py, _ = canvas.projection.to_display([[x + cw * 0.5, y + ch * 0.1, 0.0]])[0]
     before = dock._img.copy()
     pos = QtCore.QPointF(round(px), round(dock._size[1] - py))
     QtWidgets.QApplication.sendEvent(dock.picture, QtGui.QMouseEvent(  # the pointer moves
@@ -286,6 +287,10 @@ def test_hovering_a_treemap_cell_outlines_its_containers_in_3d(qtbot):
     assert not np.array_equal(before, dock._img)  # the node outlined in the panel
     dock.hover(None)  # the pointer left
     assert w.view.scene._slots["highlight"] == []
+    assert np.array_equal(before, dock._img)
+    assert dock.canvas is canvas  # one offscreen window for every picture (issue 27.7)
+    w.close()
+    assert dock.canvas is None  # released with the window
 
 
 def test_hiding_a_value_takes_its_colour_out_of_the_frame(qtbot):

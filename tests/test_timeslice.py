@@ -16,7 +16,7 @@ from triva3d import load
 from triva3d.analysis.aggregate import aggregate
 from triva3d.analysis.timeslice import Slicer, container_metric
 from triva3d.errors import Triva3dError
-from triva3d.panels.treemap import TimeSliceTreemap
+from triva3d.panels.treemap import TimeSliceTreemap, write
 
 SLICE = (10.0, 19.0)
 THESIS = HEADER + SIZED_LINK + """\
@@ -198,14 +198,14 @@ def test_treemap_at_cluster_level_with_max(thesis):
 
 def test_treemap_files(thesis, tmp_path):
     tm = TimeSliceTreemap(thesis, SLICE, level="Machine")
-    tm.write(tmp_path / "t.csv")
+    write(tm, tmp_path / "t.csv")
     with open(tmp_path / "t.csv") as f:
         table = list(csv.DictReader(f))
     got = {(r["node"], r["value"]): float(r["number"]) for r in table}
     assert got[("M1", "Blocked")] == 7 and got[("M2", "Executing")] == 12
     assert got[("C2", "Blocked")] == 11 and got[("G", "Executing")] == 27
     assert {r["metric"] for r in table} == {"state:sum"}
-    tm.write(tmp_path / "t.svg", highlight=1)
+    write(tm, tmp_path / "t.svg", highlight=1)
     svg = ET.parse(tmp_path / "t.svg").getroot()
     rects = svg.findall("{http://www.w3.org/2000/svg}rect")
     keys = [t for t, rgb in tm.legend_entries() if rgb is not None]
@@ -213,7 +213,7 @@ def test_treemap_files(thesis, tmp_path):
     assert len(rects) == 1 + len(tm.containers) + len(tm.cell_rects) + len(keys)
     texts = [t.text for t in svg.findall("{http://www.w3.org/2000/svg}text")]
     assert {"Executing", "Blocked"} <= set(texts)
-    tm.write(tmp_path / "t.png", size=(400, 300))
+    write(tm, tmp_path / "t.png", size=(400, 300))
     import imageio.v3 as iio
     img = iio.imread(tmp_path / "t.png")
     assert img.shape == (300, 400, 3)

@@ -236,7 +236,7 @@ def cmd_view(args):
 
 def cmd_treemap(args):
     import numpy as np
-    from .panels.treemap import TimeSliceTreemap, check_output
+    from .panels.treemap import TimeSliceTreemap, check_output, write
     check_output(args.output)
     trace, _ = _load(args)
     _report(trace)
@@ -249,7 +249,7 @@ def cmd_treemap(args):
         print(f"triva3d: warning: {line}", file=sys.stderr)
     for line in tm.notes:
         print(f"triva3d: note: {line}", file=sys.stderr)
-    tm.write(args.output, args.size, highlight)
+    write(tm, args.output, args.size, highlight)
     print(f"{args.output}: slice {tm.t0:.9g}..{tm.t1:.9g} {tm.time_unit}, "
           f"{len(np.unique(tm.cell_node))} "
           f"nodes x {len(tm.value_names)} {args.metric} values ({args.agg}), "

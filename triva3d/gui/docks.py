@@ -284,7 +284,9 @@ class TreemapDock(Dock):
         self.note.setWordWrap(True)
         self.form.addRow(self.note)
         self.treemap = self.slicer = None
+        self.canvas = None  # the picture's offscreen window, one for the dock's life
         self._shown = self._hovered = None
+        window.installEventFilter(self)  # its close releases the canvas
 
     def show_trace(self, trace, geometry):
         self.trace, self.slicer = trace, None  # one Slicer a trace, made at the first slice
@@ -336,17 +338,21 @@ class TreemapDock(Dock):
 
     def _selected(self):
         """The node of the container picked in 3D (a state's container), or None."""
-        sel, tm = self.state.selection, self.treemap
+        sel = self.state.selection
         if sel and sel["kind"] in ("container", "state"):
-            c = (sel["row"] if sel["kind"] == "container"
-                 else self.trace.states.container[sel["row"]])
-            hits = np.flatnonzero(tm.containers == c)
-            return int(hits[0]) if len(hits) else None
+            return self.treemap.node_of(sel["row"] if sel["kind"] == "container"
+                                        else self.trace.states.container[sel["row"]])
         return None
 
     def _paint(self, highlight):
         """The picture, outlining node `highlight` and its ancestors."""
-        img = np.ascontiguousarray(self.treemap.render(self._size, highlight, keys=False))
+        from ..panels.treemap import Canvas
+        if not self.window.isVisible():  # closed: its canvas released for good
+            return
+        if self.canvas is None:
+            self.canvas = Canvas()
+        img = np.ascontiguousarray(self.canvas.draw(self.treemap, self._size, highlight,
+                                                    keys=False))
         self._img = img
         self.picture.setPixmap(QtGui.QPixmap.fromImage(QtGui.QImage(
             img.data, img.shape[1], img.shape[0], 3 * img.shape[1], QtGui.QImage.Format_RGB888)))
@@ -367,16 +373,22 @@ class TreemapDock(Dock):
         if self.treemap is not None:
             QtCore.QTimer.singleShot(0, self.refresh)
 
+    def eventFilter(self, watched, event):
+        if watched is self.window and event.type() == QtCore.QEvent.Close \
+                and self.canvas is not None:
+            self.canvas.close()
+            self.canvas = None
+        return False
+
     def _node_at(self, event):
         """The treemap node under a mouse event, or None."""
-        tm = self.treemap
-        if tm is None:
+        if self.treemap is None:
             return None
-        origin, direction = tm.projection.ray(event.position().x(),
-                                              self._size[1] - event.position().y())
+        origin, direction = self.canvas.projection.ray(event.position().x(),
+                                                       self._size[1] - event.position().y())
         x, y, _ = origin - origin[2] / direction[2] * direction  # on the treemap's plane
-        hit = tm.pick(x, y)
-        return int(np.flatnonzero(tm.containers == hit["container"])[0]) if hit else None
+        hit = self.treemap.node_at(x, y)
+        return None if hit is None else hit[0]
 
     def _clicked(self, event):
         node = self._node_at(event)

@@ -5,10 +5,12 @@ The nodes at the chosen level are split into cells, one per (node, value): state
 values (seconds), variable types (time integral), links out and in (bytes, or
 counts when the links carry no Size) or event values (counts), each the aggregate
 (sum, max, min or mean) over the node's subtree. Cell areas are proportional to
-those numbers; the levels above frame them with borders. The same object answers
-"what is under the pointer" with the numbers of every level, and writes PNG (VTK,
-offscreen), SVG (vector, for papers) and CSV (long form, one row per node, metric
-and value name, with the numbers' unit).
+those numbers; the levels above frame them with borders.
+
+TimeSliceTreemap is the model: numbers, rectangles, labels, colours, and what is
+under a point with the numbers of every level. The writers are functions of it:
+CSV (long form, one row per node, metric and value name, with the numbers' unit),
+SVG (vector, for papers), and a VTK picture (a Canvas, reused; PNG or JPEG).
 """
 import csv
 import html
@@ -23,7 +25,7 @@ from ..bases.treemap import treemap
 from ..trace import depth_of
 from ..errors import OptionsError, TraceError
 from ..output import writing
-from ..theme import SELECTION_RGB
+from ..theme import BACKGROUND, SELECTION_RGB, TEXT_RGB
 from ..trace import Kind
 
 LINK_RGB = {"out": (230, 120, 60), "in": (70, 150, 220)}
@@ -185,6 +187,11 @@ class TimeSliceTreemap:
     def name_of(self, node):
         return self.trace.display_name("containers", self.containers[node])
 
+    def node_of(self, container):
+        """The tree node of container row `container`, or None if not drawn."""
+        hits = np.flatnonzero(self.containers == container)
+        return int(hits[0]) if len(hits) else None
+
     def find(self, name):
         """The tree node of the container named `name` (OptionsError if none)."""
         hits = np.flatnonzero(np.isin(self.containers, self.trace.find("containers", name)))
@@ -197,6 +204,10 @@ class TimeSliceTreemap:
         row = self.numbers[self.containers[node]]
         return {v: float(x) for v, x in zip(self.value_names, row) if not np.isnan(x)}
 
+    def cell_number(self, cell):
+        """The number cell `cell` stands for."""
+        return self.numbers[self.containers[self.cell_node[cell]], self.cell_col[cell]]
+
     def ancestors(self, node):
         """Tree nodes from `node` up to the root."""
         parent = self.trace.containers.parent
@@ -207,22 +218,27 @@ class TimeSliceTreemap:
             c = parent[c]
         return out
 
-    def pick(self, x, y):
-        """What is at (x, y) (origin bottom left): the deepest node, the cell's value
-        name (or None) and the node's numbers; None outside."""
+    def node_at(self, x, y):
+        """(tree node, cell or None) at (x, y) (origin bottom left): the cell's node,
+        else the deepest node there; None outside."""
         def inside(r):
             return (r[:, 0] <= x) & (x <= r[:, 0] + r[:, 2]) & (r[:, 1] <= y) & (y <= r[:, 1] + r[:, 3])
         cells = np.flatnonzero(inside(self.cell_rects))
         if len(cells):
-            i = cells[0]
-            node, value = int(self.cell_node[i]), self.value_names[self.cell_col[i]]
-        else:
-            nodes = np.flatnonzero(inside(self.node_rects))
-            if not len(nodes):
-                return None
-            node, value = int(nodes[np.argmax(self.node_depth[nodes])]), None
+            return int(self.cell_node[cells[0]]), int(cells[0])
+        nodes = np.flatnonzero(inside(self.node_rects))
+        return (int(nodes[np.argmax(self.node_depth[nodes])]), None) if len(nodes) else None
+
+    def pick(self, x, y):
+        """What is at (x, y) (origin bottom left): the deepest node, the cell's value
+        name (or None) and the node's numbers; None outside."""
+        hit = self.node_at(x, y)
+        if hit is None:
+            return None
+        node, cell = hit
         return {"node": self.name_of(node), "container": int(self.containers[node]),
-                "value": value, "numbers": self.node_numbers(node),
+                "value": None if cell is None else self.value_names[self.cell_col[cell]],
+                "numbers": self.node_numbers(node),
                 "path": [self.name_of(a) for a in reversed(self.ancestors(node))]}
 
     def warnings(self):
@@ -247,12 +263,22 @@ class TimeSliceTreemap:
                 + [(f"area: {self.unit} ({self.how}{self.time_kind}), {self.t0:.6g} .. "
                     f"{self.t1:.6g}", None)])
 
-    def label_rgb(self, nodes):
-        """Black or white (0 or 255), whichever contrasts more with the cell under
-        each node's centre (where its name is written)."""
-        nodes = np.asarray(nodes)
-        shade = 40 + 100 * self.node_depth / max(1, self.node_depth.max())
-        rgb = np.repeat(shade[:, None], 3, axis=1)  # the node's own grey, else
+    def node_rgb(self):
+        """(n, 3) uint8: each node's grey, lighter the deeper."""
+        maxd = max(1, int(self.node_depth.max()))
+        shade = (40 + 100 * self.node_depth / maxd).astype(np.uint8)
+        return np.repeat(shade[:, None], 3, axis=1)
+
+    def cell_rgb(self):
+        """(cells, 3) uint8: each cell's value colour."""
+        return self.value_rgb[self.cell_col].reshape(-1, 3)
+
+    def labels(self):
+        """(node, name, ink) of the nodes holding cells: their names, to be written
+        where they fit, in black or white (ink 0 or 255), whichever contrasts more
+        with the cell under the node's centre."""
+        nodes = np.unique(self.cell_node)
+        rgb = self.node_rgb()  # the node's own grey, else
         nr, r = self.node_rects, self.cell_rects
         cx, cy = (nr[:, 0] + nr[:, 2] / 2)[self.cell_node], (nr[:, 1] + nr[:, 3] / 2)[self.cell_node]
         under = np.flatnonzero((r[:, 0] <= cx) & (cx <= r[:, 0] + r[:, 2])
@@ -260,9 +286,9 @@ class TimeSliceTreemap:
         rgb[self.cell_node[under]] = self.value_rgb[self.cell_col[under]]  # the cell there
         rgb = rgb[nodes]
         dark = colors.contrast(rgb, np.zeros(3)) > colors.contrast(rgb, np.full(3, 255))
-        return np.where(dark, 0, 255)
+        return [(int(n), self.name_of(n), int(ink))
+                for n, ink in zip(nodes, np.where(dark, 0, 255))]
 
-    # -- writing -----------------------------------------------------------------
     def rows(self):
         """Long-form rows: node, type, parent, depth, metric, value, number."""
         tr = self.trace
@@ -276,105 +302,131 @@ class TimeSliceTreemap:
                             f"{self.metric}:{self.how}", v, x))
         return out
 
-    def write_csv(self, path):
-        with writing(path, newline="") as f:
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(["node", "type", "parent", "depth", "metric", "value", "number", "unit"])
-            w.writerows((a, b, c, d, e, f_, repr(float(x)), self.unit)
-                        for a, b, c, d, e, f_, x in self.rows())
 
-    def write_svg(self, path, highlight=None, font=11.0):
-        """Vector image: cells in their colours, node borders (thicker for upper
-        levels), labels where they fit, a tooltip with the numbers on every shape."""
-        W, H = self.width, self.height
-        entries = [(self.title(), None), ("", None)] + self.legend_entries()
-        key_w = 16 + 0.6 * font * max(len(t) for t, _ in entries) + 24
-        lines = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W + key_w:g}" '
-                 f'height="{H:g}" viewBox="0 0 {W + key_w:g} {H:g}" font-family="sans-serif" '
-                 f'font-size="{font:g}">',
-                 f'<rect width="{W + key_w:g}" height="{H:g}" fill="#1e2126"/>']
-        for k, (text, rgb) in enumerate(entries):
-            y = 10 + k * (font + 6)
-            if rgb is not None:
-                r, g, b = (int(v) for v in rgb)
-                lines.append(f'<rect x="{W + 10:g}" y="{y:g}" width="{font:g}" '
-                             f'height="{font:g}" fill="rgb({r},{g},{b})"/>')
-            lines.append(f'<text x="{W + 16 + font:g}" y="{y + font - 1:g}" fill="#ebebeb">'
-                         f'{html.escape(text)}</text>')
-        maxd = max(1, int(self.node_depth.max()))
-        hi = set(self.ancestors(highlight)) if highlight is not None else set()
-        for i, (x, y, w, h) in enumerate(self.node_rects):
-            grey = 40 + int(100 * self.node_depth[i] / maxd)
-            tip = html.escape(f"{self.name_of(i)}: " + ", ".join(
-                f"{k} {v:.6g}" for k, v in self.node_numbers(i).items()))
-            stroke = "#ffdc00" if i in hi else "#000"
-            width = (3.0 if i in hi else 1.0) * max(0.5, 2.5 - 0.5 * self.node_depth[i])
-            lines.append(f'<rect x="{x:.3f}" y="{H - y - h:.3f}" width="{w:.3f}" '
-                         f'height="{h:.3f}" fill="rgb({grey},{grey},{grey})" stroke="{stroke}" '
-                         f'stroke-width="{width:g}"><title>{tip}</title></rect>')
-        for j, (x, y, w, h) in enumerate(self.cell_rects):
-            r, g, b = (int(v) for v in self.value_rgb[self.cell_col[j]])
-            node = self.cell_node[j]
-            value = self.value_names[self.cell_col[j]]
-            num = self.numbers[self.containers[node], self.cell_col[j]]
-            tip = html.escape(f"{self.name_of(node)} / {value}: {num:.6g} {self.unit}")
-            lines.append(f'<rect x="{x:.3f}" y="{H - y - h:.3f}" width="{w:.3f}" '
-                         f'height="{h:.3f}" fill="rgb({r},{g},{b})" stroke="#000" '
-                         f'stroke-width="0.3"><title>{tip}</title></rect>')
-        nodes = np.unique(self.cell_node)
-        for i, ink in zip(nodes, self.label_rgb(nodes)):
-            x, y, w, h = self.node_rects[i]
-            text = self.name_of(i)
-            if w >= 0.6 * font * len(text) + 4 and h >= font + 4:
-                lines.append(f'<text x="{x + 3:.3f}" y="{H - y - h + font + 1:.3f}" '
-                             f'fill="rgb({ink},{ink},{ink})">{html.escape(text)}</text>')
-        lines.append("</svg>")
-        with writing(path) as f:
-            f.write("\n".join(lines) + "\n")
+# -- writers ---------------------------------------------------------------------
+def write_csv(tm, path):
+    with writing(path, newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["node", "type", "parent", "depth", "metric", "value", "number", "unit"])
+        w.writerows((a, b, c, d, e, f_, repr(float(x)), tm.unit)
+                    for a, b, c, d, e, f_, x in tm.rows())
 
-    def shapes(self):
-        """Cells and node rectangles as VTK data: (quads, borders)."""
+
+def _css(rgb):
+    """An SVG colour of 0..255 RGB."""
+    r, g, b = (int(v) for v in rgb)
+    return f"rgb({r},{g},{b})"
+
+
+def write_svg(tm, path, highlight=None, font=11.0):
+    """Vector image on the scene's background: cells in their colours, node borders
+    (thicker for upper levels), labels where they fit, a tooltip with the numbers
+    on every shape."""
+    W, H = tm.width, tm.height
+    entries = [(tm.title(), None), ("", None)] + tm.legend_entries()
+    key_w = 16 + 0.6 * font * max(len(t) for t, _ in entries) + 24
+    lines = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W + key_w:g}" '
+             f'height="{H:g}" viewBox="0 0 {W + key_w:g} {H:g}" font-family="sans-serif" '
+             f'font-size="{font:g}">',
+             f'<rect width="{W + key_w:g}" height="{H:g}" '
+             f'fill="{_css(np.round(np.array(BACKGROUND) * 255))}"/>']
+    text_fill = _css(np.round(np.array(TEXT_RGB) * 255))
+    for k, (text, rgb) in enumerate(entries):
+        y = 10 + k * (font + 6)
+        if rgb is not None:
+            lines.append(f'<rect x="{W + 10:g}" y="{y:g}" width="{font:g}" '
+                         f'height="{font:g}" fill="{_css(rgb)}"/>')
+        lines.append(f'<text x="{W + 16 + font:g}" y="{y + font - 1:g}" fill="{text_fill}">'
+                     f'{html.escape(text)}</text>')
+    hi = set(tm.ancestors(highlight)) if highlight is not None else set()
+    for i, ((x, y, w, h), grey) in enumerate(zip(tm.node_rects, tm.node_rgb())):
+        tip = html.escape(f"{tm.name_of(i)}: " + ", ".join(
+            f"{k} {v:.6g}" for k, v in tm.node_numbers(i).items()))
+        stroke = _css(SELECTION_RGB) if i in hi else "#000"
+        width = (3.0 if i in hi else 1.0) * max(0.5, 2.5 - 0.5 * tm.node_depth[i])
+        lines.append(f'<rect x="{x:.3f}" y="{H - y - h:.3f}" width="{w:.3f}" '
+                     f'height="{h:.3f}" fill="{_css(grey)}" stroke="{stroke}" '
+                     f'stroke-width="{width:g}"><title>{tip}</title></rect>')
+    for j, ((x, y, w, h), rgb) in enumerate(zip(tm.cell_rects, tm.cell_rgb())):
+        tip = html.escape(f"{tm.name_of(tm.cell_node[j])} / {tm.value_names[tm.cell_col[j]]}: "
+                          f"{tm.cell_number(j):.6g} {tm.unit}")
+        lines.append(f'<rect x="{x:.3f}" y="{H - y - h:.3f}" width="{w:.3f}" '
+                     f'height="{h:.3f}" fill="{_css(rgb)}" stroke="#000" '
+                     f'stroke-width="0.3"><title>{tip}</title></rect>')
+    for node, text, ink in tm.labels():
+        x, y, w, h = tm.node_rects[node]
+        if w >= 0.6 * font * len(text) + 4 and h >= font + 4:
+            lines.append(f'<text x="{x + 3:.3f}" y="{H - y - h + font + 1:.3f}" '
+                         f'fill="{_css((ink,) * 3)}">{html.escape(text)}</text>')
+    lines.append("</svg>")
+    with writing(path) as f:
+        f.write("\n".join(lines) + "\n")
+
+
+class Canvas:
+    """One offscreen render window and renderer that treemaps are drawn in, again
+    and again (a panel's picture); `close` releases them."""
+
+    def __init__(self):
+        from .. import view
+        self.window, self.renderer = view.offscreen_window(16, 16)
+        self._grab = view.grabber(self.window)
+        self._drawn = self._highlight = None
+        #: world <-> display of the last picture (see scene.pick.Projection)
+        self.projection = None
+
+    def draw(self, tm, size, highlight=None, keys=True):
+        """An (h, w, 3) uint8 image of `tm` at `size` (w, h), its title above and its
+        legend in a column on the right (unless not `keys`), names (black or white
+        by the cells under them) where they fit, node `highlight` and its ancestors
+        outlined. Drawing the same treemap again only moves the outline."""
+        from .. import view
         from ..scene import polydata
-        maxd = max(1, int(self.node_depth.max()))
-        shade = (40 + 100 * self.node_depth / maxd).astype(np.uint8)
-        r = np.vstack([self.node_rects, self.cell_rects])
-        rgb = np.vstack([np.repeat(shade[:, None], 3, axis=1),
-                         self.value_rgb[self.cell_col].reshape(-1, 3)])
-        z = np.r_[self.node_depth * 1e-3, np.full(len(self.cell_rects), (maxd + 1) * 1e-3)]
-        quads = polydata.quads(r[:, 0], r[:, 0] + r[:, 2], r[:, 1], r[:, 1] + r[:, 3], z, rgb)
-        # a border on a node a few pixels wide would hide its cells: only larger ones
-        big = self.node_rects[:, 2:].min(axis=1) >= OUTLINED * min(self.width, self.height)
-        return quads, _outline(self.node_rects[big], (maxd + 2) * 1e-3)
+        if self._drawn != (tm, size, keys):
+            self._draw(tm, size, keys)
+            self._drawn = (tm, size, keys)
+        if self._highlight is not None:
+            self.renderer.RemoveViewProp(self._highlight)
+            self._highlight = None
+        if highlight is not None:
+            rects = tm.node_rects[tm.ancestors(highlight)]
+            self._highlight = polydata.actor(_outline(rects, 0.5), color=SELECTION_RGB,
+                                             line_width=3)
+            self.renderer.AddViewProp(self._highlight)
+        # A GUI's window draws in between, in its own context: take this one, and
+        # give it back (else the next MakeCurrent may be skipped as already done).
+        self.window.MakeCurrent()
+        try:
+            return view.snapshot(self.window, self._grab)
+        finally:
+            self.window.ReleaseCurrent()
 
-    def render(self, size=(1000, 1000), highlight=None, keys=True):
-        """An (h, w, 3) uint8 image of the treemap (VTK offscreen), its title above
-        and its legend in a column on the right (unless not `keys`), names (black or
-        white by the cells under them) where they fit."""
+    def _draw(self, tm, size, keys):
         from .. import view
         from ..scene import polydata
         from ..scene.overlay import Legend, text_actor, text_size
         from ..scene.pick import Projection
-        rw, ren = view.offscreen_window(*size)
+        ren = self.renderer
+        ren.RemoveAllViewProps()
+        self._highlight = None
+        self.window.SetSize(*size)
 
         def add(prop):
             ren.AddViewProp(prop)
             return prop
-        quads, borders = self.shapes()
+        quads, borders = _shapes(tm)
         add(polydata.actor(quads))
         add(polydata.actor(borders, color=(0, 0, 0)))
-        if highlight is not None:
-            add(polydata.actor(_outline(self.node_rects[self.ancestors(highlight)], 0.5),
-                               color=SELECTION_RGB, line_width=3))
         legend = Legend(add, text_size)
-        legend.set(self.legend_entries() if keys else [])
+        legend.set(tm.legend_entries() if keys else [])
         legend.place(size[0], size[1] - 30)
         key_w = size[0] - legend.rect[0] + 10 if legend.rect else 0  # None: did not fit
         if keys:
             title = add(text_actor(14, valign="top"))
-            title.SetInput(self.title())
+            title.SetInput(tm.title())
             title.SetPosition(10, size[1] - 8)
         # the treemap fills the window left of the legend
-        w, h = self.width, self.height
+        w, h = tm.width, tm.height
         top = 34 if keys else 0  # the title's room
         px = min((size[0] - key_w) / w, (size[1] - top) / h)
         view.set_view(ren, (0, w, 0, h, 0, 0.01), 0.0, 90.0)
@@ -385,32 +437,54 @@ class TimeSliceTreemap:
         cam.SetFocalPoint(cx, cy, 0.0)
         cam.SetPosition(cx, cy, 1.0)
         ren.ResetCameraClippingRange()
-        proj = self.projection = Projection.of(ren)
-        nodes = np.unique(self.cell_node)
-        nr = self.node_rects[nodes]
-        at = proj.to_display(np.c_[nr[:, 0] + nr[:, 2] / 2, nr[:, 1] + nr[:, 3] / 2,
-                                   np.zeros(len(nr))])
+        self.projection = Projection.of(ren)
         ruler = text_actor(LABEL_PX)
-        for i, ink, (x, y, _) in zip(range(len(nodes)), self.label_rgb(nodes), at):
-            name = self.name_of(nodes[i])
+        for node, name, ink in tm.labels():
+            x, y, nw, nh = tm.node_rects[node]
             tw, th = text_size(ruler, name)
-            if nr[i, 2] * px >= tw + 4 and nr[i, 3] * px >= th + 4:
+            if nw * px >= tw + 4 and nh * px >= th + 4:
                 a = add(text_actor(LABEL_PX, justify="center", valign="center",
                                    rgb=(ink / 255,) * 3))
                 a.SetInput(name)
-                a.SetPosition(x, y)
-        return view.snapshot(rw)
+                a.SetPosition(*self.projection.to_display([[x + nw / 2, y + nh / 2, 0.0]])[0, :2])
 
-    def write(self, path, size=(1000, 1000), highlight=None):
-        """CSV, SVG, or an image (PNG, JPEG) by the file's extension."""
-        low = str(path).lower()
-        if low.endswith(".csv"):
-            self.write_csv(path)
-        elif low.endswith(".svg"):
-            self.write_svg(path, highlight)
-        else:
-            from ..output import write_image
-            write_image(self.render(size, highlight), path)
+    def close(self):
+        self.renderer.RemoveAllViewProps()
+        self.window.Finalize()
+
+
+def render(tm, size=(1000, 1000), highlight=None, keys=True):
+    """An (h, w, 3) uint8 image of the treemap (see Canvas.draw)."""
+    canvas = Canvas()
+    try:
+        return canvas.draw(tm, size, highlight, keys)
+    finally:
+        canvas.close()
+
+
+def write(tm, path, size=(1000, 1000), highlight=None):
+    """CSV, SVG, or an image (PNG, JPEG) by the file's extension."""
+    low = str(path).lower()
+    if low.endswith(".csv"):
+        write_csv(tm, path)
+    elif low.endswith(".svg"):
+        write_svg(tm, path, highlight)
+    else:
+        from ..output import write_image
+        write_image(render(tm, size, highlight), path)
+
+
+def _shapes(tm):
+    """Node rectangles and cells as VTK data: (quads, borders)."""
+    from ..scene import polydata
+    maxd = max(1, int(tm.node_depth.max()))
+    r = np.vstack([tm.node_rects, tm.cell_rects])
+    rgb = np.vstack([tm.node_rgb(), tm.cell_rgb()])
+    z = np.r_[tm.node_depth * 1e-3, np.full(len(tm.cell_rects), (maxd + 1) * 1e-3)]
+    quads = polydata.quads(r[:, 0], r[:, 0] + r[:, 2], r[:, 1], r[:, 1] + r[:, 3], z, rgb)
+    # a border on a node a few pixels wide would hide its cells: only larger ones
+    big = tm.node_rects[:, 2:].min(axis=1) >= OUTLINED * min(tm.width, tm.height)
+    return quads, _outline(tm.node_rects[big], (maxd + 2) * 1e-3)
 
 
 def check_output(path):
