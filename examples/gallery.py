@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from triva3d import TimeSliceTreemap, Triva3dError, View, ViewState, load
+from triva3d.panels.treemap import write
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = (1280, 720)
@@ -71,7 +72,7 @@ def draw(data, out, rel, base, lenient):
     shots.append(f"{stem}_timeline.png")
     tm = TimeSliceTreemap(trace, metric=treemap_metric(trace), width=SIZE[0] - 200,
                           height=SIZE[1])
-    tm.write(out / f"{stem}_treemap.png", SIZE)
+    write(tm, out / f"{stem}_treemap.png", SIZE)
     shots.append(f"{stem}_treemap.png")
     return shots, lines + tm.warnings() + tm.notes
 

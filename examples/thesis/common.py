@@ -6,6 +6,7 @@ from pathlib import Path
 
 from triva3d import TimeSliceTreemap, View, ViewState, load
 from triva3d.generate import write
+from triva3d.panels.treemap import write as write_treemap
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPOLOGIES = ROOT / "topologies"
@@ -30,7 +31,7 @@ def shot(trace, out, name, **fields):
 def treemap(trace, out, name, **options):
     """A Time-Slice treemap of `trace` to `out/name`; the file name."""
     tm = TimeSliceTreemap(trace, width=SIZE[0] - 200, height=SIZE[1], **options)
-    tm.write(Path(out) / name, SIZE)
+    write_treemap(tm, Path(out) / name, SIZE)
     return name
 
 
