@@ -179,12 +179,13 @@ def actor(polydata, lit=False, cull=False, line_width=None, point_size=None, opa
 
 def texture(img, smooth=False):
     """A vtkTexture of an (h, w, 3) or (h, w, 4) uint8 image (row 0 at the bottom),
-    sampled nearest, or linearly if `smooth`."""
+    sampled nearest, or linearly if `smooth`; a C-contiguous image is VTK's own
+    (shared: its owner must not change it afterwards)."""
     h, w, c = img.shape
     data = vtkImageData()
     data.SetDimensions(w, h, 1)
     data.GetPointData().SetScalars(numpy_to_vtk(np.ascontiguousarray(img).reshape(-1, c),
-                                                deep=1))
+                                                deep=0))
     tex = vtkTexture()
     tex.SetInputData(data)
     tex.SetInterpolate(smooth)
