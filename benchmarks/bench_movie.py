@@ -107,9 +107,9 @@ def main():
                            for t, s in zip(keys.times, keys.states)])
         median, worst, _ = rate(view, keys)
         g, ln, now = view.scene.geometry, trace.links, view.state.now
-        rows = g.message_rows
+        rows = g.links.messages
         flying = int(((ln.start[rows] <= now) & (ln.end[rows] >= now)).sum())
-        lines = (f"{len(view.scene.geometry.link_rows)} message lines at opacity "
+        lines = (f"{len(view.scene.geometry.links.rows)} message lines at opacity "
                  f"{opacity * PARTICLE_LINES:.2f}" if opacity else "no message lines")
         print(f"{flying} particles over {states:.0e} states, {lines}, heat"
               f"{', unfolding' if unfold else ''}, 1280x720: {median:5.1f} frames/s median, "

@@ -81,7 +81,7 @@ def main():
         v = View(tr, ViewState(base="treemap"), SIZE)
         times.append(time.perf_counter() - t)
     g = v.scene.geometry
-    print(f"View build (layout + scene), {n:.0e} states ({g.mode}) + {nl:.0e} links, "
+    print(f"View build (layout + scene), {n:.0e} states ({g.states.mode}) + {nl:.0e} links, "
           f"1000 processes: best {min(times):.2f} s, median {np.median(times):.2f} s")
     v.render()
     line(f"frame after a move, {n:.0e} states (LOD) + {nl:.0e} links, still", *frames(v))
@@ -106,7 +106,7 @@ def main():
 
     tr = make_trace(nb, nl // 10, n_procs=1000)
     v = View(tr, ViewState(base="treemap"), SIZE)
-    assert v.scene.geometry.mode == "exact"
+    assert v.scene.geometry.states.mode == "exact"
     v.render()
     line(f"frame after a move, {nb:.0e} exact boxes + {nl // 10:.0e} links, still", *frames(v))
     v.scene.set_moving(True)

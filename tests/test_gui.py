@@ -74,7 +74,7 @@ def test_open_a_real_trace_with_its_platform(qtbot, data):
                topology=str(data / "platforms/small_platform.xml"))
     assert w.windowTitle() == "triva3d: ms.trace"
     g = w.geometry
-    assert len(g.var_rows) > 0 and w.view.layout.base == "topology"
+    assert len(g.profiles.rows) > 0 and w.view.layout.base == "topology"
     img = w.view.render()  # the window's own frame
     assert img.shape[:2] == tuple(reversed(w.interactor.ren_win.GetSize()))
     # the legend dock lists the values, the overview strip is drawn
@@ -126,7 +126,7 @@ def test_a_click_picks_the_state_drawn_there(qtbot):
     proj = w.view.projection
     w.view.render()
     c = int(w.trace.find("containers", "rank-5")[0])
-    rows = g.state_rows[st.container[g.state_rows] == c]
+    rows = g.states.rows[st.container[g.states.rows] == c]
     end = np.minimum(st.end[rows], g.frame.t1)
     time = end - np.maximum(st.start[rows], g.frame.t0)
     last = rows[np.lexsort((st.imbrication[rows], end))[-1]]
@@ -303,7 +303,7 @@ def test_hiding_a_value_takes_its_colour_out_of_the_frame(qtbot):
                 if tree.topLevelItem(i).text(0) == "Computing")
     item.setCheckState(0, QtCore.Qt.Unchecked)
     assert w.state.hidden == ("Computing",)
-    qtbot.waitUntil(lambda: not (w.trace.states.value[w.geometry.state_rows] == v).any(),
+    qtbot.waitUntil(lambda: not (w.trace.states.value[w.geometry.states.rows] == v).any(),
                     timeout=PATIENCE_MS)
     assert near(w.view.render(), rgb) == 0
 
@@ -478,10 +478,10 @@ def test_the_legend_dock_ticks_metrics_to_draw_them(qtbot, data):
              for i in range(tree.topLevelItemCount())}
     item = items["PAPI_TOT_CYC"]
     assert item.text(1) == "metric (PAPI)" and item.checkState(0) == QtCore.Qt.Unchecked
-    assert len(w.geometry.var_rows) == 0
+    assert len(w.geometry.profiles.rows) == 0
     item.setCheckState(0, QtCore.Qt.Checked)
     assert w.state.variables == {"PAPI_TOT_CYC": "max"}
-    qtbot.waitUntil(lambda: len(w.geometry.var_rows) > 0, timeout=PATIENCE_MS)
+    qtbot.waitUntil(lambda: len(w.geometry.profiles.rows) > 0, timeout=PATIENCE_MS)
     item.setCheckState(0, QtCore.Qt.Unchecked)
     assert w.state.variables == {}
 
@@ -508,12 +508,12 @@ def test_page_keys_stop_at_the_ends_of_the_trace(qtbot):
         qtbot.keyClick(w.interactor, QtCore.Qt.Key_PageUp)
     assert w.state.window == pytest.approx((hi - width, hi))
     w.redraw()
-    assert w.geometry.n_states > 0
+    assert w.geometry.states.n > 0
     for _ in range(10):
         qtbot.keyClick(w.interactor, QtCore.Qt.Key_PageDown)
     assert w.state.window == pytest.approx((lo, lo + width))
     w.redraw()
-    assert w.geometry.n_states > 0
+    assert w.geometry.states.n > 0
 
 
 def test_the_treemap_docks_choices_are_view_fields(qtbot, tmp_path):

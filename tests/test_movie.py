@@ -100,20 +100,20 @@ def test_unfolding_draws_what_began_and_dims_what_ended(hand):
     view = View(trace, ViewState(**base, unfold=True, now=2.5), size=SIZE)
     g = view.scene.geometry
     st = trace.states
-    names = [trace.display_name("values", v) for v in st.value[g.state_rows]]
+    names = [trace.display_name("values", v) for v in st.value[g.states.rows]]
     assert sorted(names) == ["A", "B", "D"]  # C begins at 3
-    top = dict(zip(names, g.bars[:, 5]))
+    top = dict(zip(names, g.states.boxes[:, 5]))
     assert top["B"] == pytest.approx(g.frame.z(2.5), rel=1e-3)  # cut at now
-    rgb = dict(zip(names, g.bar_rgb.tolist()))
+    rgb = dict(zip(names, g.states.rgb.tolist()))
     own = {n: g.value_rgb[trace.find("values", n)[0]].tolist() for n in names}
     assert rgb["B"] == own["B"] and rgb["D"] == own["D"]  # still running
     assert rgb["A"] != own["A"]  # ended 0.5 s ago, a tenth of the window: dimmed fully
     # the message (1 to 3 s, P1 to P2) is drawn three quarters of the way
-    x0, x1 = g.link_p0[0, 0], g.link_p1[0, 0]
+    x0, x1 = g.links.p0[0, 0], g.links.p1[0, 0]
     xs, xe = view.layout.x[trace.find("containers", "P1")[0]], \
         view.layout.x[trace.find("containers", "P2")[0]]
     assert (x1 - x0) == pytest.approx(0.75 * (xe - xs), rel=1e-6)
-    assert g.link_p1[0, 2] == pytest.approx(g.frame.z(2.5))
+    assert g.links.p1[0, 2] == pytest.approx(g.frame.z(2.5))
 
 
 # -- particles -----------------------------------------------------------------------------
@@ -173,12 +173,12 @@ def test_particles_are_one_actor_whatever_their_number(small):
     view = View(small, ViewState(**BASE, particles="size"), size=SIZE)
     g = view.scene.geometry
     ln = small.links
-    busy = float(np.median(ln.start[g.message_rows]))
+    busy = float(np.median(ln.start[g.links.messages]))
     view.state.now = busy
     view.draw()
     slot = view.scene._slots["particles"]
     assert 1 <= len(slot) <= 2  # the trails, and the heads in flight
-    flying = ((ln.start[g.message_rows] <= busy) & (ln.end[g.message_rows] >= busy)).sum()
+    flying = ((ln.start[g.links.messages] <= busy) & (ln.end[g.links.messages] >= busy)).sum()
     heads = [a for a in slot if a.GetMapper().GetInput().GetNumberOfVerts()]
     assert flying == (heads[0].GetMapper().GetInput().GetNumberOfVerts() if heads else 0)
 

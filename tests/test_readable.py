@@ -80,7 +80,7 @@ def test_legend_text_is_large_and_contrasted(views, key):
     names = [t for t, _ in legend.entries]
     g = v.scene.geometry
     st = g.trace.states
-    for value in np.unique(st.value[g.state_rows]):
+    for value in np.unique(st.value[g.states.rows]):
         assert g.trace.display_name("values", value) in names
 
 
@@ -89,7 +89,7 @@ def test_bars_are_wide_enough_on_a_cluster(views):
     default view is at least 6 pixels wide."""
     v, _ = views["mardi"]
     g, proj = v.scene.geometry, v.projection
-    b = g.bars
+    b = g.states.boxes
     mid = np.c_[(b[:, 2] + b[:, 3]) / 2, (b[:, 4] + b[:, 5]) / 2]
     p0 = proj.to_display(np.c_[b[:, 0], mid])
     p1 = proj.to_display(np.c_[b[:, 1], mid])
@@ -110,10 +110,10 @@ def test_platform_links_and_capacities(views):
     v, _ = views["g5k"]
     g = v.scene.geometry
     tr = g.trace
-    assert platform_link_types(tr)[tr.links.type].all() and not len(g.link_rows)
+    assert platform_link_types(tr)[tr.links.type].all() and not len(g.links.rows)
     roles = variable_roles(tr)
     caps = {tr.display_name("types", t) for t in np.flatnonzero(roles.capacity)}
-    assert caps == {"power", "bandwidth", "latency"} and not len(g.var_rows)
+    assert caps == {"power", "bandwidth", "latency"} and not len(g.profiles.rows)
     assert "6314 platform links" in g.summary()
 
 
@@ -129,12 +129,13 @@ def test_usage_is_drawn_relative_to_capacity(views):
     assert roles.relative_to[used] == power and roles.capacity[power]
     assert not roles.drawn[used]  # its categories (pcompute...) are drawn instead
     pcompute = tr.find("types", "pcompute")[0]
-    rows = np.flatnonzero(tr.variables.type[g.var_rows] == pcompute)
-    widths = g.var_boxes[rows, 1] - g.var_boxes[rows, 0]
+    rows = np.flatnonzero(tr.variables.type[g.profiles.rows] == pcompute)
+    widths = g.profiles.boxes[rows, 1] - g.profiles.boxes[rows, 0]
     lane = 2 * g.cols.footprint(v.layout, g.cols.index(
-        tr.variables.container[g.var_rows[rows]], np.full(len(rows), power)))[2]
-    frac = tr.variables.value[g.var_rows[rows]] / 98095000.0
-    on_tremblay = tr.variables.container[g.var_rows[rows]] == tr.find("containers", "Tremblay")[0]
+        tr.variables.container[g.profiles.rows[rows]], np.full(len(rows), power)))[2]
+    frac = tr.variables.value[g.profiles.rows[rows]] / 98095000.0
+    on_tremblay = (tr.variables.container[g.profiles.rows[rows]]
+                   == tr.find("containers", "Tremblay")[0])
     assert np.allclose(widths[on_tremblay], np.minimum(frac, 1)[on_tremblay]
                        * lane[on_tremblay])
 
@@ -144,8 +145,8 @@ def test_drawn_colours_are_told_apart(views, key):
     v, _ = views[key]
     g = v.scene.geometry
     tr = g.trace
-    keys = [g.value_rgb[x] for x in np.unique(tr.states.value[g.state_rows])]
-    keys += [g.type_rgb[x] for x in np.unique(tr.variables.type[g.var_rows])]
+    keys = [g.value_rgb[x] for x in np.unique(tr.states.value[g.states.rows])]
+    keys += [g.type_rgb[x] for x in np.unique(tr.variables.type[g.profiles.rows])]
     keys = np.unique(np.array(keys, np.uint8).reshape(-1, 3), axis=0)
     lab = colors.lab(keys)
     bg = colors.lab(np.round(np.array(theme.BACKGROUND) * 255))
@@ -249,9 +250,9 @@ def test_many_messages_are_bundled(views):
     tr = make_trace(20000, 200_000, n_procs=64, procs_per_host=4)
     v = View(tr, ViewState(base="treemap", hidden=VALUES), (640, 360))
     g = v.scene.geometry
-    assert g.bundle_count is not None and len(g.link_rows) <= BUNDLE_TARGET
-    assert g.bundle_count.sum() == len(tr.links)
-    x, y, _ = v.projection.to_display((g.link_p0[:1] + g.link_p1[:1]) / 2)[0]
+    assert g.links.count is not None and len(g.links.rows) <= BUNDLE_TARGET
+    assert g.links.count.sum() == len(tr.links)
+    x, y, _ = v.projection.to_display((g.links.p0[:1] + g.links.p1[:1]) / 2)[0]
     v.render()
     got = v.pick(x, y)
     assert got["kind"] == "bundle" and got["count"] >= 1
@@ -259,7 +260,7 @@ def test_many_messages_are_bundled(views):
     v.update()
     ln = tr.links
     inside = ((ln.end >= 100) & (ln.start <= 101)).sum()
-    assert inside < BUNDLE_LIMIT and g.bundle_count is None and len(g.link_rows) == inside
+    assert inside < BUNDLE_LIMIT and g.links.count is None and len(g.links.rows) == inside
 
 
 @pytest.mark.parametrize("args, warning", [
@@ -335,13 +336,13 @@ def test_otf2_metrics_are_drawn_only_when_chosen(data):
     v = View(tr, ViewState(), SIZE)
     v.render()
     g = v.scene.geometry
-    assert len(g.var_rows) == 0
+    assert len(g.profiles.rows) == 0
     notes = [t for t, rgb in g.legend_entries() if rgb is None]
     assert "6 metrics not drawn until chosen (PAPI 6)" in notes
     v.state.variables = {"PAPI_TOT_CYC rate": "max", "PAPI_L2_TCM": "max"}
     v.render()
     g = v.scene.geometry
-    drawn = {tr.display_name("types", t) for t in np.unique(tr.variables.type[g.var_rows])}
+    drawn = {tr.display_name("types", t) for t in np.unique(tr.variables.type[g.profiles.rows])}
     assert drawn == {"PAPI_TOT_CYC rate", "PAPI_L2_TCM"}
     keys = [t for t, rgb in g.legend_entries()]
     assert "PAPI_L2_TCM (of its max 4.888e+05)" in keys

@@ -122,7 +122,7 @@ def top_values(trace, g):
     from above, worked out from the Trace by a sweep: each elementary interval of the
     window counts for the deepest state covering it (a state's time less its nested
     states'); the value with the most time (any, on a tie) shows."""
-    st, f, rows = trace.states, g.frame, g.state_rows
+    st, f, rows = trace.states, g.frame, g.states.rows
     end, start = np.minimum(st.end[rows], f.t1), np.maximum(st.start[rows], f.t0)
     col, depth, value = g.cols.of_state[rows], st.imbrication[rows], st.value[rows]
     out = {}
@@ -181,8 +181,9 @@ def test_links_are_drawn_between_hosts(small):
     without = v.render()
     sc, lay = v.scene.geometry, v.layout
     ln = tr.links
-    other_host = lay.node[ln.start_container[sc.link_rows]] != lay.node[ln.end_container[sc.link_rows]]
-    mid = proj.to_display((sc.link_p0 + sc.link_p1)[other_host] / 2)
+    rows = sc.links.rows
+    other_host = lay.node[ln.start_container[rows]] != lay.node[ln.end_container[rows]]
+    mid = proj.to_display((sc.links.p0 + sc.links.p1)[other_host] / 2)
     bg = np.round(np.array(theme.BACKGROUND) * 255)
     empty = shown = 0
     for x, y, _ in mid:
@@ -204,11 +205,12 @@ def test_window_clips_states_and_links(small):
     sc = show(*small, window=(0.1, 0.15)).scene.geometry
     st = tr.states
     inside = np.flatnonzero((st.end >= 0.1) & (st.start <= 0.15))
-    assert np.array_equal(sc.state_rows, inside)
-    assert sc.bars[:, 4].min() >= 0 and sc.bars[:, 5].max() <= sc.frame.height * (1 + 1e-3)
-    z = np.r_[sc.link_p0[:, 2], sc.link_p1[:, 2]]
+    assert np.array_equal(sc.states.rows, inside)
+    b = sc.states.boxes
+    assert b[:, 4].min() >= 0 and b[:, 5].max() <= sc.frame.height * (1 + 1e-3)
+    z = np.r_[sc.links.p0[:, 2], sc.links.p1[:, 2]]
     assert z.min() >= -1e-6 and z.max() <= sc.frame.height + 1e-6
-    assert len(sc.link_rows) == ((tr.links.end >= 0.1) & (tr.links.start <= 0.15)).sum()
+    assert len(sc.links.rows) == ((tr.links.end >= 0.1) & (tr.links.start <= 0.15)).sum()
 
 
 def test_scale_sets_the_height(small):
@@ -224,8 +226,8 @@ def test_scale_sets_the_height(small):
 def test_nested_states_are_thinner_and_in_front(hand):
     tr, _ = hand
     sc = show(*hand).scene.geometry
-    b = {tr.names.display(tr.values.name[tr.states.value[r]]): sc.bars[i]
-         for i, r in enumerate(sc.state_rows)}
+    b = {tr.names.display(tr.values.name[tr.states.value[r]]): sc.states.boxes[i]
+         for i, r in enumerate(sc.states.rows)}
     assert b["C"][1] - b["C"][0] < b["B"][1] - b["B"][0]        # thinner
     assert b["C"][2] < b["B"][2]                                # in front (-y)
     z = sc.frame.zscale
@@ -309,7 +311,7 @@ def test_picking_the_hand_trace(hand, detail):
     # h1's Load profile stands behind P1 (its wall): hidden first, shown at the end
     v = show(*hand, detail=detail, labels=False, view="side", hidden=("Load",))
     sc, lay, proj = v.scene, v.layout, v.projection
-    assert sc.geometry.mode == detail
+    assert sc.geometry.states.mode == detail
     v.render()
     g = sc.geometry
     z = g.frame.zscale
@@ -331,13 +333,13 @@ def test_picking_the_hand_trace(hand, detail):
     got = sc.pick(proj, *at(p1, 3.5))
     assert (got["start"], got["end"], got["duration"], got["imbrication"]) == (3, 4, 1, 1)
     # the message, halfway between the hosts
-    mid = proj.to_display([(g.link_p0[0] + g.link_p1[0]) / 2])[0]
+    mid = proj.to_display([(g.links.p0[0] + g.links.p1[0]) / 2])[0]
     got = sc.pick(proj, mid[0], mid[1])
     assert got["kind"] == "link" and got["row"] == 0
     assert (got["sender"], got["receiver"], got["start"], got["end"], got["size"]) == \
         ("P1", "P2", 1.0, 3.0, 4096.0)
     # the event on P2's front at 4 s (in front of D)
-    e = proj.to_display(g.event_p)[0]
+    e = proj.to_display(g.events.points)[0]
     got = sc.pick(proj, e[0], e[1])
     assert (got["kind"], got["value"], got["time"]) == ("event", "e", 4.0)
     assert c_row != got["row"]
@@ -389,7 +391,7 @@ def test_picking_small_in_both_modes(small):
         v = show(*small, (1000, 1000), detail=detail, labels=False, view="top")
         v.render()
         sc, lay, proj, g = v.scene, v.layout, v.projection, v.scene.geometry
-        lanes = np.unique(g.cols.of_state[g.state_rows])  # not those of usage profiles
+        lanes = np.unique(g.cols.of_state[g.states.rows])  # not those of usage profiles
         x, y, hw, _ = g.cols.footprint(lay, lanes)
         pts = proj.to_display(np.c_[x, y, np.full(len(x), g.frame.height)])
         got = [sc.pick(proj, px, py) for px, py, _ in pts]
@@ -401,8 +403,8 @@ def test_picking_small_in_both_modes(small):
         else:
             texels = g.texels
             for i, value in zip(lanes, got):
-                counts = Counter(st.value[texels[g._drawn_of_col[i]]
-                                          [texels[g._drawn_of_col[i]] >= 0]].tolist())
+                counts = Counter(st.value[texels[g.states.drawn_of[i]]
+                                          [texels[g.states.drawn_of[i]] >= 0]].tolist())
                 assert counts[value] == max(counts.values())
 
 
@@ -436,13 +438,13 @@ def test_variables_are_profiles_across_their_lane(hand):
     # h1 holds P1, so its lane is a wall on its back edge, across 80% of its width
     left = lay.x[h1] - entities.BAR / 2 * lay.w[h1]
     width = entities.BAR * lay.w[h1]
-    assert g.var_boxes[:, 3].max() == pytest.approx(lay.y[h1] + lay.h[h1] / 2)
-    assert g.var_boxes[:, 2].min() > lay.y[h1] + lay.h[h1] / 2 - entities.MAX_WALL - 1e-9
+    assert g.profiles.boxes[:, 3].max() == pytest.approx(lay.y[h1] + lay.h[h1] / 2)
+    assert g.profiles.boxes[:, 2].min() > lay.y[h1] + lay.h[h1] / 2 - entities.MAX_WALL - 1e-9
     # Load 1 on [0, 2.5] then 3 on [2.5, 5], on a 0..3 scale (no capacity: its maximum)
     z = g.frame.zscale
-    assert np.allclose(g.var_boxes[:, [0, 1, 4, 5]],
+    assert np.allclose(g.profiles.boxes[:, [0, 1, 4, 5]],
                        [[left, left + width / 3, 0, 2.5 * z], [left, left + width, 2.5 * z, 5 * z]])
-    assert [tr.variables.value[r] for r in g.var_rows] == [1, 3]
+    assert [tr.variables.value[r] for r in g.profiles.rows] == [1, 3]
 
 
 def test_render_command(tmp_path, data):
@@ -487,7 +489,7 @@ def test_moving_forms_and_back(small):
     (bars, lids), (lines,) = sc._slots["states"], sc._slots["moving_states"]
     assert not bars.GetVisibility() and not lids.GetVisibility()
     assert lines.GetVisibility() and lines.GetMapper().GetInput().GetNumberOfLines() == len(
-        sc.geometry.state_rows)
+        sc.geometry.states.rows)
     moving = v.render()
     assert (np.abs(moving.astype(int) - still.astype(int)).sum(axis=2) > 30).mean() > 0.01
     sc.set_moving(False)
@@ -502,7 +504,7 @@ def test_many_variable_pieces_are_lines_while_moving(hand, monkeypatch):
     from vtkmodules.util.numpy_support import vtk_to_numpy
     monkeypatch.setattr(scene, "MOVING_PIECES", 1)
     v = show(*hand, labels=False, view="side")
-    sc, b = v.scene, v.scene.geometry.var_boxes
+    sc, b = v.scene, v.scene.geometry.profiles.boxes
     still = v.render()
     sc.set_moving(True, pixel=2)
     (boxes,), (lines,) = sc._slots["variables"], sc._slots["moving_variables"]
@@ -548,7 +550,7 @@ def test_profile_pieces_finer_than_the_screen_are_averaged_per_bin(hand, monkeyp
     assert np.allclose(t, [[0, 5]]) and np.allclose(f, [1])  # one mean: one piece
 
     def area(v):
-        b = v.scene.geometry.var_boxes
+        b = v.scene.geometry.profiles.boxes
         return float(((b[:, 1] - b[:, 0]) * (b[:, 5] - b[:, 4])).sum())
     exact = area(show(*hand))
     monkeypatch.setattr(geometry, "PROFILE_LIMIT", 0)
@@ -572,7 +574,7 @@ def test_events_closer_than_their_dots_keep_one_per_container_and_slot(small, mo
     each EVENT_PX of the window's bins: each (container, slot) keeps its first."""
     from triva3d.scene import geometry
     tr, base = small
-    every = show(tr, base).scene.geometry.event_rows
+    every = show(tr, base).scene.geometry.events.rows
     monkeypatch.setattr(geometry, "EVENT_LIMIT", 0)
     g = show(tr, base).scene.geometry
     slots = g.n_bins // geometry.EVENT_PX
@@ -581,7 +583,7 @@ def test_events_closer_than_their_dots_keep_one_per_container_and_slot(small, mo
     groups = {}
     for r in every.tolist():  # in the events' order: the first of each group stays
         groups.setdefault((ev.container[r], slot[r]), r)
-    assert sorted(g.event_rows.tolist()) == sorted(groups.values()) and len(groups) < len(every)
+    assert sorted(g.events.rows.tolist()) == sorted(groups.values()) and len(groups) < len(every)
 
 
 @pytest.mark.parametrize("detail", ["exact", "lod"])
@@ -597,10 +599,10 @@ def test_a_short_last_state_does_not_roof_its_column(data, detail):
     st = tr.states
     init, fin = value_code(tr, "MPI_Init"), value_code(tr, "MPI_Finalize")
     main = value_code(tr, "int main(int, char**)")
-    lids, rgb, rows = g.lids
+    lids, rgb, rows = g.states.lids
     if detail == "exact":  # per rank, one lane: MPI_Init, 97% of its time
         assert st.value[rows].tolist() == [init, init] and main != init
-        for b in g.bars:
+        for b in g.states.boxes:
             over = ((lids[:, 0] <= b[0]) & (lids[:, 1] >= b[1]) & (lids[:, 2] <= b[2])
                     & (lids[:, 3] >= b[3]) & (lids[:, 4] > b[5]))
             assert over.any()

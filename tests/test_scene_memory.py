@@ -42,15 +42,16 @@ def test_lod_keeps_a_bit_a_state_and_no_row_list(small):
     v = show(small, detail="lod")
     v.render()
     g, n = v.scene.geometry, len(small.states)
-    for obj in (g, g.cols):
+    s = g.states
+    for obj in (g, g.cols, s):
         for name, a in vars(obj).items():
             if isinstance(a, np.ndarray):
                 assert len(a) < n or a.nbytes <= n // 8 + 1, name
-    assert g._state_mask.nbytes == -(-n // 8)
+    assert s.mask.nbytes == -(-n // 8)
     want = drawn_rows(small, g)
-    assert np.array_equal(g.state_rows, want) and g.n_states == len(want)
-    assert all(g.shows_state(r) for r in want[:50])
-    assert not any(g.shows_state(r) for r in np.setdiff1d(np.arange(n), want)[:50])
+    assert np.array_equal(s.rows, want) and s.n == len(want)
+    assert all(s.shows(r) for r in want[:50])
+    assert not any(s.shows(r) for r in np.setdiff1d(np.arange(n), want)[:50])
 
 
 def test_texels_on_demand_are_those_of_the_row_list(small):
@@ -59,17 +60,19 @@ def test_texels_on_demand_are_those_of_the_row_list(small):
     v = show(small, detail="lod")
     v.render()
     g, st = v.scene.geometry, small.states
-    rows = g.state_rows
-    col = g._drawn_of_col[g.cols.of_state[rows]]
+    s = g.states
+    rows = s.rows
+    col = s.drawn_of[g.cols.of_state[rows]]
     f = g.cut
-    dt = (f.t1 - f.t0) / g.texel_bins
+    dt = (f.t1 - f.t0) / s.bins
     want = lod.bin_states(col, rows, st.start, st.end, st.imbrication, f.t0, dt,
-                          len(g.drawn_cols), g.texel_bins)
+                          len(s.boxes), s.bins)
     got = g.texels
     assert got.shape == want.shape and np.array_equal(got, want) and (got >= 0).any()
-    for c in range(0, len(g.drawn_cols), max(1, len(g.drawn_cols) // 7)):
-        assert np.array_equal(lod.column_texels(*g._texel_args(), g.texel_bins, c), want[c])
-        z = (np.arange(g.texel_bins) + 0.5) / g.texel_bins * g.cut.height
+    args = g._texel_args(s.mask, s.drawn_of, s.bins)
+    for c in range(0, len(s.boxes), max(1, len(s.boxes) // 7)):
+        assert np.array_equal(lod.column_texels(*args, s.bins, c), want[c])
+        z = (np.arange(s.bins) + 0.5) / s.bins * g.cut.height
         assert [g.texel_row(c, zz) for zz in z[::9]] == want[c, ::9].tolist()
 
 
@@ -127,7 +130,29 @@ def test_data_span_and_messages_without_copies(small):
     cont = g.layout.w > 0
     want = np.flatnonzero(cont[ln.start_container] & cont[ln.end_container] & msg
                           & (ln.end >= w.t0) & (ln.start <= w.t1))
-    assert np.array_equal(g.message_rows, want) and g._message_mask.dtype == bool
+    assert np.array_equal(g.links.messages, want) and g.links.window.dtype == bool
+
+
+def test_switching_to_lod_frees_the_exact_states(small):
+    """The geometry's parts are replaced whole: once a View switches from exact
+    boxes to the level of detail, no array of the exact part is left (neither the
+    geometry nor VTK keeps one); the columns' texture is the part's atlas itself."""
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    v = show(small, detail="exact")
+    v.render()
+    exact = v.scene.geometry.states
+    assert exact.mode == "exact" and exact.n > 0
+    arrays = [exact.rows, exact.boxes, exact.rgb, *exact.lids]
+    gone = [weakref.ref(a) for a in arrays + [exact]]
+    del exact, arrays
+    v.state.detail = "lod"
+    v.render()
+    gc.collect()
+    s = v.scene.geometry.states
+    assert s.mode == "lod" and s.n > 0
+    assert [r() for r in gone] == [None] * len(gone)
+    texture = v.scene._slots["states"][0].GetTexture().GetInput().GetPointData().GetScalars()
+    assert np.shares_memory(vtk_to_numpy(texture), s.atlas)
 
 
 def test_event_points_are_shared_with_vtk(small):
@@ -137,12 +162,12 @@ def test_event_points_are_shared_with_vtk(small):
     v = show(small)
     v.render()
     g, actors = v.scene.geometry, v.scene._slots["events"]
-    assert g.event_p.dtype == np.float32 and len(g.event_p) and len(actors) == 1
+    assert g.events.points.dtype == np.float32 and len(g.events.points) and len(actors) == 1
     pts = vtk_to_numpy(actors[0].GetMapper().GetInput().GetPoints().GetData())
     rgb = vtk_to_numpy(actors[0].GetMapper().GetInput().GetCellData().GetScalars())
-    assert np.shares_memory(pts, g.event_p) and np.shares_memory(rgb, g.event_rgb)
+    assert np.shares_memory(pts, g.events.points) and np.shares_memory(rgb, g.events.rgb)
     b = actors[0].GetBounds()
-    lo, hi = g.event_p.min(axis=0), g.event_p.max(axis=0)
+    lo, hi = g.events.points.min(axis=0), g.events.points.max(axis=0)
     assert np.allclose(b[0::2], lo) and np.allclose(b[1::2], hi)
 
 
@@ -181,10 +206,10 @@ def test_big_geometry_is_drawn_in_chunks_and_the_same(small, monkeypatch):
     v = show(small, labels=False, detail="exact")
     many = v.render()
     g, slots = v.scene.geometry, v.scene._slots
-    assert len(slots["states"]) == -(-g.n_states // 500) + 1 > 2  # and the lids
-    assert len(slots["events"]) == -(-len(g.event_rows) // 100) > 1
+    assert len(slots["states"]) == -(-g.states.n // 500) + 1 > 2  # and the lids
+    assert len(slots["events"]) == -(-len(g.events.rows) // 100) > 1
     assert sum(a.GetMapper().GetInput().GetNumberOfPoints() for a in slots["states"]) \
-        == 8 * g.n_states + 4 * len(g.lids[0])
+        == 8 * g.states.n + 4 * len(g.states.lids[0])
     assert (np.abs(one.astype(int) - many).max(axis=2) > 0).mean() < 2e-3
     drains = []
     monkeypatch.setattr(type(v.scene), "_drain", lambda self: drains.append(1))
@@ -211,21 +236,21 @@ def test_profiles_follow_the_screen_bins(small, monkeypatch):
     lane's width)."""
     from triva3d.scene import geometry
     exact = show(small, detail="lod").scene.geometry
-    b = exact.var_boxes
+    b = exact.profiles.boxes
     area = float(((b[:, 1] - b[:, 0]) * (b[:, 5] - b[:, 4])).sum())
     monkeypatch.setattr(geometry, "PROFILE_LIMIT", 0)
     v = show(small, detail="lod", size=(400, 300))
     v.render()
     g = v.scene.geometry
-    assert g.n_bins != 512 and g._profile_bins == g.n_bins == g.texel_bins
-    lanes = len(np.unique(g.var_boxes[:, [0, 2]], axis=0))
-    assert len(g.var_rows) <= lanes * g.n_bins
-    b = g.var_boxes
+    assert g.n_bins != 512 and g.profiles.bins == g.n_bins == g.states.bins
+    lanes = len(np.unique(g.profiles.boxes[:, [0, 2]], axis=0))
+    assert len(g.profiles.rows) <= lanes * g.n_bins
+    b = g.profiles.boxes
     assert float(((b[:, 1] - b[:, 0]) * (b[:, 5] - b[:, 4])).sum()) == pytest.approx(area,
                                                                                 rel=0.01)
     drawn = sum(a.GetMapper().GetInput().GetNumberOfPoints()
                 for a in v.scene._slots["variables"])
-    assert drawn == 8 * len(g.var_rows)  # the actors were made again
+    assert drawn == 8 * len(g.profiles.rows)  # the actors were made again
     assert g.set_bins(g.n_bins) == set()  # nothing to do: nothing made again
 
 
@@ -237,16 +262,16 @@ def test_events_follow_the_screen_bins(small, monkeypatch):
     monkeypatch.setattr(geometry, "EVENT_LIMIT", 0)
     monkeypatch.setattr(polydata, "POINT_CHUNK", 50)
     v = show(small, detail="lod", size=(400, 300))
-    before = len(v.scene.geometry.event_rows)
+    before = len(v.scene.geometry.events.rows)
     v.render()
     g = v.scene.geometry
-    assert g.n_bins != 512 and g._event_bins == g.n_bins
-    assert len(g.event_rows) < before  # fewer pixels: fewer slots
+    assert g.n_bins != 512 and g.events.bins == g.n_bins
+    assert len(g.events.rows) < before  # fewer pixels: fewer slots
     slots = g.n_bins // geometry.EVENT_PX
     ev, f = small.events, g.cut
-    s = np.clip(((ev.time[g.event_rows] - f.t0) / (f.t1 - f.t0) * slots).astype(int), 0,
+    s = np.clip(((ev.time[g.events.rows] - f.t0) / (f.t1 - f.t0) * slots).astype(int), 0,
                 slots - 1)
-    assert len(set(zip(ev.container[g.event_rows].tolist(), s.tolist()))) == len(s)
+    assert len(set(zip(ev.container[g.events.rows].tolist(), s.tolist()))) == len(s)
     actors = v.scene._slots["events"]
     assert sum(a.GetMapper().GetInput().GetNumberOfPoints() for a in actors) == len(s)
     full = [a.GetMapper().GetInput().GetVerts() for a in actors[:-1]]

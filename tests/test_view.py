@@ -223,7 +223,7 @@ def test_hiding_a_value_removes_its_colour(small):
     img = v.render()
     assert near(img, rgb) == 0
     assert "Computing" not in [n for n, _ in v.scene.geometry.legend_entries()]
-    rows = v.scene.geometry.state_rows
+    rows = v.scene.geometry.states.rows
     assert len(rows) == (small.states.value != small.find("values", "Computing")[0]).sum()
 
 
@@ -332,7 +332,7 @@ def test_geometry_needs_no_vtk(small):
             "from triva3d.scene.geometry import Geometry; "
             f"t = load({str(SMALL)!r}, cache=False); "
             "g = Geometry(t, make_layout(t, base='treemap'), ViewState(window=(0, 0.1))); "
-            "print(len(g.state_rows), 'vtkmodules' in sys.modules)")
+            "print(len(g.states.rows), 'vtkmodules' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.split() == [str(want), "False"], out.stderr
 
@@ -366,7 +366,7 @@ def test_what_the_review_found(small, tmp_path):
     assert v.state.selection is None and not v.scene._slots["selection"]
     v.state.update(detail="lod", window=(10.0, 11.0))  # no state in it
     v.render()
-    assert v.scene.geometry.mode == "lod" and not len(v.scene.geometry.state_rows)
+    assert v.scene.geometry.states.mode == "lod" and not len(v.scene.geometry.states.rows)
     for text, message in (('{"view": [35, 30]}', "view must be a name"),
                           ('{"selection": {"kind": "galaxy", "row": 1}}', "selection must be"),
                           ('{"camera": {"position": [1, 1, 1], "focal_point": [1, 1, 1], '

@@ -1,12 +1,17 @@
 """The numpy geometry of a Trace over a Layout for one ViewState, without VTK.
 
-`Geometry` holds what the scene draws and picks: state bars (exact) or
-level-of-detail columns with their texels, link ends, event points and variable
-steps, each with its Trace rows and colours. `update(state)` recomputes it for a
-new window, scale, filters or colours; the Layout and the lanes of the bars
-(fixed over the whole trace, so they stay put while the window moves) are kept.
-Movies and tests use it without a window; the Scene turns it into actors.
+`Geometry` holds what the scene draws and picks in immutable parts, each made by
+one function and replaced whole: `states` (ExactStates: a box each, or LodStates:
+level-of-detail columns and their texture), `links` (lines, or bundles of them),
+`events` (dots) and `profiles` (variable pieces), each with its Trace rows and
+colours. `update(state)` makes them again for a new window, scale, filters or
+colours (switching to level of detail lets the exact boxes go); the Layout and
+the lanes of the bars (fixed over the whole trace, so they stay put while the
+window moves) are kept. Movies and tests use it without a window; the Scene
+turns it into actors.
 """
+from dataclasses import dataclass, replace
+
 import numpy as np
 
 from .. import colors
@@ -38,6 +43,116 @@ BUNDLE_LIMIT, BUNDLE_BINS, BUNDLE_TARGET = 20_000, 100, 5_000
 #: Unfolding: what ended FADE of the window before `now` is HISTORY of the way to
 #: the background.
 FADE, HISTORY = 0.1, 0.5
+
+
+#: The parts of a Geometry: immutable (made whole, never changed in place).
+_part = dataclass(frozen=True, eq=False)
+
+
+@_part
+class ExactStates:
+    """States drawn one box each: their Trace `rows` (ascending), `boxes` (n, 6:
+    x0 x1 y0 y1 z0 z1) and `rgb`; the `lids` closing their lanes (see
+    Geometry._exact_lids); `values`: the state values of the whole window (the
+    legend's keys, stable while unfolding)."""
+    rows: np.ndarray
+    boxes: np.ndarray
+    rgb: np.ndarray
+    lids: tuple
+    values: np.ndarray
+    mode = "exact"
+
+    @property
+    def n(self):
+        """How many states are drawn."""
+        return len(self.rows)
+
+    def shows(self, row):
+        """Is state `row` drawn?"""
+        i = np.searchsorted(self.rows, row)
+        return bool(i < len(self.rows) and self.rows[i] == row)
+
+
+@_part
+class LodStates:
+    """States drawn as level-of-detail columns: a `mask` of the `n` states drawn
+    (np.packbits over the table, 1 bit a state: no row list); `boxes` (m, 6) of the
+    columns holding some, the drawn column of each of Geometry.cols (`drawn_of`);
+    `bins` texels a column, their colours in the `atlas` image (`width` columns
+    across, see lod.atlas); the `lids` closing the columns (see
+    Geometry._lod_lids); `values` as in ExactStates."""
+    mask: np.ndarray
+    n: int
+    boxes: np.ndarray
+    drawn_of: np.ndarray
+    bins: int
+    atlas: np.ndarray
+    width: int
+    lids: tuple
+    values: np.ndarray
+    mode = "lod"
+
+    @property
+    def rows(self):
+        """The Trace rows of the states drawn, made on each use from the mask."""
+        return np.flatnonzero(np.unpackbits(self.mask))
+
+    def shows(self, row):
+        """Is state `row` drawn?"""
+        return bool(lod.is_set(self.mask, row))
+
+    def mesh(self, height):
+        """(points, quads, texture coordinates) of the columns, `height` tall
+        (open at the top: the lids close them)."""
+        c = self.boxes
+        return lod.columns(c[:, 0], c[:, 1], c[:, 2], c[:, 3], height, self.bins, self.width)
+
+
+@_part
+class Links:
+    """Message lines in the window: their Trace `rows`, ends `p0`, `p1` (n, 3) and
+    `rgb`; bundled above BUNDLE_LIMIT (`count` not None): a line per bundle, its
+    row that of its first message, its `count` and total `bytes` of messages and
+    its opacity (`alpha`, growing with its count); `window`: a mask of the
+    messages of the whole window (particles fly on them, 1 byte a link)."""
+    window: np.ndarray
+    rows: np.ndarray
+    p0: np.ndarray
+    p1: np.ndarray
+    rgb: np.ndarray
+    count: np.ndarray = None
+    bytes: np.ndarray = None
+    alpha: np.ndarray = None
+
+    @property
+    def messages(self):
+        """The Trace rows of the messages of the whole window, made on each use."""
+        return _rows(self.window)
+
+
+@_part
+class Events:
+    """Event dots in the window: their Trace `rows`, `points` (n, 3 float32, as VTK
+    draws them) and `rgb`; `bins`: the screen bins they were thinned for (None:
+    all drawn); `values`: the event values of the whole window (the legend's)."""
+    rows: np.ndarray
+    points: np.ndarray
+    rgb: np.ndarray
+    bins: int
+    values: np.ndarray
+
+
+@_part
+class Profiles:
+    """Usage profiles in the window: `boxes` (n, 6) of their pieces, the Trace
+    `rows` of the variables and `rgb`; `bins`: the screen bins the pieces were
+    averaged over (None: exact); `types`: the variable types of the whole window
+    (the legend's)."""
+    rows: np.ndarray
+    boxes: np.ndarray
+    rgb: np.ndarray
+    bins: int
+    types: np.ndarray
 
 
 class Geometry:
@@ -84,28 +199,6 @@ class Geometry:
         # (each part's own min and max: no concatenated copy of the columns)
         return float(min(a.min() for a in lo)), float(max(a.max() for a in hi))
 
-    @property
-    def state_rows(self):
-        """The Trace rows of the states drawn. In level of detail the geometry keeps
-        only a mask of them (1 bit a state, not 64): the rows are made on each use."""
-        if self._state_rows is None:
-            n = len(self.trace.states)
-            return np.flatnonzero(np.unpackbits(self._state_mask, count=n))
-        return self._state_rows
-
-    @property
-    def message_rows(self):
-        """The Trace rows of the messages of the whole window (particles fly on
-        them), made on each use from a mask (1 byte a link)."""
-        return _rows(self._message_mask)
-
-    def shows_state(self, row):
-        """Is state `row` drawn?"""
-        if self._state_rows is None:
-            return bool(lod.is_set(self._state_mask, row))
-        i = np.searchsorted(self._state_rows, row)
-        return bool(i < len(self._state_rows) and self._state_rows[i] == row)
-
     def capacity_of(self, rows):
         """The capacity the values of variable `rows` are drawn relative to (see
         profiles.capacity_table)."""
@@ -151,8 +244,8 @@ class Geometry:
 
     # -- the update ------------------------------------------------------------------
     def update(self, state):
-        """Recompute everything drawn for `state`'s window, scale, detail, filters
-        and colours."""
+        """Make every part again for `state`'s window, scale, detail, filters and
+        colours."""
         tr = self.trace
         overrides = self._overrides(state)
         values, types, cont = self._shown(state)  # these check names before any change
@@ -169,95 +262,108 @@ class Geometry:
         #: What is drawn: the window, or its part up to `now` when unfolding (the
         #: same heights: z of a time is the same in both).
         self.cut = f = self.frame if self.now is None else _cut(self.frame, self.now)
+        #: What the filters show (the parts made again by set_bins).
+        self._shown_masks = values, types, cont
 
         st, w = tr.states, self.frame
         shown = ((st.end >= w.t0) & (st.start <= w.t1) & cont[st.container]
                  & values[st.value])
         n = int(np.count_nonzero(shown))  # the detail follows the window, not the part unfolded
-        #: The state values of the whole window: the legend's keys (stable while unfolding).
-        self._key_state_values = np.flatnonzero(np.bincount(st.value[shown],
-                                                            minlength=len(tr.values)))
+        keys = np.flatnonzero(np.bincount(st.value[shown], minlength=len(tr.values)))
         if f is not w:
             shown &= st.start <= f.t1
-        self.mode = ("lod" if state.detail == "lod"
-                     or (state.detail == "auto" and n > self.exact_limit) else "exact")
-        self._lids = None
-        if self.mode == "exact":
-            self._state_rows, self._state_mask = np.flatnonzero(shown), None
+        if state.detail == "lod" or (state.detail == "auto" and n > self.exact_limit):
+            mask = np.packbits(shown)  # 1 bit a state: no row list
             del shown
-            self.n_states = len(self._state_rows)
-            _check_room(self.n_states)
-            self.bars = entities.bar_bounds(tr, self.layout, f, self.state_rows, self.cols)
-            self.bar_rgb = self.fade(self.value_rgb[st.value[self.state_rows]],
-                                     st.end[self.state_rows])
-        else:  # a mask of the states drawn, 1 bit a state: no row list
-            self._state_rows, self._state_mask = None, np.packbits(shown)
+            self.states = self._lod_states(mask, keys)
+        else:
+            rows = np.flatnonzero(shown)
             del shown
-            cols = self.cols
-            count = lod.column_counts(self._state_mask, st.container, st.type, cols.first,
-                                      cols.keys, cols.nt)
-            self.n_states = int(count.sum())
-            present = count > 0
-            self.drawn_cols = np.flatnonzero(present)
-            #: The drawn column (its index in drawn_cols) of each column.
-            self._drawn_of_col = np.cumsum(present, dtype=np.int32) - 1
-            self.columns = self.cols.bounds(self.layout, f.height, self.drawn_cols)
-            self._bin(self.n_bins, force=True)
+            self.states = self._exact_states(rows, keys)
+        self.links = self._links()
+        self.events = self._events()
+        self.profiles = self._profiles()
 
+    def _exact_states(self, rows, values):
+        """ExactStates of the states `rows`, the legend's keys `values`."""
+        st = self.trace.states
+        _check_room(len(rows))
+        boxes = entities.bar_bounds(self.trace, self.layout, self.cut, rows, self.cols)
+        rgb = self.fade(self.value_rgb[st.value[rows]], st.end[rows])
+        return ExactStates(rows, boxes, rgb, self._exact_lids(rows, boxes), values)
+
+    def _lod_states(self, mask, values):
+        """LodStates of the states `mask` (np.packbits over the table), the legend's
+        keys `values`, binned for the screen's n_bins."""
+        st, cols = self.trace.states, self.cols
+        count = lod.column_counts(mask, st.container, st.type, cols.first, cols.keys, cols.nt)
+        present = count > 0
+        boxes = cols.bounds(self.layout, self.cut.height, np.flatnonzero(present))
+        drawn_of = np.cumsum(present, dtype=np.int32) - 1
+        return LodStates(mask, int(count.sum()), boxes, drawn_of, values=values,
+                         **self._binned(mask, boxes, drawn_of, self.n_bins))
+
+    def _binned(self, mask, boxes, drawn_of, n_bins):
+        """The fields of LodStates that follow the screen: the columns (`boxes`,
+        `drawn_of`) of the states `mask` binned in about `n_bins` (within the
+        texture's limits), their atlas and lids, from texels made once."""
+        bins = lod.bins_for(len(boxes), n_bins)
+        texels = lod.bin_shown(*self._texel_args(mask, drawn_of, bins), len(boxes), bins)
+        lids = self._lod_lids(texels, boxes)
+        index, width = lod.atlas(texels)
+        del texels
+        st = self.trace.states
+        img = lod.texel_colors(index, st.value, self.value_rgb)
+        if self.now is not None:
+            some = index >= 0
+            img[some] = self.fade(img[some], st.end[index[some]])
+        return dict(bins=bins, atlas=img, width=width, lids=lids)
+
+    def _links(self):
+        """Links: the message lines of the window, bundled above BUNDLE_LIMIT."""
+        tr, w, f = self.trace, self.frame, self.cut
+        values, _, cont = self._shown_masks
         ln = tr.links
         shown = (cont[ln.start_container] & cont[ln.end_container] & values[ln.value]
                  & ~self.platform_links[ln.type])
-        #: The messages of the whole window (particles fly on them): see message_rows.
-        self._message_mask = shown & (ln.end >= w.t0) & (ln.start <= w.t1)
+        window = shown & (ln.end >= w.t0) & (ln.start <= w.t1)
         del shown
-        rows = self.message_rows
-        self.link_rows = rows[(ln.end[rows] >= f.t0) & (ln.start[rows] <= f.t1)]
-        del rows
-        self.link_rgb = self.value_rgb[ln.value[self.link_rows]]
-        self.bundle_count = None
-        if len(self.link_rows) > BUNDLE_LIMIT:
-            self._bundle()  # (its own ends: none made for every message)
-        else:
-            self.link_p0, self.link_p1 = entities.link_ends(tr, self.layout, f, self.link_rows)
-        self.link_rgb = self.fade(self.link_rgb, ln.end[self.link_rows])
-
-        #: What the filters show (for set_bins).
-        self._shown_masks = values, types, cont
-        self._events()
-        self._profiles(cont, types)
+        rows = _rows(window)
+        rows = rows[(ln.end[rows] >= f.t0) & (ln.start[rows] <= f.t1)]
+        rgb = self.value_rgb[ln.value[rows]]
+        if len(rows) > BUNDLE_LIMIT:
+            return self._bundles(window, rows, rgb)  # (its own ends: none made for every message)
+        p0, p1 = entities.link_ends(tr, self.layout, f, rows)
+        return Links(window, rows, p0, p1, self.fade(rgb, ln.end[rows]))
 
     def _events(self):
-        """The event dots of the window: `event_rows`, `event_p` and `event_rgb`."""
+        """Events: the dots of the window, thinned above EVENT_LIMIT."""
         tr, w, f = self.trace, self.frame, self.cut
         values, _, cont = self._shown_masks
         ev = tr.events
         keep = (ev.time >= w.t0) & (ev.time <= w.t1) & cont[ev.container] & values[ev.value]
-        self._key_event_values = np.flatnonzero(np.bincount(ev.value[keep],
-                                                            minlength=len(tr.values)))
+        keys = np.flatnonzero(np.bincount(ev.value[keep], minlength=len(tr.values)))
         if f is not w:
             keep &= ev.time <= f.t1
-        self.event_rows = _rows(keep)
+        rows = _rows(keep)
         del keep
-        #: The bins the dots were thinned for (None: all drawn).
-        self._event_bins = None
-        if len(self.event_rows) > EVENT_LIMIT:
-            self._event_bins = self.n_bins
-            self.event_rows = self._apart(self.event_rows)
-        self.event_p = entities.event_points(tr, self.layout, f, self.event_rows)
-        self.event_rgb = self.fade(self.value_rgb[ev.value[self.event_rows]],
-                                   ev.time[self.event_rows])
+        bins = None
+        if len(rows) > EVENT_LIMIT:
+            bins = self.n_bins
+            rows = self._apart(rows)
+        return Events(rows, entities.event_points(tr, self.layout, f, rows),
+                      self.fade(self.value_rgb[ev.value[rows]], ev.time[rows]), bins, keys)
 
-    def _bundle(self):
-        """Messages grouped by (sender, receiver, start bin) into at most
-        BUNDLE_TARGET lines: time bins of the window are halved, then the ends move
-        up to their parents' footprints, until so few remain. Each bundle goes from
-        end to end, from its mean start to its mean end, its opacity growing with its
-        count (`link_alpha`); `link_rows` holds the first message of each,
-        `bundle_count` and `bundle_bytes` the totals. The tries only count their
-        bundles (a sort in place); the one kept is grouped once."""
+    def _bundles(self, window, rows, rgb):
+        """Links of messages `rows` (colours `rgb`) grouped by (sender, receiver,
+        start bin) into at most BUNDLE_TARGET lines: time bins of the window are
+        halved, then the ends move up to their parents' footprints, until so few
+        remain. Each bundle goes from end to end, from its mean start to its mean
+        end. The tries only count their bundles (a sort in place); the one kept is
+        grouped once."""
         from ..analysis.metrics import link_bytes
         tr, f, lay = self.trace, self.cut, self.layout
-        ln, rows = tr.links, self.link_rows
+        ln = tr.links
         parent = tr.containers.parent
         up = np.where((parent > 0) & (lay.w[np.maximum(parent, 0)] > 0), parent,
                       np.arange(len(parent)))
@@ -283,13 +389,13 @@ class Geometry:
                                          return_counts=True)
         del key
         mean = lambda v: np.bincount(inv, weights=v) / count  # noqa: E731
-        self.link_p0 = np.c_[lay.x[a[first]], lay.y[a[first]], f.z(mean(ln.start[rows]))]
-        self.link_p1 = np.c_[lay.x[b[first]], lay.y[b[first]], f.z(mean(ln.end[rows]))]
-        self.link_rows = rows[first]
-        self.link_rgb = self.link_rgb[first]
-        self.bundle_count = count
-        self.bundle_bytes = np.bincount(inv, weights=np.nan_to_num(link_bytes(tr, rows)))
-        self.link_alpha = 0.15 + 0.85 * np.sqrt(count / count.max())
+        p0 = np.c_[lay.x[a[first]], lay.y[a[first]], f.z(mean(ln.start[rows]))]
+        p1 = np.c_[lay.x[b[first]], lay.y[b[first]], f.z(mean(ln.end[rows]))]
+        size = np.bincount(inv, weights=np.nan_to_num(link_bytes(tr, rows)))
+        first_rows = rows[first]
+        return Links(window, first_rows, p0, p1,
+                     self.fade(rgb[first], ln.end[first_rows]), count, size,
+                     0.15 + 0.85 * np.sqrt(count / count.max()))
 
     def _apart(self, rows):
         """Events `rows`, one per container in each EVENT_PX of the window's pixels
@@ -301,13 +407,15 @@ class Geometry:
         _, first = np.unique(key, return_index=True)
         return rows[np.sort(first)]
 
-    def _profiles(self, cont, types):
-        """Boxes of the usage profiles in the window: `var_boxes` (n, 6), `var_rows`."""
+    def _profiles(self):
+        """Profiles: the boxes of the usage profiles in the window, averaged per
+        bin above PROFILE_LIMIT pieces."""
         f, w, var = self.cut, self.frame, self.trace.variables
+        _, types, cont = self._shown_masks
         keep = ((var.end >= w.t0) & (var.start <= w.t1) & cont[var.container]
                 & types[var.type] & self.roles.drawn[var.type])
         rows = np.flatnonzero(keep)
-        self._key_profiles = np.unique(var.type[rows])  # the window's, for the legend
+        keys = np.unique(var.type[rows])  # the window's, for the legend
         rows = rows[var.start[rows] <= f.t1]
         col = self.cols.index(var.container[rows], self.roles.lane[var.type[rows]])
         order = np.lexsort((var.start[rows], var.type[rows], col))
@@ -316,22 +424,21 @@ class Geometry:
         frac = np.clip(np.where(cap > 0, var.value[rows] / np.where(cap > 0, cap, 1), 0.0),
                        0, None)
         typ, start, end = var.type[rows], var.start[rows], var.end[rows]
-        #: The bins the pieces were averaged over (None: exact).
-        self._profile_bins = None
+        bins = None
         if len(rows) > PROFILE_LIMIT:  # finer than the screen: each lane's mean per bin
-            self._profile_bins = self.n_bins
+            bins = self.n_bins
             series = np.cumsum(np.r_[False, (col[1:] != col[:-1]) | (typ[1:] != typ[:-1])])
             src, t, frac = profiles.binned(series, start, end, frac, f.t0, f.t1,
                                            max(1, self.n_bins // PROFILE_PX))
             rows, col, typ, start, end = rows[src], col[src], typ[src], t[:, 0], t[:, 1]
         piece, t, x = profiles.stack(col, typ, start, end, frac, f.t0, f.t1)
-        self.var_rows = rows[piece]
+        rows = rows[piece]
         cx, cy, hw, hh = self.cols.footprint(self.layout, col[piece])
         left = cx - hw
-        self.var_boxes = np.c_[left + x[:, 0] * 2 * hw, left + x[:, 1] * 2 * hw, cy - hh,
-                               cy + hh, f.z(t[:, 0]), f.z(t[:, 1])]
-        self.var_rgb = self.fade(self.type_rgb[var.type[self.var_rows]],
-                                 var.end[self.var_rows])
+        boxes = np.c_[left + x[:, 0] * 2 * hw, left + x[:, 1] * 2 * hw, cy - hh,
+                      cy + hh, f.z(t[:, 0]), f.z(t[:, 1])]
+        rgb = self.fade(self.type_rgb[var.type[rows]], var.end[rows])
+        return Profiles(rows, boxes, rgb, bins, keys)
 
     def fade(self, rgb, end):
         """Colours `rgb` of things that ended at `end`, dimmed towards the
@@ -346,81 +453,59 @@ class Geometry:
         return np.round(rgb * (1 - k) + bg * k).astype(np.uint8)
 
     # -- level of detail ---------------------------------------------------------------
-    def _bin(self, n_bins, force=False):
-        """Bin the columns in about `n_bins` (see texels); True when that changed."""
-        n_bins = lod.bins_for(len(self.drawn_cols), n_bins)
-        if n_bins == getattr(self, "texel_bins", None) and not force:
-            return False
-        self.texel_bins = n_bins
-        self._lids = None
-        return True
-
-    def _texel_args(self):
+    def _texel_args(self, mask, drawn_of, bins):
         st, f, cols = self.trace.states, self.cut, self.cols
-        dt = (f.t1 - f.t0) / self.texel_bins if f.t1 > f.t0 else 1.0
-        return (self._state_mask, st.container, st.type, cols.first, cols.keys, cols.nt,
-                self._drawn_of_col, st.start, st.end, st.imbrication, f.t0, dt)
+        dt = (f.t1 - f.t0) / bins if f.t1 > f.t0 else 1.0
+        return (mask, st.container, st.type, cols.first, cols.keys, cols.nt, drawn_of,
+                st.start, st.end, st.imbrication, f.t0, dt)
 
     @property
     def texels(self):
-        """(drawn columns, texel_bins) Trace row shown in each texel of the columns
-        (-1: none; see lod.bin_states). Made on each use (the texture is made of
-        them once, picking finds one on demand): the geometry keeps none."""
-        return lod.bin_shown(*self._texel_args(), len(self.drawn_cols), self.texel_bins)
+        """(drawn columns, bins) Trace row shown in each texel of the level-of-detail
+        columns (-1: none; see lod.bin_states). Made on each use (the atlas is made
+        of them once, picking finds one on demand): the geometry keeps none."""
+        s = self.states
+        return lod.bin_shown(*self._texel_args(s.mask, s.drawn_of, s.bins), len(s.boxes),
+                             s.bins)
+
+    def texel_row(self, column, z):
+        """The Trace row shown by drawn column `column` at height z (-1: none)."""
+        s, h = self.states, self.cut.height
+        b = int(z / h * s.bins) if h > 0 else 0
+        texels = lod.column_texels(*self._texel_args(s.mask, s.drawn_of, s.bins), s.bins,
+                                   column)
+        return int(texels[min(s.bins - 1, max(0, b))])
 
     def set_bins(self, n_bins):
         """Follow the screen: about `n_bins` pixels over the window's height. The
         level-of-detail columns are binned again, and so are usage profiles averaged
         per bin (above PROFILE_LIMIT: pieces finer than the screen) and events
-        thinned (above EVENT_LIMIT); the names of what changed: "states",
+        thinned (above EVENT_LIMIT); the names of the parts made again: "states",
         "variables", "events"."""
         self.n_bins = n_bins
         changed = set()
-        if self.mode == "lod" and self._bin(n_bins):
+        s = self.states
+        if s.mode == "lod" and lod.bins_for(len(s.boxes), n_bins) != s.bins:
+            self.states = replace(s, **self._binned(s.mask, s.boxes, s.drawn_of, n_bins))
             changed.add("states")
-        if self._profile_bins not in (None, n_bins):
-            self._profiles(self._shown_masks[2], self._shown_masks[1])
+        if self.profiles.bins not in (None, n_bins):
+            self.profiles = self._profiles()
             changed.add("variables")
-        if self._event_bins not in (None, n_bins):
-            self._events()
+        if self.events.bins not in (None, n_bins):
+            self.events = self._events()
             changed.add("events")
         return changed
 
-    def lod_mesh(self):
-        """(points, quads, texture coordinates, atlas image) of the columns (open at
-        the top: see lids)."""
-        texels = self.texels
-        if self._lids is None:
-            self._lids = self._lod_lids(texels)
-        index, width = lod.atlas(texels)
-        del texels
-        st = self.trace.states
-        img = lod.texel_colors(index, st.value, self.value_rgb)
-        if self.now is not None:
-            some = index >= 0
-            img[some] = self.fade(img[some], st.end[index[some]])
-        c = self.columns
-        pts, quads, tc = lod.columns(c[:, 0], c[:, 1], c[:, 2], c[:, 3], self.cut.height,
-                                     self.texel_bins, width)
-        return pts, quads, tc, img
-
     # -- the columns' tops ------------------------------------------------------------
-    @property
-    def lids(self):
-        """(boxes (n, 5): x0 x1 y0 y1 z, rgb, Trace rows) of the lids that close the
-        lanes of states from above, each in the colour of the value taking most of
-        its lane's time in the window (see entities.dominant), its row that value's
-        longest state there (what picking it gives): when exact, one a lane over its
-        whole square just above its highest box, its time counted once (a state's
-        less the states nested in it: a nested stack no longer roofs the lane); in
-        level of detail, one a column at its top (the value of most of its texels)."""
-        if self._lids is None:
-            self._lids = self._exact_lids() if self.mode == "exact" else self._lod_lids(
-                self.texels)
-        return self._lids
-
-    def _exact_lids(self):
-        st, f, rows, b = self.trace.states, self.cut, self.state_rows, self.bars
+    # The lids close the lanes of states from above, each in the colour of the value
+    # taking most of its lane's time in the window (see entities.dominant), its row
+    # that value's longest state there (what picking it gives): (boxes (n, 5): x0 x1
+    # y0 y1 z, rgb, Trace rows).
+    def _exact_lids(self, rows, boxes):
+        """One lid a lane of the states `rows` (`boxes`) over its whole square just
+        above its highest box, its time counted once (a state's less the states
+        nested in it: a nested stack no longer roofs the lane)."""
+        st, f = self.trace.states, self.cut
         if not len(rows):
             return np.zeros((0, 5)), np.zeros((0, 3), np.uint8), rows
         lane = self.cols.of_rows(rows).astype(np.int64)
@@ -432,11 +517,13 @@ class Geometry:
         lids = np.tile([np.inf, -np.inf, np.inf, -np.inf, -np.inf], (len(lanes), 1))
         for k, (reduce, i) in enumerate(((np.minimum, 0), (np.maximum, 1), (np.minimum, 2),
                                          (np.maximum, 3), (np.maximum, 5))):
-            reduce.at(lids[:, k], at, b[:, i])  # over all the lane's boxes, nested ones too
+            reduce.at(lids[:, k], at, boxes[:, i])  # over all the lane's boxes, nested ones too
         lids[:, 4] += entities.LIFT * f.height / 2
         return lids, self.value_rgb[value], rows[item]
 
-    def _lod_lids(self, texels):
+    def _lod_lids(self, texels, boxes):
+        """One lid a level-of-detail column (`boxes`) at its top, the value of most
+        of its `texels`."""
         st = self.trace.states
         cols, bins = np.nonzero(texels >= 0)
         if not len(cols):
@@ -445,15 +532,8 @@ class Geometry:
         del bins
         cols, value, item = entities.dominant(cols, st.value[rows], np.ones(len(rows)),
                                               st.end[rows] - st.start[rows])
-        c = self.columns[cols]
+        c = boxes[cols]
         return np.c_[c[:, :4], c[:, 5]], self.value_rgb[value], rows[item]
-
-    def texel_row(self, column, z):
-        """The Trace row shown by drawn column `column` at height z (-1: none)."""
-        h = self.cut.height
-        b = int(z / h * self.texel_bins) if h > 0 else 0
-        texels = lod.column_texels(*self._texel_args(), self.texel_bins, column)
-        return int(texels[min(self.texel_bins - 1, max(0, b))])
 
     # -- what is on screen ---------------------------------------------------------------
     def world_bounds(self):
@@ -491,7 +571,7 @@ class Geometry:
         show (bandwidth and latency, or the traffic `heat`: "so far" or "of the
         window")."""
         tr = self.trace
-        st, keys = tr.states, self._key_state_values
+        st, keys = tr.states, self.states.values
         name = tr.names.display
         out = []
         if len(keys):
@@ -503,13 +583,13 @@ class Geometry:
             shown[keys] = True
             shown = self._value_order[shown[self._value_order]]
             out += [(name(tr.values.name[v]), self.value_rgb[v]) for v in shown]
-        for what, values in (("message", tr.links.value[self._message_mask]),
-                             ("event", self._key_event_values)):
+        for what, values in (("message", tr.links.value[self.links.window]),
+                             ("event", self.events.values)):
             out += [(f"{name(tr.values.name[v])} ({what})", self.value_rgb[v])
                     for v in np.unique(values)]
         profiles = {}  # one key per colour: SimGrid's p<cat> and b<cat> share theirs
         cls = self.roles.metric_class
-        for ty in sorted(self._key_profiles, key=lambda t: (cls[t] or "", t)):  # by class
+        for ty in sorted(self.profiles.types, key=lambda t: (cls[t] or "", t)):  # by class
             cap = self.roles.relative_to[ty]
             of = (name(tr.types.name[cap]) if cap >= 0
                   else f"its max {self.capacity_of([np.argmax(tr.variables.type == ty)])[0]:.4g}")
@@ -550,18 +630,18 @@ class Geometry:
         if not 0 <= row < size:
             return none  # a selection of another trace or base draws nothing
         if kind == "state":
-            if self.cols.of_rows([row])[0] < 0 or not self.shows_state(row):
+            if self.cols.of_rows([row])[0] < 0 or not self.states.shows(row):
                 return none
             return box_edges(entities.bar_bounds(tr, lay, f, np.array([row]), self.cols))
         if kind == "variable":
-            return box_edges(self.var_boxes[self.var_rows == row])
+            return box_edges(self.profiles.boxes[self.profiles.rows == row])
         if kind in ("link", "bundle"):
-            i = np.flatnonzero(self.link_rows == row)
-            return self.link_p0[i], self.link_p1[i]
+            i = np.flatnonzero(self.links.rows == row)
+            return self.links.p0[i], self.links.p1[i]
         if kind == "event":
-            i = np.flatnonzero(self.event_rows == row)
+            i = np.flatnonzero(self.events.rows == row)
             d = 0.02 * self.extent
-            p = self.event_p[i]
+            p = self.events.points[i]
             return (np.vstack([p - [d, 0, 0], p - [0, 0, d]]),
                     np.vstack([p + [d, 0, 0], p + [0, 0, d]]))
         if kind == "edge":
@@ -589,7 +669,7 @@ class Geometry:
         out = []
         silent = [w for w, on in (("no particles fly", state and state.particles),
                                   ("no edge heats up", state and state.heat)) if on]
-        if silent and not self._message_mask.any():
+        if silent and not self.links.window.any():
             where = (f"no message is drawn in the window {f.t0:.9g}..{f.t1:.9g}"
                      if (~self.platform_links[tr.links.type]).any()
                      else "the trace has no messages (links between containers)")
@@ -600,7 +680,7 @@ class Geometry:
         elif f.t1 == f.t0:
             out.append(f"everything drawn happens at one instant ({f.t0:.9g}): nothing "
                        "rises over the base")
-        elif len(tr.states) and not self.n_states:
+        elif len(tr.states) and not self.states.n:
             out.append(f"no state is drawn in the window {f.t0:.9g}..{f.t1:.9g}")
         return out
 
@@ -610,10 +690,10 @@ class Geometry:
         f, lay = self.frame, self.layout
         platform = int(self.platform_links[self.trace.links.type].sum())
         return (f"window {f.t0:.9g}..{f.t1:.9g} {self.trace.unit(time_unit)}, "
-                f"{self.n_states} states "
-                f"({self.mode}), {len(self.link_rows)} links"
+                f"{self.states.n} states "
+                f"({self.states.mode}), {len(self.links.rows)} links"
                 + (f" (and {platform} platform links, as base edges)" if platform else "")
-                + f", {len(self.event_rows)} events "
+                + f", {len(self.events.rows)} events "
                 f"on {len(lay.node_names)} {lay.base} nodes"
                 + (f", {lay.unplaced} containers unplaced" if lay.unplaced else ""))
 

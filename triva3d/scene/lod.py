@@ -125,7 +125,7 @@ def atlas(best):
 
 def columns(x0, x1, y0, y1, height, n_bins, width):
     """Column boxes from 0 to `height` textured from the atlas, open at the top
-    (a lid closes them: see Geometry.lids): sides span their texel column's bins.
+    (a lid closes them: see Geometry._lod_lids): sides span their texel column's bins.
     Returns (points (8n, 3), quads (5n, 4), texture coordinates (8n, 2))."""
     n = len(x0)
     i = np.arange(n)

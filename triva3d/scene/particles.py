@@ -106,7 +106,7 @@ class Particles:
         colour by "value" or "size"."""
         ln, f = self.trace.links, geometry.frame
         span = TRAIL_SPAN * (f.t1 - f.t0)
-        rows = geometry.message_rows
+        rows = geometry.links.messages
         rows = rows[(ln.start[rows] <= now) & (ln.end[rows] >= now - span)]
         rgb = (geometry.value_rgb[ln.value[rows]] if how == "value"
                else colors.ramp(self.size_level[rows]))
@@ -127,9 +127,9 @@ class Particles:
         w = geometry.frame
         key = (w.t0, w.t1, geometry.message_key)
         if key not in self._heat_max:
-            self._heat_max = {key: self._heat(geometry.message_rows, w.t1).max(initial=0.0)}
+            self._heat_max = {key: self._heat(geometry.links.messages, w.t1).max(initial=0.0)}
         top = self._heat_max[key]
-        h = self._heat(geometry.message_rows, now)
+        h = self._heat(geometry.links.messages, now)
         return h / top if top > 0 else h
 
     def _heat(self, rows, now):

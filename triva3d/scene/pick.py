@@ -112,32 +112,33 @@ def pick(g, proj, x, y):
             d[hit] = proj.to_display(origin + t[hit, None] * direction)[:, 2]
         return d, t
 
-    if g.n_states:  # a lid first: it lies on the top it closes
-        lids, _, rows = g.lids
+    s, ln, pr = g.states, g.links, g.profiles
+    if s.n:  # a lid first: it lies on the top it closes
+        lids, _, rows = s.lids
         d, _ = box_depths(lids[:, [0, 1, 2, 3, 4, 4]])
         consider(d, "state", lambda i: int(rows[i]))
-    if g.mode == "exact" and len(g.state_rows):
-        d, _ = box_depths(g.bars)
-        consider(d, "state", lambda i: int(g.state_rows[i]))
-    elif g.mode == "lod" and len(g.drawn_cols):
-        d, t = box_depths(g.columns)
-        consider(d, "state", lambda i: g.texel_row(i, (origin + t[i] * direction)[2]))
-    consider(near_segments(proj, x, y, g.link_p0, g.link_p1),
-             "link" if g.bundle_count is None else "bundle", lambda i: int(i))
-    consider(near_points(proj, x, y, g.event_p), "event", lambda i: int(g.event_rows[i]))
-    if len(g.var_rows):
-        d, _ = box_depths(g.var_boxes)
-        consider(d, "variable", lambda i: int(g.var_rows[i]))
+    if len(s.boxes):  # exact boxes, or level-of-detail columns
+        d, t = box_depths(s.boxes)
+        if s.mode == "exact":
+            consider(d, "state", lambda i: int(s.rows[i]))
+        else:
+            consider(d, "state", lambda i: g.texel_row(i, (origin + t[i] * direction)[2]))
+    consider(near_segments(proj, x, y, ln.p0, ln.p1),
+             "link" if ln.count is None else "bundle", lambda i: int(i))
+    consider(near_points(proj, x, y, g.events.points), "event",
+             lambda i: int(g.events.rows[i]))
+    if len(pr.rows):
+        d, _ = box_depths(pr.boxes)
+        consider(d, "variable", lambda i: int(pr.rows[i]))
     if best[1] is None or best[2] < 0:
         return _ground(g, proj.on_plane(x, y))
     kind, row = best[1], best[2]
     if kind == "bundle":
-        out = details(g.trace, g.layout, "link", int(g.link_rows[row]))
-        out.update(kind="bundle", count=int(g.bundle_count[row]),
-                   bytes=float(g.bundle_bytes[row]))
+        out = details(g.trace, g.layout, "link", int(ln.rows[row]))
+        out.update(kind="bundle", count=int(ln.count[row]), bytes=float(ln.bytes[row]))
         return out
     if kind == "link":
-        row = int(g.link_rows[row])
+        row = int(ln.rows[row])
     return details(g.trace, g.layout, kind, row)
 
 

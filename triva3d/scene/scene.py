@@ -80,7 +80,7 @@ class Scene:
         if stages & {"overlay", "properties"}:
             self._labels = state.labels
             opacity = _line_opacity(state)
-            if bool(self._slots.get("links")) != bool(len(g.link_rows) and opacity > 0):
+            if bool(self._slots.get("links")) != bool(len(g.links.rows) and opacity > 0):
                 self._entities(opacity)  # no lines at opacity 0
             self._line_opacity = opacity
             for a in self._slots.get("links", []) + self._slots.get("moving_links", []):
@@ -89,11 +89,11 @@ class Scene:
     def _entities(self, link_opacity):
         g = self.geometry
         self._line_opacity = link_opacity
-        self._set("states", self._states() if g.n_states else [])
+        self._set("states", self._states() if g.states.n else [])
         self._set("links", [self._links(link_opacity)]
-                  if len(g.link_rows) and link_opacity > 0 else [])
+                  if len(g.links.rows) and link_opacity > 0 else [])
         self._set("events", self._events())
-        self._set("variables", _boxes(g.var_boxes, g.var_rgb))
+        self._set("variables", _boxes(g.profiles.boxes, g.profiles.rgb))
         self.overlay.set_legend(self.legend_entries() if self.legend else [])
         for slot in ("moving_states", "moving_links", "moving_variables"):
             self._set(slot, [])
@@ -108,19 +108,18 @@ class Scene:
 
     def _events(self):
         """The events' dots (their points are the geometry's own: shared)."""
-        g = self.geometry
-        return [polydata.actor(polydata.points(g.event_p[s], g.event_rgb[s], share=True),
+        e = self.geometry.events
+        return [polydata.actor(polydata.points(e.points[s], e.rgb[s], share=True),
                                point_size=EVENT_PX)
-                for s in polydata.chunks(len(g.event_rows), polydata.POINT_CHUNK)]
+                for s in polydata.chunks(len(e.rows), polydata.POINT_CHUNK)]
 
     def _links(self, opacity):
         """Message lines; bundles carry their own opacity (by count) times `opacity`."""
-        g = self.geometry
-        if g.bundle_count is None:
-            return polydata.actor(polydata.segments(g.link_p0, g.link_p1, g.link_rgb),
-                                  opacity=opacity)
-        rgba = np.c_[g.link_rgb, np.round(255 * g.link_alpha)].astype(np.uint8)
-        a = polydata.actor(polydata.segments(g.link_p0, g.link_p1, rgba), opacity=opacity,
+        ln = self.geometry.links
+        if ln.count is None:
+            return polydata.actor(polydata.segments(ln.p0, ln.p1, ln.rgb), opacity=opacity)
+        rgba = np.c_[ln.rgb, np.round(255 * ln.alpha)].astype(np.uint8)
+        a = polydata.actor(polydata.segments(ln.p0, ln.p1, rgba), opacity=opacity,
                            line_width=2)
         a.ForceTranslucentOn()
         return a
@@ -128,14 +127,15 @@ class Scene:
     def _states(self):
         """The actors of the states: exact boxes, or the level-of-detail columns."""
         g = self.geometry
-        if g.mode == "exact":
-            out = _boxes(g.bars, g.bar_rgb)
+        s = g.states
+        if s.mode == "exact":
+            out = _boxes(s.boxes, s.rgb)
         else:
-            pts, quads, tc, img = g.lod_mesh()
+            pts, quads, tc = s.mesh(g.cut.height)
             out = [polydata.actor(polydata.polydata(pts, quads, 4, "polys", tcoords=tc),
                                   lit=True, cull=True)]
-            out[0].SetTexture(polydata.texture(img))
-        lids, rgb, _ = g.lids
+            out[0].SetTexture(polydata.texture(s.atlas))
+        lids, rgb, _ = s.lids
         return out + [polydata.actor(polydata.quads(*lids.T, rgb), lit=True, cull=True)]
 
     def _movie(self, state):
@@ -251,19 +251,19 @@ class Scene:
         """Match the level-of-detail bins to the pixels the window's height covers
         on screen (rebinned only when that changes by more than half)."""
         g = self.geometry
-        if g.mode != "lod" or not len(g.drawn_cols):
+        if g.states.mode != "lod" or not len(g.states.boxes):
             return
         xmin, ymin, xmax, ymax = g.bounds
         c = [(xmin + xmax) / 2, (ymin + ymax) / 2]
         d = proj.to_display([c + [0.0], c + [g.cut.height]])
         pixels = max(16, int(np.hypot(*(d[1, :2] - d[0, :2]))))
-        if g.texel_bins / 1.5 <= pixels <= g.texel_bins * 1.5:
+        if g.states.bins / 1.5 <= pixels <= g.states.bins * 1.5:
             return
         changed = g.set_bins(pixels)
         if "states" in changed:
             self._set("states", self._states())
         if "variables" in changed:
-            self._set("variables", _boxes(g.var_boxes, g.var_rgb))
+            self._set("variables", _boxes(g.profiles.boxes, g.profiles.rgb))
             self._set("moving_variables", [])
         if "events" in changed:
             self._set("events", self._events())
@@ -281,23 +281,24 @@ class Scene:
         g = self.geometry
         self._moving, self._pixel = moving, pixel
         self._fitted = None  # labels and bins follow the camera differently
-        cheap_states = moving and g.mode == "exact" and g.n_states > 0
-        cheap_links = moving and len(g.link_rows) > MOVING_LINKS
-        cheap_variables = moving and len(g.var_rows) > MOVING_PIECES
-        for slot, cheap, boxes, rgb in (("states", cheap_states, "bars", "bar_rgb"),
-                                        ("variables", cheap_variables, "var_boxes", "var_rgb")):
+        cheap_states = moving and g.states.mode == "exact" and g.states.n > 0
+        cheap_links = moving and len(g.links.rows) > MOVING_LINKS
+        cheap_variables = moving and len(g.profiles.rows) > MOVING_PIECES
+        for slot, cheap, part in (("states", cheap_states, g.states),
+                                  ("variables", cheap_variables, g.profiles)):
             if cheap and not self._slots.get("moving_" + slot):
-                b, c = getattr(g, boxes), getattr(g, rgb)
+                b, c = part.boxes, part.rgb
                 self._set("moving_" + slot, [
                     polydata.actor(_axes(b[s], c[s]))
                     for s in polydata.chunks(len(b), polydata.POINT_CHUNK)])
             for a in self._slots.get("moving_" + slot, []):
                 a.GetProperty().SetLineWidth(max(1, 4 // pixel))
         if cheap_links and not self._slots.get("moving_links"):
-            keep = np.linspace(0, len(g.link_rows) - 1, MOVING_LINKS).astype(np.int64)
+            ln = g.links
+            keep = np.linspace(0, len(ln.rows) - 1, MOVING_LINKS).astype(np.int64)
             opacity = self._line_opacity
             self._set("moving_links", [polydata.actor(
-                polydata.segments(g.link_p0[keep], g.link_p1[keep], g.link_rgb[keep]),
+                polydata.segments(ln.p0[keep], ln.p1[keep], ln.rgb[keep]),
                 opacity=opacity)])
         for a in self._slots.get("events", []):
             a.GetProperty().SetPointSize(max(1, EVENT_PX // pixel) if moving else EVENT_PX)
