@@ -49,7 +49,7 @@ def main():
         run("hierarchy, 6000 leaves (OTF2)", ["hierarchy", small, "--format", "otf2"],
             tmp / "c.otf2", runs=1)
         run("ring over 150 000 leaves, 4 rounds (Pajé)",
-            ["pattern", big, "--pattern", "ring", "--count", "4"], tmp / "d.trace")
+            ["pattern", big, "--shape", "ring", "--count", "4"], tmp / "d.trace")
         run("work stealing, 2900 processes on g5k (Pajé)",
             ["workstealing", "--topology", ROOT / "topologies" / "g5k.dot", "--processes",
              "2900", "--hosts", "310"], tmp / "e.trace")

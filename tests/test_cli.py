@@ -491,3 +491,49 @@ def test_particles_on_a_trace_without_messages_warn(data, trace_file, tmp_path):
                                   "no particles fly and no edge heats up\n") in p.stderr
     p = run("animate", t, "--particles", *movie, tmp_path=tmp_path)
     assert p.returncode == 0 and not [x for x in said(p) if "warning" in x]
+
+
+def _options(p, command=()):
+    """(command, option string, dest) of every option of every subcommand of `p`
+    (not the hidden ones: old spellings that name the new)."""
+    import argparse
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _options(sub, command + (name,))
+        if action.dest != argparse.SUPPRESS:
+            for option in action.option_strings:
+                yield command, option, action.dest
+
+
+def test_one_option_word_one_meaning():
+    """An option spelled alike in two commands sets the same thing (issue 27.8:
+    --metric, --level, --window and --pattern each meant two things)."""
+    from triva3d.cli import parser
+    dests = {}
+    for command, option, dest in _options(parser()):
+        dests.setdefault(option, {}).setdefault(dest, []).append(" ".join(command))
+    assert {o: d for o, d in dests.items() if len(d) > 1} == {}
+
+
+def test_every_view_setting_is_set_by_an_option():
+    """Each ViewState Setting's option is a dest of the scene commands: else its
+    flag would set nothing, silently."""
+    from triva3d.cli import parser
+    from triva3d.viewstate import SETTINGS
+    for command in (["render", "t", "-o", "x.png"], ["animate", "t", "-o", "x.gif"],
+                    ["view"]):
+        args = parser().parse_args(command)
+        assert [s.option for s in SETTINGS if s.option and not hasattr(args, s.option)] == []
+
+
+@pytest.mark.parametrize("args, new", [
+    (["place", "t", "--metric", "containers"], "--leaf-size"),
+    (["render", "t", "--level", "Host", "-o", "x.png"], "--graph-level"),
+    (["place", "t", "--window", "0:1"], "--graph-window"),
+    (["treemap", "t", "--metric", "link", "-o", "x.png"], "--cells"),
+    (["generate", "pattern", "c.json", "--pattern", "ring", "-o", "x"], "--shape"),
+])
+def test_a_renamed_option_names_its_new_spelling(tmp_path, args, new):
+    p = run(*args, tmp_path=tmp_path)
+    assert p.returncode == 2 and p.stderr.splitlines()[-1].endswith(f"is now {new}")

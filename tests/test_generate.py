@@ -155,7 +155,7 @@ def test_workstealing_paje_and_otf2_are_equal(tmp_path):
 def test_seeds_give_identical_bytes(tmp_path):
     def run(kind, seed, fmt, name):
         out = tmp_path / name
-        args = {"pattern": ["pattern", tmp_path / "c.json", "--pattern", "ring",
+        args = {"pattern": ["pattern", tmp_path / "c.json", "--shape", "ring",
                             "--count", "4"],
                 "workstealing": ["workstealing", "--topology", TWO_SITES,
                                  "--processes", "24"]}[kind]

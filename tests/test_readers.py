@@ -10,7 +10,7 @@ import pytest
 from conftest import HEADER, TYPES
 
 import otf2gen
-from triva3d import TraceError, load
+from triva3d import TraceError, cache, load
 from triva3d.load import DIALOG_FILTER, PAJE, READERS, reader_of
 from triva3d.trace import SCHEMA, Names, Trace
 
@@ -28,7 +28,7 @@ def test_each_format_is_told_by_content(trace_file, tmp_path):
     trace = trace_file(HEADER + TYPES + BODY, name="t.dot")
     assert reader_of(trace) == (paje, trace)
     load(trace)
-    (saved,) = glob.glob(os.path.join(os.environ["TRIVA3D_CACHE_DIR"], "*t.dot.t3dcache"))
+    (saved,) = [p for p in cache.paths(trace, "strict") if os.path.exists(p)]
     assert reader_of(saved) == (cached, saved)
     for other in ("graph g { a -- b }", "", "\0binary"):
         assert reader_of(trace_file(other)) is None
@@ -43,7 +43,7 @@ def test_a_saved_cache_opens_as_a_trace(trace_file, tmp_path):
     from the cache, never cached again; a damaged one or another version's is a line."""
     path = trace_file(HEADER + TYPES + BODY)
     fresh = load(path)
-    (saved,) = glob.glob(os.path.join(os.environ["TRIVA3D_CACHE_DIR"], "*t0.trace.t3dcache"))
+    (saved,) = [p for p in cache.paths(path, "strict") if os.path.exists(p)]
     os.remove(path)
     before = sorted(os.listdir(os.environ["TRIVA3D_CACHE_DIR"]))
     again = load(saved)

@@ -228,7 +228,7 @@ def test_treemap_command(thesis, tmp_path):
     out = tmp_path / "c.csv"
     r = subprocess.run([sys.executable, "-m", "triva3d.cli", "treemap", thesis.source,
                         "--slice", "10:19", "--level", "Cluster", "--agg", "mean",
-                        "--metric", "link", "-o", str(out)], capture_output=True, text=True)
+                        "--cells", "link", "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     with open(out) as f:
         got = {(row["node"], row["value"]): float(row["number"]) for row in csv.DictReader(f)}

@@ -95,7 +95,7 @@ def test_treemap_csv_and_title_name_the_unit(data, tmp_path):
         rows = list(csv.reader(f))
     assert rows[0] == ["node", "type", "parent", "depth", "metric", "value", "number", "unit"]
     assert {row[-1] for row in rows[1:]} == {"ms"}
-    assert triva("treemap", data / STARPU, "--no-cache", "--time-unit", "us", "--metric",
+    assert triva("treemap", data / STARPU, "--no-cache", "--time-unit", "us", "--cells",
                  "variable", "-o", out).returncode == 0
     with open(out) as f:
         assert {row["unit"] for row in csv.DictReader(f)} == {"value x us"}

@@ -306,11 +306,11 @@ def test_layout_rows_and_summary(small):
 
 def test_ratio_metric_through_the_cli(tmp_path):
     cli = [sys.executable, "-m", "triva3d.cli", "place", str(SMALL), "--base", "treemap"]
-    ok = subprocess.run(cli + ["--metric", "ratio:state:Computing/state:MPI"],
+    ok = subprocess.run(cli + ["--leaf-size", "ratio:state:Computing/state:MPI"],
                         capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
     # Marker events are on the processes only, Computing everywhere: a zero denominator
-    bad = subprocess.run(cli + ["--metric", "ratio:state:Computing/events:m4"],
+    bad = subprocess.run(cli + ["--leaf-size", "ratio:state:Computing/events:m4"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.count("\n") == 1 and "infinite" in bad.stderr

@@ -98,10 +98,10 @@ def cmd_place(args):
     import csv
     from .bases.layout import make_layout
     from .output import writing
+    from .viewstate import ViewState
+    state = ViewState(**_fields(args))
     trace, _ = _load(args)
-    lay = make_layout(trace, topology=args.topology, base=args.base, program=args.layout,
-                      mapping=args.mapping, pattern=args.pattern, level=args.level,
-                      window=args.window, metric=args.metric or "containers")
+    lay = make_layout(trace, **state.base_options(), window=args.graph_window)
     with writing(args.csv, newline="") if args.csv else contextlib.nullcontext(sys.stdout) \
             as out:
         w = csv.writer(out, lineterminator="\n")
@@ -150,15 +150,19 @@ _count = _number(int, 1, "a positive integer")
 _seed = _number(int, 0, "an integer 0 or more")
 
 
+def _fields(args):
+    """{ViewState field: value} of the options given (each Setting names its option)."""
+    from .viewstate import SETTINGS
+    return {s.name: getattr(args, s.option) for s in SETTINGS
+            if s.option and getattr(args, s.option, None) is not None}
+
+
 def _state(args):
     """The ViewState the options describe: a saved view, if given, with the options
     given on top of it."""
-    from .viewstate import SETTINGS, ViewState
+    from .viewstate import ViewState
     state = ViewState.load(args.state) if args.state else ViewState()
-    for s in SETTINGS:  # the options that set a field as given
-        value = getattr(args, s.option, None) if s.option else None
-        if value is not None:
-            setattr(state, s.name, value)
+    state.update(**_fields(args))
     if args.no_labels:
         state.labels = False
     if args.routes:
@@ -242,7 +246,7 @@ def cmd_treemap(args):
     _report(trace)
     values = [v.strip() for v in args.values.split(",")] if args.values else None
     tm = TimeSliceTreemap(trace, window=args.slice, level=args.level, how=args.agg,
-                          metric=args.metric, values=values, width=args.size[0],
+                          metric=args.cells, values=values, width=args.size[0],
                           height=args.size[1], nested=args.nested, time_unit=args.time_unit)
     highlight = tm.find(args.highlight) if args.highlight else None
     for line in tm.warnings():
@@ -252,7 +256,7 @@ def cmd_treemap(args):
     write(tm, args.output, args.size, highlight)
     print(f"{args.output}: slice {tm.t0:.9g}..{tm.t1:.9g} {tm.time_unit}, "
           f"{len(np.unique(tm.cell_node))} "
-          f"nodes x {len(tm.value_names)} {args.metric} values ({args.agg}), "
+          f"nodes x {len(tm.value_names)} {args.cells} values ({args.agg}), "
           f"{len(tm.cell_rects)} cells", file=sys.stderr)
 
 
@@ -279,7 +283,7 @@ def cmd_generate(args):
     else:
         program = g.hierarchy(g.read_config(args.config))
         if args.kind == "pattern":
-            g.pattern(program, args.pattern, level=args.between, count=args.count,
+            g.pattern(program, args.shape, level=args.between, count=args.count,
                       nchildren=args.nchildren, seed=args.seed)
     g.write(program, args.output, args.format, args.seed)
     print(f"{args.output}: {len(program.names)} containers, {len(program.state_start)} "
@@ -289,7 +293,8 @@ def cmd_generate(args):
 
 def add_generate(sub):
     from .generate import FORMATS
-    from .generate.hierarchy import PATTERNS
+    from .generate.hierarchy import COUNT, NCHILDREN, PATTERNS
+    from .generate.workstealing import SLOW_LATENCY, WORK
     g = sub.add_parser("generate", help="write a synthetic trace: the scenarios of the "
                        "Triva thesis at any scale", description="Write a synthetic trace "
                        "(Pajé, or an OTF2 archive folder); the same --seed gives the same "
@@ -299,8 +304,9 @@ def add_generate(sub):
     def kind(name, help):
         c = gsub.add_parser(name, help=help, description=help)
         c.add_argument("-o", "--output", required=True, metavar="OUT")
-        c.add_argument("--format", choices=FORMATS, default="paje",
-                       help="paje (default) or otf2 (OUT is the archive's folder)")
+        c.add_argument("--format", choices=FORMATS, default=FORMATS[0],
+                       help=f"{' or '.join(FORMATS)} (default {FORMATS[0]}; otf2: OUT is the "
+                            "archive's folder)")
         c.add_argument("--seed", type=_seed, default=0, help="random seed, 0 or more "
                        "(default 0)")
         c.set_defaults(func=cmd_generate)
@@ -313,13 +319,14 @@ def add_generate(sub):
     pt = kind("pattern", "the hierarchy with messages in a communication pattern "
               "(thesis Listing 6.2)")
     pt.add_argument("config", metavar="CONFIG.json", help=config_help)
-    pt.add_argument("--pattern", choices=PATTERNS, required=True,
-                    help="ring: i to i+1; full: all to all; star: the first to all; "
-                         "hstar: a tree, parent to child")
-    pt.add_argument("--count", type=_count, default=1, metavar="N",
-                    help="rounds of messages over the run (default 1)")
-    pt.add_argument("--nchildren", type=_count, default=2, metavar="K",
-                    help="hstar: children per node (default 2)")
+    pt.add_argument("--shape", choices=PATTERNS, required=True,
+                    help="who sends to whom: ring: i to i+1; full: all to all; star: the "
+                         "first to all; hstar: a tree, parent to child")
+    _renamed(pt, "--pattern", "--shape")
+    pt.add_argument("--count", type=_count, default=COUNT, metavar="N",
+                    help=f"rounds of messages over the run (default {COUNT})")
+    pt.add_argument("--nchildren", type=_count, default=NCHILDREN, metavar="K",
+                    help=f"hstar: children per node (default {NCHILDREN})")
     pt.add_argument("--between", metavar="TYPE",
                     help="level (type name) whose containers exchange (default the leaves)")
     ws = kind("workstealing", "processes on a topology's hosts stealing work from one "
@@ -330,16 +337,16 @@ def add_generate(sub):
                     help="processes (default one per host), consecutive ranks on one host")
     ws.add_argument("--hosts", type=_count, metavar="N", help="use the first N hosts only")
     ws.add_argument("--zones", metavar="A,B", help="use only hosts in these zones")
-    ws.add_argument("--work", type=_positive, default=30.0, metavar="S",
-                    help="seconds of work per process on average (default 30): each starts "
-                         "with 0.5 to 1.5 times as much")
+    ws.add_argument("--work", type=_positive, default=WORK, metavar="S",
+                    help=f"seconds of work per process on average (default {WORK:g}): each "
+                         "starts with 0.5 to 1.5 times as much")
     ws.add_argument("--slow-link", metavar="NODE|A,B",
                     help="plant a slow link: a link node, or the edge joining two nodes")
     ws.add_argument("--slow-site", metavar="ZONE",
                     help="plant a slow site: every message touching this zone is slow")
-    ws.add_argument("--slow-latency", type=_non_negative, default=20.0, metavar="S",
-                    help="seconds a slow link adds to each crossing (default 20: a steal "
-                         "across it takes 40 s)")
+    ws.add_argument("--slow-latency", type=_non_negative, default=SLOW_LATENCY, metavar="S",
+                    help=f"seconds a slow link adds to each crossing (default "
+                         f"{SLOW_LATENCY:g}: a steal across it takes {2 * SLOW_LATENCY:g} s)")
 
 
 def parser():
@@ -390,6 +397,9 @@ def parser():
     pl = trace_command("place", cmd_place, "put every container of a trace on a base "
                        "and print where (CSV) with a report")
     add_base_options(pl)
+    pl.add_argument("--graph-window", type=_window, metavar="T0:T1",
+                    help="appgraph: only the links overlapping this time window")
+    _renamed(pl, "--window", "--graph-window")
     pl.add_argument("--csv", metavar="OUT", help="write the mapping to OUT instead of stdout")
 
     r = trace_command("render", cmd_render, "draw the trace in 3D over its base (time "
@@ -401,27 +411,31 @@ def parser():
                    help="also save the view (base, window, filters, camera...) as JSON")
     r.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.jpg")
 
+    from .movie.frames import FPS
+    from .movie.paths import DURATION, FORMAT, PATHS, SWEEP_WIDTH
+    from .viewstate import PARTICLES
     a = trace_command("animate", cmd_animate, "render a movie: the camera flying "
                       "through the execution, the run unfolding, messages as particles")
     add_scene_options(a)
-    a.add_argument("--path", default="orbit", metavar="orbit|rise|sweep|FILE.json",
-                   help="orbit (default): one turn about the time axis; rise: up the time "
-                        "axis, looking at the plane of now; sweep: a window as wide as "
-                        "--window (default a tenth of the trace) slides through the trace; "
-                        "or keyframes: {\"format\": 1, \"keyframes\": [{\"at\": seconds, "
-                        "\"state\": {view fields}}, ...]} (see --script)")
+    a.add_argument("--path", default=PATHS[0], metavar="|".join(PATHS) + "|FILE.json",
+                   help="orbit: one turn about the time axis; rise: up the time axis, "
+                        "looking at the plane of now; sweep: a window as wide as --window "
+                        f"(default {SWEEP_WIDTH * 100:g}%% of the trace) slides through the "
+                        f"trace; or keyframes: {{\"format\": {FORMAT}, \"keyframes\": "
+                        "[{\"at\": seconds, \"state\": {view fields}}, ...]} (see --script); "
+                        f"default {PATHS[0]}")
     a.add_argument("--unfold", action="store_true",
                    help="a plane of 'now' climbs the time axis; only what began by then "
                         "is drawn, older things dimmed")
-    a.add_argument("--particles", nargs="?", const="value", choices=("value", "size"),
+    a.add_argument("--particles", nargs="?", const=PARTICLES[0], choices=PARTICLES,
                    help="messages in flight as particles on their route over the base, "
-                        "coloured by value (default) or size")
+                        f"coloured by {' or '.join(PARTICLES)} (default {PARTICLES[0]})")
     a.add_argument("--heat", action="store_true",
                    help="colour the base's edges by the traffic that crossed them so far")
     a.add_argument("--duration", type=_positive, metavar="S",
-                   help="seconds of movie (default 10, or the keyframes file's)")
-    a.add_argument("--fps", type=_positive, default=25.0, metavar="N",
-                   help="frames per second (default 25)")
+                   help=f"seconds of movie (default {DURATION:g}, or the keyframes file's)")
+    a.add_argument("--fps", type=_positive, default=FPS, metavar="N",
+                   help=f"frames per second (default {FPS:g})")
     a.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH",
                    help="frame size in pixels (default 1280x720)")
     a.add_argument("--script", metavar="OUT.json",
@@ -441,6 +455,7 @@ def parser():
 
     from .analysis import CELLS, FUNCTIONS
     from .analysis.timeslice import NESTED
+    from .panels.treemap import SIZE
     tm = trace_command("treemap", cmd_treemap, "the Time-Slice treemap: a time interval "
                        "summarized per container, aggregated to a level, as PNG, SVG or CSV")
     tm.add_argument("--slice", type=_window, metavar="T0:T1",
@@ -449,17 +464,20 @@ def parser():
                     help="container type name, or depth (0: root), whose nodes hold the "
                          "cells (default: the leaves)")
     tm.add_argument("--agg", choices=FUNCTIONS, default=FUNCTIONS[0],
-                    help="aggregation over each node's subtree (default sum)")
-    tm.add_argument("--metric", choices=CELLS,
-                    default="state", help="cells: state values (time, default), variable "
-                    "types (time integral), links out/in (bytes, else counts), event values")
+                    help=f"aggregation over each node's subtree (default {FUNCTIONS[0]})")
+    tm.add_argument("--cells", choices=CELLS, default=CELLS[0],
+                    help="what the cells are: state values (time), variable types (time "
+                         "integral), links out/in (bytes, else counts), event values "
+                         f"(default {CELLS[0]})")
+    _renamed(tm, "--metric", "--cells")
     tm.add_argument("--nested", choices=NESTED, default=NESTED[0],
-                    help="state cells: exclusive (default: a state's time less the states "
-                         "nested in it, so a container's cells never exceed the slice) or "
-                         "inclusive (nested time counted again for its own value)")
+                    help="state cells: exclusive (a state's time less the states nested in "
+                         "it, so a container's cells never exceed the slice) or inclusive "
+                         f"(nested time counted again for its own value); default {NESTED[0]}")
     tm.add_argument("--values", metavar="A,B", help="only these value (or type) names")
-    tm.add_argument("--size", type=_size, default=(1000, 1000), metavar="WxH",
-                    help="image size in pixels, or SVG size in points (default 1000x1000)")
+    tm.add_argument("--size", type=_size, default=SIZE, metavar="WxH",
+                    help="image size in pixels, or SVG size in points (default "
+                         f"{SIZE[0]}x{SIZE[1]})")
     tm.add_argument("--highlight", metavar="NODE", help="outline this node and its ancestors")
     add_time_unit(tm)
     tm.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg|OUT.csv")
@@ -467,32 +485,40 @@ def parser():
 
 
 def add_scene_options(r):
-    """Options of what the 3D scene shows (render and view)."""
-    add_base_options(r, window_help="time window drawn (default: from the first to the "
-                                    "last thing drawn)")
+    """Options of what the 3D scene shows (render, animate and view)."""
+    from .analysis.roles import RULES
+    from .view import QUALITIES
+    from .viewstate import DETAILS, VIEWS, ViewState
+    default = ViewState()
+    add_base_options(r)
+    r.add_argument("--window", type=_window, metavar="T0:T1",
+                   help="time window drawn (default: from the first to the last thing drawn)")
     r.add_argument("--state", metavar="VIEW.json",
                    help="start from a saved view (see --save-state); options given here "
                         "override its fields")
     r.add_argument("--scale", type=_positive, metavar="S",
                    help="height of the time window relative to the base's larger side "
-                        "(default 1)")
+                        f"(default {default.scale:g})")
     r.add_argument("--view", metavar="VIEW",
-                   help="iso (default), top, side, timeline (a Gantt chart: time left to "
-                        "right over the timeline base, which it chooses), or AZ,EL in degrees (azimuth 0 looks "
-                        "from the front, elevation 90 from above)")
-    r.add_argument("--quality", choices=("fast", "high"), default="fast",
-                   help="fast (default): no multisampling, one headlight; high: 8x "
-                        "multisampling and a light kit (several times slower without GPU)")
-    r.add_argument("--detail", choices=("auto", "exact", "lod"),
+                   help=f"{', '.join(VIEWS)} (default {default.view}; timeline: a Gantt "
+                        "chart, time left to right over the timeline base, which it "
+                        "chooses), or AZ,EL in degrees (azimuth 0 looks from the front, "
+                        "elevation 90 from above)")
+    r.add_argument("--quality", choices=QUALITIES, default=QUALITIES[0],
+                   help="fast: no multisampling, one headlight; high: 8x multisampling and "
+                        "a light kit (several times slower without GPU); default "
+                        f"{QUALITIES[0]}")
+    r.add_argument("--detail", choices=DETAILS,
                    help="states as exact boxes, as level-of-detail columns, or auto "
-                        "(default: exact up to 100000 states in the window)")
+                        "(exact up to 100000 states in the window); default "
+                        f"{default.detail}")
     r.add_argument("--link-opacity", type=_opacity, metavar="A",
-                   help="opacity of message lines, 0..1 (default 0.7)")
+                   help=f"opacity of message lines, 0..1 (default {default.link_opacity:g})")
     r.add_argument("--hide", metavar="A,B",
                    help="state, link or event values, or entity types, not to draw")
     r.add_argument("--variables", metavar="A,B=RULE",
                    help="variable types to draw (metrics such as PAPI counters are drawn "
-                        "only when named), or NAME=RULE: capacity, hide, max, or the "
+                        f"only when named), or NAME=RULE: {', '.join(RULES)}, or the "
                         "capacity type to be relative to")
     r.add_argument("--colors", metavar="FILE",
                    help="colours by value or type name: 'name,#rrggbb' lines, or a JSON "
@@ -511,25 +537,42 @@ def add_time_unit(c):
                         "ms for StarPU, else s)")
 
 
-def add_base_options(c, window_help="appgraph: only links overlapping this time window"):
+def add_base_options(c):
     """Options that choose the base and the matcher's rules (shared by commands)."""
     from .bases import BASES, PROGRAMS
+    from .bases.graphlayout import NEATO_MAX
+    from .viewstate import ViewState
     c.add_argument("--topology", metavar="FILE",
                    help="topology: .dot/.gv, SimGrid .xml, a SimGrid platform trace, or a "
                         "JSON resource hierarchy (drawn as a treemap)")
     c.add_argument("--base", choices=BASES,
                    help="what to stand on (default: topology with --topology, else treemap)")
     c.add_argument("--layout", choices=PROGRAMS, metavar="PROG",
-                   help="Graphviz program: " + ", ".join(PROGRAMS) +
-                        " (default: positions in the file, else neato up to 500 nodes, sfdp above)")
+                   help="Graphviz program: " + ", ".join(PROGRAMS) + " (default: positions "
+                        f"in the file, else neato up to {NEATO_MAX} nodes, sfdp above)")
     c.add_argument("--mapping", metavar="CSV", help="container,node lines placing containers")
     c.add_argument("--pattern", metavar="REGEX",
                    help="regex on container names whose group 'node' (or group 1) names the node")
-    c.add_argument("--level", help="appgraph: container type name or depth of its nodes")
-    c.add_argument("--window", type=_window, metavar="T0:T1", help=window_help)
-    c.add_argument("--metric",
-                   help="treemap leaf size: containers (default), state:VALUE, links:count, "
-                        "links:bytes, variable:TYPE, ratio:A/B")
+    c.add_argument("--graph-level", metavar="LEVEL",
+                   help="appgraph: container type name or depth of its nodes")
+    c.add_argument("--leaf-size", metavar="METRIC",
+                   help=f"treemap base: what sizes its leaves: {ViewState().metric} (default), "
+                        "state:VALUE, links:count, links:bytes, variable:TYPE, ratio:A/B")
+    _renamed(c, "--level", "--graph-level")
+    _renamed(c, "--metric", "--leaf-size")
+
+
+class _Renamed(argparse.Action):
+    """An option's old spelling: an error that names the new one (`const`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error(f"{option_string} is now {self.const}")
+
+
+def _renamed(c, old, new):
+    """Refuse option `old` of command `c`, saying it is now `new` (hidden from --help)."""
+    c.add_argument(old, action=_Renamed, const=new, nargs="?", dest=argparse.SUPPRESS,
+                   help=argparse.SUPPRESS)
 
 
 class _ClosedOutput:

@@ -27,6 +27,8 @@ MAX_CONTAINERS = 10_000_000
 #: At most this many messages in a pattern.
 MAX_LINKS = 10_000_000
 PATTERNS = ("ring", "full", "star", "hstar")
+#: A pattern's rounds of messages, and an hstar's children per node, unless told.
+COUNT, NCHILDREN = 1, 2
 KEYS = {"levels", "duration", "cosine-max-x-axis-value", "states"}
 STATE_COLORS = ["0.25 0.55 0.95", "0.95 0.6 0.15"]
 ALIAS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -112,7 +114,7 @@ def hierarchy(cfg):
                    state_end=np.r_[split, np.full(n_prev, end)], end=end)
 
 
-def pattern_edges(kind, n, nchildren=2):
+def pattern_edges(kind, n, nchildren=NCHILDREN):
     """(senders, receivers) among n containers: ring i -> i+1, full i -> j for every
     i != j, star 0 -> i, hstar (a tree, nchildren per node, breadth first) parent -> child."""
     i = np.arange(n)
@@ -129,7 +131,7 @@ def pattern_edges(kind, n, nchildren=2):
     raise ValueError(kind)
 
 
-def pattern(program, kind, level=None, count=1, nchildren=2, seed=0):
+def pattern(program, kind, level=None, count=COUNT, nchildren=NCHILDREN, seed=0):
     """Add `count` rounds of messages in the pattern `kind` between the containers of
     `level` (a level name; default the leaves). Round k of D/count seconds: each
     message leaves at 10-30 % of the round and takes 20-50 % of it, 1 KB to 1 MB."""

@@ -37,6 +37,9 @@ BACKOFF = (0.001, 0.5)
 HOP_LATENCY, BANDWIDTH, SAME_HOST = 1e-4, 1.25e8, 1e-6
 #: At most this many processes, and hosts (one breadth-first pass over the topology each).
 MAX_PROCESSES, MAX_HOSTS = 100_000, 5000
+#: Seconds of work per process on average, and what a slow link adds to each
+#: crossing, unless told.
+WORK, SLOW_LATENCY = 30.0, 20.0
 
 
 def _hosts(topo, zones, n_hosts):
@@ -169,8 +172,8 @@ def delays(route, size, slow_latency):
     return out
 
 
-def workstealing(topo, processes=None, hosts=None, zones=None, work=30.0, seed=0,
-                 slow_link=None, slow_site=None, slow_latency=20.0, request=1024,
+def workstealing(topo, processes=None, hosts=None, zones=None, work=WORK, seed=0,
+                 slow_link=None, slow_site=None, slow_latency=SLOW_LATENCY, request=1024,
                  reply=65536):
     """The Program of a work-stealing run on `topo` (a Topology): `processes` (default
     one per host) on the first `hosts` hosts (of the `zones` named, if given)."""

@@ -5,6 +5,9 @@ import numpy as np
 
 from .encode import MovieWriter
 
+#: Frames per second, unless told.
+FPS = 25.0
+
 
 def frame_times(duration, fps):
     """Seconds of each frame: round(duration * fps) frames (2 at least), the
@@ -13,7 +16,7 @@ def frame_times(duration, fps):
     return np.linspace(0.0, duration, n)
 
 
-def record(view, keyframes, path, fps=25, progress=None):
+def record(view, keyframes, path, fps=FPS, progress=None):
     """Render `keyframes` through `view` into `path` (.mp4, .gif or a folder);
     `progress(i, n)` is called after each frame (an exception it raises stops,
     and the partial file is removed). Returns (frames, bytes, seconds)."""

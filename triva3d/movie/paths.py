@@ -18,6 +18,8 @@ from ..viewstate import Camera, ViewState, interpolate, parse_view
 
 #: Standard paths.
 PATHS = ("orbit", "rise", "sweep")
+#: Seconds of a path, unless told (or its keyframes file's).
+DURATION = 10.0
 FORMAT = 1
 #: Orbit keyframes per turn (the spline between them keeps the radius within 0.06 %).
 ORBIT_STEPS = 72
@@ -222,14 +224,14 @@ def needs_now(state):
 
 def make_path(view, path, duration=None):
     """Keyframes of `path` (orbit, rise, sweep, or a keyframes JSON file) over
-    `view` and its state, spread over `duration` seconds (default: 10, or the
-    file's; a file of one keyframe holds it), resolved (see resolve)."""
+    `view` and its state, spread over `duration` seconds (default: DURATION, or
+    the file's; a file of one keyframe holds it), resolved (see resolve)."""
     if path in PATHS:
-        keys = {"orbit": orbit, "rise": rise, "sweep": sweep}[path](view, duration or 10.0)
+        keys = {"orbit": orbit, "rise": rise, "sweep": sweep}[path](view, duration or DURATION)
     else:
         keys = Keyframes.load(path, base=view.state)
         if duration or len(keys) == 1:
-            keys = keys.scaled(duration or 10.0)
+            keys = keys.scaled(duration or DURATION)
     return resolve(view, keys)
 
 

@@ -28,6 +28,8 @@ from ..output import writing
 from ..theme import BACKGROUND, SELECTION_RGB, TEXT_RGB
 from ..trace import Kind
 
+#: Pictures' default size in pixels (SVG: in points).
+SIZE = (1000, 1000)
 LINK_RGB = {"out": (230, 120, 60), "in": (70, 150, 220)}
 LABEL_PX = 12  # label font size in pixels
 
@@ -453,7 +455,7 @@ class Canvas:
         self.window.Finalize()
 
 
-def render(tm, size=(1000, 1000), highlight=None, keys=True):
+def render(tm, size=SIZE, highlight=None, keys=True):
     """An (h, w, 3) uint8 image of the treemap (see Canvas.draw)."""
     canvas = Canvas()
     try:
@@ -462,7 +464,7 @@ def render(tm, size=(1000, 1000), highlight=None, keys=True):
         canvas.close()
 
 
-def write(tm, path, size=(1000, 1000), highlight=None):
+def write(tm, path, size=SIZE, highlight=None):
     """CSV, SVG, or an image (PNG, JPEG) by the file's extension."""
     low = str(path).lower()
     if low.endswith(".csv"):
