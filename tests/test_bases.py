@@ -414,7 +414,7 @@ def test_container_treemap_by_state_time(data):
     for name, seconds in expect.items():
         c = row(tr, name)
         assert lay.w[c] * lay.h[c] == pytest.approx(seconds / total * 1e4, rel=1e-5)
-    with pytest.raises(TraceError):
+    with pytest.raises(OptionsError, match="no value named 'Dancing'"):
         on_treemap(tr, metric="state:Dancing")
 
 

@@ -15,7 +15,7 @@ from triva3d import load
 from triva3d.analysis.aggregate import aggregate
 from triva3d.analysis.timeslice import Slicer
 from triva3d.bases.readers import read_topology
-from triva3d.errors import TraceError, Triva3dError
+from triva3d.errors import OptionsError, Triva3dError
 from triva3d.generate import check_config, hierarchy, pattern, workstealing, write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -256,9 +256,9 @@ def test_a_slow_link_by_name(tmp_path):
                         slow_latency=3.0)
     d = (prog.link_end - prog.link_start) / 1e9
     assert d.max() == pytest.approx(3.0 + 0.01, abs=0.01)
-    with pytest.raises(TraceError, match="no edge joins them"):
+    with pytest.raises(OptionsError, match="no edge joins them"):
         workstealing(topo, slow_link="a-1,b-1")
-    with pytest.raises(TraceError, match="'nowhere' is not in the topology"):
+    with pytest.raises(OptionsError, match="'nowhere' is not in the topology"):
         workstealing(topo, slow_link="nowhere")
 
 

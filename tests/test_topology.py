@@ -17,7 +17,7 @@ from triva3d.bases.simgrid import radicals
 from triva3d.bases import topology as topology_module
 from triva3d.bases.readers import read_topology
 from triva3d.bases.topology import EdgeAttrs, Topology, collapse_links, from_trace, info
-from triva3d.errors import TraceError
+from triva3d.errors import OptionsError, TraceError
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -403,7 +403,7 @@ def test_split_duplex_links_swap_on_the_way_back(tmp_path):
     assert names_of(t, "a", "a") == ["a"]  # nothing declared: the node alone
     with pytest.raises(TraceError, match="no route from 'r' to 'a'"):  # not symmetrical
         names_of(t, "r", "a")
-    with pytest.raises(TraceError, match="no node 'c'"):
+    with pytest.raises(OptionsError, match="no node 'c'"):
         names_of(t, "a", "c")
 
 

@@ -120,13 +120,13 @@ def render(s):
             lines.append(_indent(depth + 3) + f"{v['name']}: {v['count']}{extra}")
         if len(values) > SHOWN_VALUES:
             lines.append(_indent(depth + 3) + f"... {len(values) - SHOWN_VALUES} more values "
-                                              "(--json lists all)")
+                                              "(the JSON summary lists all)")
         stack.extend((ch, depth + 1) for ch in reversed(children.get(i, [])))
     if s.get("other_records"):
         lines.append("records not drawn  " + ", ".join(f"{k} {v}"
                                                        for k, v in s["other_records"].items()))
     if s["recoveries"]:
-        lines.append("reported (what --lenient recovered from, and remarks on the input)")
+        lines.append("reported (what the lenient mode recovered from, and remarks on the input)")
         for r in s["recoveries"]:
             lines.append(f"  {report_line(r['what'], r['count'], r['first'])}")
     return "\n".join(lines) + "\n"

@@ -27,7 +27,7 @@ in count, bytes, rate, time; `events:VALUE`; and `ratio:A/B` for two of those, e
 import numpy as np
 from numba import njit
 
-from ..errors import OptionsError, TraceError
+from ..errors import OptionsError
 from ..trace import Kind
 from .metrics import link_bytes
 from .roles import platform_link_types
@@ -207,13 +207,13 @@ class Slice:
         tr = self.trace
         hits = tr.find("types" if what == "type" else "values", name).tolist()
         if not hits:
-            raise TraceError(tr.source, None, f"no {what} named {name!r} in the trace")
+            raise OptionsError(f"{tr.source}: no {what} named {name!r} in the trace")
         return hits
 
     def _value_columns(self, col_of, name, kind):
         cols = [col_of[v] for v in self._named("value", name) if col_of[v] >= 0]
         if not cols:
-            raise TraceError(self.trace.source, None, f"{name!r} is not a {kind} value")
+            raise OptionsError(f"{self.trace.source}: {name!r} is not a {kind} value")
         return cols
 
     def metric(self, name):
@@ -224,7 +224,7 @@ class Slice:
         if kind == "ratio":
             a, sep, b = arg.rpartition("/")
             if not sep:
-                raise TraceError(tr.source, None, f"ratio needs A/B, got {arg!r}")
+                raise OptionsError(f"ratio needs A/B, got {arg!r}")
             (va, ea), (vb, eb) = self.metric(a), self.metric(b)
             with np.errstate(divide="ignore", invalid="ignore"):
                 return va / vb, ea | eb
@@ -242,7 +242,7 @@ class Slice:
         if kind in ("variable", "variable_mean") and arg:
             types = [t for t in self._named("type", arg) if tr.types.kind[t] == Kind.VARIABLE]
             if not types:
-                raise TraceError(tr.source, None, f"{arg!r} is not a variable type")
+                raise OptionsError(f"{tr.source}: {arg!r} is not a variable type")
             cols = self.slicer.var_col[types]
             v = self.integral[:, cols].sum(axis=1)
             if kind == "variable_mean":
@@ -252,7 +252,7 @@ class Slice:
         if kind in ("links", "links_in") and arg in LINK_MEASURES:
             acc = self.links_out if kind == "links" else self.links_in
             if arg in ("bytes", "rate") and not self.slicer.has_sizes and len(tr.links):
-                raise TraceError(tr.source, None, "the trace's links carry no Size field")
+                raise OptionsError(f"{tr.source}: the trace's links carry no Size field")
             v = {"count": acc[:, 0], "bytes": acc[:, 1], "time": acc[:, 2],
                  "rate": acc[:, 1] / self.duration if self.duration > 0 else acc[:, 1] * 0}[arg]
             lt = np.flatnonzero(tr.types.kind == Kind.LINK)
@@ -262,7 +262,7 @@ class Slice:
             cols = self._value_columns(self.slicer.event_col, arg, "event")
             types = tr.values.type[self.slicer.event_values[cols]]
             return self.events[:, cols].sum(axis=1), self._carriers(types)
-        raise TraceError(tr.source, None, f"unknown metric {name!r}")
+        raise OptionsError(f"unknown metric {name!r}")
 
     def _carriers(self, entity_types):
         """Containers of the container types that hold these entity types."""

@@ -14,7 +14,7 @@ import tempfile
 import numpy as np
 
 from .. import cache
-from ..errors import TraceError
+from ..errors import OptionsError, TraceError
 from . import PROGRAMS
 #: Above this many nodes the default is sfdp: neato and circo become very slow.
 NEATO_MAX = 500
@@ -92,8 +92,8 @@ def layout(topo, program=None, sizes=None, use_cache=True, timeout=None):
         return given
     program = program or default_program(n)
     if program not in PROGRAMS:
-        raise TraceError(topo.source, None, f"unknown layout program {program!r} "
-                         f"(expected one of {', '.join(PROGRAMS)})")
+        raise OptionsError(f"unknown layout program {program!r} (expected one of "
+                           f"{', '.join(PROGRAMS)})")
     if n == 0:
         return np.zeros((0, 2))
     sizes = np.full(n, 18.0) if sizes is None else np.asarray(sizes, dtype=np.float64)

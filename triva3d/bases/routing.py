@@ -27,7 +27,7 @@ from array import array
 import networkx as nx
 import numpy as np
 
-from ..errors import TraceError
+from ..errors import OptionsError, TraceError
 
 #: Zone kinds routed as SimGrid does; other kinds fall back to the fewest hops.
 ROUTED = ("Full", "Floyd", "Cluster")
@@ -261,7 +261,8 @@ def _floyd_table(zone, n):
 def route(topo, src, dst):
     """The node indices from `src` to `dst` (names or indices), both included: the
     platform's route (see Routing) where it declares one, else the fewest hops
-    in the graph; TraceError for an unknown node or where no route joins them."""
+    in the graph; OptionsError for an unknown node, TraceError where no route joins
+    them."""
     a, b = (_node(topo, x) for x in (src, dst))
     path = topo.routing.route(a, b) if topo.routing is not None else None
     if path is None:
@@ -277,7 +278,7 @@ def _node(topo, x):
         return int(x)
     if x in topo.index:
         return topo.index[x]
-    raise TraceError(topo.source, None, f"no node {x!r} in the topology")
+    raise OptionsError(f"{topo.source}: no node {x!r} in the topology")
 
 
 def _fewest_hops(topo, a, b):

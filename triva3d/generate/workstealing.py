@@ -24,7 +24,7 @@ from collections import deque
 
 import numpy as np
 
-from ..errors import TraceError
+from ..errors import OptionsError, TraceError
 from .program import NS, Program
 
 RUN, IDLE, RSTEAL = range(3)
@@ -50,9 +50,10 @@ def _hosts(topo, zones, n_hosts):
                  if set(topo.node_attrs[i].get("zone", "").split("/")) & set(zones)]
     if n_hosts is not None:
         hosts = hosts[:n_hosts]
+    if not hosts and zones:
+        raise OptionsError(f"{topo.source}: no host to run on in the zones {', '.join(zones)}")
     if not hosts:
-        raise TraceError(topo.source, None, "no host to run on" +
-                         (f" in the zones {', '.join(zones)}" if zones else ""))
+        raise TraceError(topo.source, None, "no host to run on")
     return hosts
 
 
@@ -89,22 +90,22 @@ def _slow_elements(topo, slow_link, slow_site):
         names = slow_link.split(",")
         missing = [n for n in names if n not in topo.index]
         if missing or len(names) > 2:
-            raise TraceError(topo.source, None, f"slow link {slow_link!r}: give a node or "
-                             "two joined nodes NAME,NAME" + (f" ({missing[0]!r} is not in "
-                                                             "the topology)" if missing else ""))
+            raise OptionsError(f"{topo.source}: slow link {slow_link!r}: give a node or two "
+                               "joined nodes NAME,NAME" + (f" ({missing[0]!r} is not in the "
+                                                           "topology)" if missing else ""))
         ids = [topo.index[n] for n in names]
         if len(ids) == 1:
             nodes.add(ids[0])
         elif not any({a, b} == set(ids) for a, b in zip(topo.src.tolist(), topo.dst.tolist())):
-            raise TraceError(topo.source, None, f"slow link {slow_link!r}: no edge joins them")
+            raise OptionsError(f"{topo.source}: slow link {slow_link!r}: no edge joins them")
         else:
             edges.add(frozenset(ids))
     if slow_site:
         inside = {i for i, a in enumerate(topo.node_attrs)
                   if slow_site in a.get("zone", "").split("/")}
         if not inside:
-            raise TraceError(topo.source, None, f"slow site {slow_site!r}: no node has "
-                             "this zone")
+            raise OptionsError(f"{topo.source}: slow site {slow_site!r}: no node has this "
+                               "zone")
         nodes |= inside
     return edges, nodes
 
@@ -180,14 +181,13 @@ def workstealing(topo, processes=None, hosts=None, zones=None, work=WORK, seed=0
     host_ids = _hosts(topo, zones, hosts)
     n_proc = len(host_ids) if processes is None else processes
     if not 1 <= n_proc <= MAX_PROCESSES:
-        raise TraceError(topo.source, None, f"processes must be 1..{MAX_PROCESSES}")
+        raise OptionsError(f"processes must be 1..{MAX_PROCESSES}")
     if not (0 < work <= 1e6 and 0 <= slow_latency <= 1e6):
-        raise TraceError(topo.source, None, "work must be in (0, 1e6] s and the slow "
-                         "latency in [0, 1e6] s")
+        raise OptionsError("work must be in (0, 1e6] s and the slow latency in [0, 1e6] s")
     host_ids = host_ids[:n_proc]  # no host without a process
     if len(host_ids) > MAX_HOSTS:
-        raise TraceError(topo.source, None, f"{len(host_ids)} hosts: at most {MAX_HOSTS} "
-                         "(choose some with --hosts or --zones)")
+        raise OptionsError(f"{topo.source}: {len(host_ids)} hosts: at most {MAX_HOSTS} "
+                           "(choose fewer hosts, or some zones)")
     _check_names(topo, host_ids)
     host_of = np.arange(n_proc) * len(host_ids) // n_proc
     slow = _slow_elements(topo, slow_link, slow_site)

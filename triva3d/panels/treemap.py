@@ -23,7 +23,7 @@ from ..analysis.aggregate import aggregate
 from ..analysis.timeslice import Slicer
 from ..bases.treemap import treemap
 from ..trace import depth_of
-from ..errors import OptionsError, TraceError
+from ..errors import OptionsError
 from ..output import writing
 from ..theme import BACKGROUND, SELECTION_RGB, TEXT_RGB
 from ..trace import Kind
@@ -41,8 +41,8 @@ def _grouped(matrix, names, wanted, trace):
     if wanted:
         missing = [w for w in wanted if w not in order]
         if missing:
-            raise TraceError(trace.source, None, f"no value named {missing[0]!r} here "
-                             f"(have: {', '.join(order[:12])})")
+            raise OptionsError(f"{trace.source}: no value named {missing[0]!r} here "
+                               f"(have: {', '.join(order[:12])})")
         order = [w for w in order if w in wanted]
     names = np.array(names, dtype=object)
     return (np.stack([matrix[:, names == o].sum(axis=1) for o in order], axis=1)
@@ -123,7 +123,7 @@ class TimeSliceTreemap:
         self.level_name = level
         rows = trace.level(level)
         if not len(rows):
-            raise TraceError(trace.source, None, f"no container at level {level!r}")
+            raise OptionsError(f"{trace.source}: no container at level {level!r}")
         self._layout(rows, width, height, pad)
         drawn = np.isin(np.array(names, dtype=object), self.value_names)  # the kept cells'
         self.left_out = self._left_out(rows, carriers if metric == "link" else np.isin(
