@@ -13,10 +13,17 @@ from .errors import Triva3dError
 
 
 def _load(args):
+    from tqdm import tqdm
     from .load import load
     t0 = time.perf_counter()
-    trace = load(args.trace, lenient=args.lenient, cache=not args.no_cache,
-                 progress=sys.stderr.isatty())
+    with tqdm(unit="B", unit_scale=True, delay=1.0, leave=False, desc="reading",
+              disable=not sys.stderr.isatty()) as bar:  # the library never prints
+
+        def progress(done, total):
+            bar.total = total
+            bar.update(done - bar.n)
+        trace = load(args.trace, lenient=args.lenient, cache=not args.no_cache,
+                     progress=None if bar.disable else progress)
     for note in getattr(trace, "notes", []):
         print(f"triva3d: note: {note}", file=sys.stderr)
     return trace, time.perf_counter() - t0
