@@ -24,7 +24,7 @@ def _load(args):
             bar.update(done - bar.n)
         trace = load(args.trace, lenient=args.lenient, cache=not args.no_cache,
                      progress=None if bar.disable else progress)
-    for note in getattr(trace, "notes", []):
+    for note in trace.notes:
         print(f"triva3d: note: {note}", file=sys.stderr)
     return trace, time.perf_counter() - t0
 

@@ -9,12 +9,12 @@ import hashlib
 import os
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
 from .. import cache
 from ..errors import OptionsError, TraceError
+from ..output import atomic
 from . import PROGRAMS
 #: Above this many nodes the default is sfdp: neato and circo become very slow.
 NEATO_MAX = 500
@@ -147,9 +147,7 @@ def _run(text, program, source, timeout):
 def _save(path, pos):
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
+        with atomic(path) as f:
             np.save(f, pos)
-        os.replace(tmp, path)
     except OSError:
         pass  # a cache we cannot write only costs time

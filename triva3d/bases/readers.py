@@ -4,10 +4,13 @@ import os
 from collections import namedtuple
 
 from ..errors import TraceError
+from ..load import head_of
+from ..paje import is_paje
 
 #: A topology format: its name for people, whether a file is one (from its lower-case
-#: extension and first 4 KiB), and how to read it into a Topology.
-Reader = namedtuple("Reader", "name sniff read")
+#: extension and first 4 KiB), how to read it into a Topology, and file-dialog
+#: patterns of its files.
+Reader = namedtuple("Reader", "name sniff read patterns")
 
 
 def _is_dot(ext, head):
@@ -21,18 +24,7 @@ def _is_platform(ext, head):
 
 
 def _is_paje(ext, head):
-    """Could a file starting with `head` (all of it when shorter than 4 KiB) be a Pajé
-    trace: no NUL byte, its first line but blanks and comments a `%` line (undecided
-    within a part: yes)?"""
-    whole = len(head) < 4096
-    if b"\0" in head:
-        return False
-    lines = head.splitlines()
-    for line in lines if whole else lines[:-1]:
-        line = line.strip()
-        if line and not line.startswith(b"#"):
-            return line.startswith(b"%")
-    return not whole
+    return is_paje(head)
 
 
 def _read_dot(path):
@@ -55,12 +47,25 @@ def _read_platform_trace(path):
     return from_trace(trace, path)
 
 
-READERS = (Reader("Graphviz (.dot, .gv)", _is_dot, _read_dot),
-           Reader("SimGrid platform XML", _is_platform, _read_platform),
-           Reader("SimGrid platform traces (Pajé)", _is_paje, _read_platform_trace))
+READERS = (Reader("Graphviz (.dot, .gv)", _is_dot, _read_dot, ("*.dot", "*.gv")),
+           Reader("SimGrid platform XML", _is_platform, _read_platform, ("*.xml",)),
+           Reader("SimGrid platform traces (Pajé)", _is_paje, _read_platform_trace,
+                  ("*.trace",)))
 #: The topology files triva3d reads, for people.
 FORMATS = ("triva3d reads " + ", ".join(r.name for r in READERS)
            + " and, for a treemap base, JSON resource hierarchies (.json)")
+#: The file dialog's filter for topologies (the graphs, and JSON hierarchies).
+DIALOG_FILTER = ";;".join(
+    [f"Topologies ({' '.join(p for r in READERS for p in r.patterns)} *.json)"]
+    + [f"{r.name.split(' (')[0]} ({' '.join(r.patterns)})" for r in READERS]
+    + ["Resource hierarchies (*.json)", "All files (*)"])
+
+
+def reader_of(path):
+    """The first of READERS that takes the regular file at `path`, or None."""
+    head = head_of(path)
+    ext = os.path.splitext(path)[1].lower()
+    return next((r for r in READERS if r.sniff(ext, head)), None)
 
 
 def read_topology(path):
@@ -69,10 +74,7 @@ def read_topology(path):
         raise TraceError(path, None, "is a directory, not a topology file")
     if not os.path.isfile(path):
         raise TraceError(path, None, "no such topology file")
-    ext = os.path.splitext(path)[1].lower()
-    with open(path, "rb") as f:
-        head = f.read(4096)
-    for reader in READERS:
-        if reader.sniff(ext, head):
-            return reader.read(path)
-    raise TraceError(path, None, f"not a topology file: {FORMATS}")
+    reader = reader_of(path)
+    if reader is None:
+        raise TraceError(path, None, f"not a topology file: {FORMATS}")
+    return reader.read(path)

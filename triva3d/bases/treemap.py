@@ -6,13 +6,12 @@ rectangle (x, y, w, h): the root the whole area; a node's children share its are
 minus `pad` on each side, in proportion to their values, its own size keeping the
 rest (without padding, every area is exactly value / total x the whole area).
 """
-import json
 import math
 
 import numpy as np
 from numba import njit
 
-from ..errors import TraceError, read_text
+from ..errors import TraceError, read_json
 from . import recursion_room
 
 
@@ -160,14 +159,8 @@ def read_hierarchy(path):
     """A resource hierarchy file (JSON objects with name, type, children and an
     optional size: 1 for a leaf, 0 for an inner node unless given) as
     (names, types, parent, sizes) in topological order."""
-    text = read_text(path, "the hierarchy")
-    try:
-        with recursion_room(2 * MAX_JSON_DEPTH + 100):  # json's parser recurses
-            root = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise TraceError(path, e.lineno, f"not JSON: {e.msg}") from None
-    except RecursionError:
-        raise TraceError(path, None, f"nested deeper than {MAX_JSON_DEPTH} levels") from None
+    with recursion_room(2 * MAX_JSON_DEPTH + 100):  # json's parser recurses
+        root = read_json(path, "the hierarchy", deepest=MAX_JSON_DEPTH)
     names, types, parent, sizes = [], [], [], []
     stack = [(root, -1, "root")]
     while stack:

@@ -257,8 +257,9 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def open_topology(self, path=None):
         if not path:
-            path, _ = QtWidgets.QFileDialog.getOpenFileName(
-                self, "Open a topology", "", "Topologies (*.dot *.gv *.xml *.json *.trace);;All (*)")
+            from ..bases.readers import DIALOG_FILTER
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open a topology", "",
+                                                            DIALOG_FILTER)
         if path:
             self.state.update(topology=str(path), base="topology")
 
@@ -350,14 +351,11 @@ class MainWindow(QtWidgets.QMainWindow):
         """A dropped or given file: a view (.json, a trace open), a trace or a topology
         as the readers' tables tell by its content, else a trace (its reader says what
         is wrong)."""
-        import os
-
-        from ..bases.readers import READERS
-        from ..load import head_of, reader_of
-        ext, head = os.path.splitext(path)[1].lower(), head_of(path)
-        if ext == ".json" and self.trace is not None:
+        from ..bases import readers
+        from ..load import reader_of
+        if path.lower().endswith(".json") and self.trace is not None:
             self.load_view(path)
-        elif reader_of(path) is None and any(r.sniff(ext, head) for r in READERS):
+        elif reader_of(path) is None and readers.reader_of(path) is not None:
             self.open_topology(path)
         else:
             self.open_trace(path)
