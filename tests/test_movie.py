@@ -403,7 +403,7 @@ def test_routes_show_the_paths_of_the_window_in_a_still_picture(on_small_platfor
     # one strip per edge of the route, as wide as the busiest: the whole window's traffic
     assert strips.GetMapper().GetInput().GetNumberOfCells() == len(TREMBLAY_FAFARD) - 1
     keys = [a.GetInput() for a in view.scene.overlay.legend.texts]
-    assert "edges: traffic of the window, narrow blue to wide red" in keys
+    assert "edges: traffic of the window (messages), narrow blue to wide red" in keys
     assert ViewState.from_json(view.state.to_json()).routes
 
 
@@ -416,7 +416,7 @@ def test_the_legend_says_what_heat_and_sizes_mean(small):
     view.state.update(now=0.1, heat=True, particles="size")
     view.update()
     keys = [a.GetInput() for a in view.scene.overlay.legend.texts]
-    assert "edges: traffic so far, narrow blue to wide red" in keys
+    assert "edges: traffic so far (messages), narrow blue to wide red" in keys
     assert "particles: size, small blue to large red (grey: unknown)" in keys
     assert not edges.GetMapper().GetScalarVisibility()  # grey under the heat
     # unfolding keys the whole window from the start: the legend does not grow

@@ -458,3 +458,40 @@ def test_searching_containers_by_part_of_their_name_matches_every_row_spelled_so
         want = [c for c in range(1, len(names)) if text.lower() in names[c].lower()]
         assert small.search("containers", text).tolist() == want
     assert small.search("values", "").tolist() == list(range(len(small.values)))
+
+
+def test_the_communication_graph_shows_the_traffic_of_the_window_as_it_moves(small):
+    """Thesis §3.4, §5.4.2: the communication graph of the chosen interval, edge
+    width growing with the pair's traffic (§3.6.1). The nodes stay where the whole
+    run's graph put them; a strip over each pair that exchanged messages in the
+    window, as wide as its share of the busiest pair's."""
+    ln = small.links
+    view = View(small, ViewState(base="appgraph"), size=SIZE)
+    nodes = view.layout.node_rects.copy()
+    for window in ((0.1, 0.12), (0.2, 0.25)):
+        view.state.window = window
+        view.render()
+        assert np.array_equal(view.layout.node_rects, nodes)  # laid out once
+        # each message for the part of its time inside the window (thesis eq. 4.4)
+        t0, t1 = window
+        m = (ln.start <= t1) & (ln.end >= t0)
+        d = ln.end[m] - ln.start[m]
+        inside = np.where(d > 0, (np.minimum(ln.end[m], t1) - np.maximum(ln.start[m], t0))
+                          / np.where(d > 0, d, 1), 1.0)
+        a = view.layout.node[ln.start_container[m]]
+        b = view.layout.node[ln.end_container[m]]
+        apart = a != b
+        pairs, inv = np.unique(np.c_[np.minimum(a, b), np.maximum(a, b)][apart], axis=0,
+                               return_inverse=True)
+        count = np.bincount(inv.ravel(), weights=inside[apart])
+        pairs, count = pairs[count > 0], count[count > 0]
+        (strips,) = view.scene._slots["heat"]
+        assert strips.GetMapper().GetInput().GetNumberOfCells() == len(pairs) > 0
+        # the busiest pair's strip is the widest: widths follow sqrt(count / max)
+        edges = {tuple(sorted(e)): i for i, e in enumerate(view.layout.edges.tolist())}
+        level = view.scene._particles_of().heat(view.scene.geometry, window[1])
+        want = count / count.max()
+        got = level[[edges[tuple(p)] for p in pairs.tolist()]]
+        assert got == pytest.approx(want)
+    keys = [t for t, rgb in view.scene.legend_entries() if rgb is None]
+    assert "edges: traffic of the window (messages), narrow blue to wide red" in keys

@@ -204,7 +204,14 @@ def on_graph(trace, topo, base="topology", program=None, mapping=None, pattern=N
                   edge_attrs=topo.edge_attrs, node_attrs=list(topo.node_attrs),
                   unplaced_area=area,
                   report=_report(trace, rule, unused, node, topo.kinds, kept_off),
-                  route=partial(routing.route, topo) if base == "topology" else None)
+                  route=(partial(routing.route, topo) if base == "topology"
+                         else _direct if base == "appgraph" else None))
+
+
+def _direct(a, b):
+    """A message's route on the communication graph: straight from its sender's
+    node to its receiver's, along the edge of the pair."""
+    return [a, b]
 
 
 def _nearest(p):

@@ -91,6 +91,9 @@ class Particles:
         ok = np.isfinite(size) & (size > 0)
         #: what a message weighs in the heat: its bytes, 1 where its size is unknown
         self.weight = np.where(ok, size, 1.0)
+        #: what the heat adds up, for people
+        self.unit = ("bytes" if ok.all() else "messages" if not ok.any()
+                     else "bytes, 1 a message of unknown size")
         #: log-scaled sizes in [0, 1] (NaN: unknown) for the "size" colouring
         self.size_level = np.full(len(size), np.nan)
         if ok.any():
@@ -122,21 +125,25 @@ class Particles:
         return np.c_[head, np.full(len(head), z)], rgb[flying], pairs, rgba
 
     def heat(self, geometry, now):
-        """Per base edge: the traffic that crossed it by `now`, as a fraction of
-        what crosses the busiest edge over the whole window (0..1)."""
-        w = geometry.frame
+        """Per base edge: the traffic that crossed it from the window's start to
+        `now`, as a fraction of what crosses the busiest edge over the whole window
+        (0..1). A message counts for the part of its route it travelled then: one
+        cut by the window, for its part inside (as in the Time-Slice, thesis eq. 4.4)."""
+        w, rows = geometry.frame, geometry.links.messages
         key = (w.t0, w.t1, geometry.message_key)
         if key not in self._heat_max:
-            self._heat_max = {key: self._heat(geometry.links.messages, w.t1).max(initial=0.0)}
+            self._heat_max = {key: self._heat(rows, w.t0, w.t1).max(initial=0.0)}
         top = self._heat_max[key]
-        h = self._heat(geometry.links.messages, now)
+        h = self._heat(rows, w.t0, now)
         return h / top if top > 0 else h
 
-    def _heat(self, rows, now):
+    def _heat(self, rows, t0, t1):
+        """Per base edge: the traffic that crossed it between t0 and t1."""
         ln, r = self.trace.links, self.routes
-        rows = rows[ln.start[rows] <= now]
-        return _heat(rows, now, r.of_link, r.offs, r.cum, r.edge, ln.start, ln.end,
-                     self.weight, len(self.layout.edges))
+        args = (r.of_link, r.offs, r.cum, r.edge, ln.start, ln.end, self.weight,
+                len(self.layout.edges))
+        by_t1 = _heat(rows[ln.start[rows] <= t1], t1, *args)
+        return np.maximum(by_t1 - _heat(rows[ln.start[rows] < t0], t0, *args), 0.0)
 
 
 @njit(cache=True)

@@ -17,7 +17,7 @@ from vtkmodules.vtkCommonCore import vtkCommand
 from .. import colors
 from ..theme import HOVER_RGB, SELECTION_RGB
 from ..viewstate import ViewState
-from . import base, pick, polydata
+from . import base, entities, pick, polydata
 from .geometry import EVENT_PX, EXACT_LIMIT, Geometry, box_edges
 from .overlay import Overlay
 
@@ -143,9 +143,15 @@ class Scene:
         traffic so far, or with `routes` (and no heat) the whole window's."""
         g, now = self.geometry, state.now
         on = now is not None
-        hot = now if on and state.heat else g.frame.t1 if state.routes else None
+        # the communication graph's edges always show the traffic of the window (its
+        # nodes stay where the whole run's graph put them)
+        window = state.routes or (self.layout.base == "appgraph"
+                                  and 0 < len(self.layout.edges) <= entities.EDGE_LIMIT)
+        hot = now if on and state.heat else g.frame.t1 if window else None
         keys = (state.particles if on else None,
-                None if hot is None else "so far" if on and state.heat else "of the window")
+                None if hot is None else
+                f"{'so far' if on and state.heat else 'of the window'} "
+                f"({self._particles_of().unit})")
         if keys != self._keys:
             self._keys = keys
             self.overlay.set_legend(self.legend_entries() if self.legend else [])
