@@ -351,6 +351,7 @@ class TreemapDock(Dock):
             return
         if self.canvas is None:
             self.canvas = Canvas()
+        self._let_go_of_qt_context()
         img = np.ascontiguousarray(self.canvas.draw(self.treemap, self._size, highlight,
                                                     keys=False))
         self._img = img
@@ -376,9 +377,18 @@ class TreemapDock(Dock):
     def eventFilter(self, watched, event):
         if watched is self.window and event.type() == QtCore.QEvent.Close \
                 and self.canvas is not None:
+            self._let_go_of_qt_context()
             self.canvas.close()
             self.canvas = None
         return False
+
+    @staticmethod
+    def _let_go_of_qt_context():
+        """Release the 3D view's GL context: while it is current, the canvas's EGL
+        context cannot be, and the canvas would draw (and free) in Qt's."""
+        current = QtGui.QOpenGLContext.currentContext()
+        if current is not None:
+            current.doneCurrent()
 
     def _node_at(self, event):
         """The treemap node under a mouse event, or None."""

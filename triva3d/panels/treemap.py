@@ -384,21 +384,22 @@ class Canvas:
         outlined. Drawing the same treemap again only moves the outline."""
         from .. import view
         from ..scene import polydata
-        if self._drawn != (tm, size, keys):
-            self._draw(tm, size, keys)
-            self._drawn = (tm, size, keys)
-        if self._highlight is not None:
-            self.renderer.RemoveViewProp(self._highlight)
-            self._highlight = None
-        if highlight is not None:
-            rects = tm.node_rects[tm.ancestors(highlight)]
-            self._highlight = polydata.actor(_outline(rects, 0.5), color=SELECTION_RGB,
-                                             line_width=3)
-            self.renderer.AddViewProp(self._highlight)
-        # A GUI's window draws in between, in its own context: take this one, and
-        # give it back (else the next MakeCurrent may be skipped as already done).
+        # Its own GL context, taken before props are dropped (their GL objects are
+        # freed in the current context) and given back after: a GUI draws in between
+        # (and must let its own context go first: see TreemapDock._paint).
         self.window.MakeCurrent()
         try:
+            if self._drawn != (tm, size, keys):
+                self._draw(tm, size, keys)
+                self._drawn = (tm, size, keys)
+            if self._highlight is not None:
+                self.renderer.RemoveViewProp(self._highlight)
+                self._highlight = None
+            if highlight is not None:
+                rects = tm.node_rects[tm.ancestors(highlight)]
+                self._highlight = polydata.actor(_outline(rects, 0.5), color=SELECTION_RGB,
+                                                 line_width=3)
+                self.renderer.AddViewProp(self._highlight)
             return view.snapshot(self.window, self._grab)
         finally:
             self.window.ReleaseCurrent()
@@ -451,7 +452,6 @@ class Canvas:
                 a.SetPosition(*self.projection.to_display([[x + nw / 2, y + nh / 2, 0.0]])[0, :2])
 
     def close(self):
-        self.renderer.RemoveAllViewProps()
         self.window.Finalize()
 
 
