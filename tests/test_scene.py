@@ -563,7 +563,7 @@ def test_exact_boxes_that_would_not_fit_are_refused(small, monkeypatch):
     from triva3d.errors import OptionsError
     from triva3d.scene import geometry
     monkeypatch.setattr(geometry, "_available", lambda: 10 * geometry.EXACT_BYTES)
-    with pytest.raises(OptionsError, match=r"--detail exact: \d+ states would take about "
+    with pytest.raises(OptionsError, match=r"exact detail: \d+ states would take about "
                                            r".* GiB to draw and .* GiB is available"):
         show(*small, detail="exact")
     show(*small, detail="lod")  # the level of detail does not need them

@@ -13,7 +13,6 @@ import io
 import json
 import math
 import os
-import sys
 import zipfile
 
 import numpy as np
@@ -197,6 +196,4 @@ def write(trace, mode):
             return p
         except OSError:
             continue
-    print("triva3d: warning: no writable place for the cache; next load will parse again",
-          file=sys.stderr)
     return None

@@ -70,16 +70,16 @@ def reader_of(path):
     return None
 
 
-def load(path, lenient=False, cache=True, progress=False):
+def load(path, lenient=False, cache=True, progress=None):
     """Load the trace at `path` into a Trace, read by the first of READERS that takes
     it (Pajé reads the rest, and says what is wrong with it).
 
     With `cache`, a Trace saved by an earlier load of the unchanged file is reused,
     and a fresh load is saved. `lenient` recovers from what PajeNG rejects and
     lists every recovery in `trace.report`. `trace.notes` holds its `unit_note` and
-    says where a damaged cached copy was parsed again and written over. `progress`
-    True for a bar on stderr, or f(bytes read, bytes in all), which may raise to
-    stop the read (the window's Cancel). A pipe or FIFO is read once as Pajé,
+    says where a damaged cached copy was parsed again and written over, or that no
+    cache could be written. `progress`: None, or f(bytes read, bytes in all), which
+    may raise to stop the read (the window's Cancel; the CLI draws a bar with it). A pipe or FIFO is read once as Pajé,
     without cache. Raises TraceError on bad input.
     """
     try:
@@ -100,6 +100,6 @@ def load(path, lenient=False, cache=True, progress=False):
             return trace
     trace = reader.read(path, lenient=lenient, progress=progress)
     trace.notes += [f"{p}: the cached copy could not be read; parsed again" for p in damaged]
-    if cache:
-        _cache.write(trace, mode)
+    if cache and _cache.write(trace, mode) is None:
+        trace.notes.append("no writable place for the cache; the next load parses again")
     return trace

@@ -227,10 +227,9 @@ class _Defs:
         self.max_members = max([len(v) for v in self.metrics.values()] + [1])
 
 
-def _read_events(anchor, defs, lenient, report, progress=False):
+def _read_events(anchor, defs, lenient, report, progress=None):
     """Records of every location (None where unreadable) and the other kinds' counts,
     telling `progress` (see read_otf2) the bytes of event files read."""
-    from tqdm import tqdm
     r = capi.Reader_Open(anchor.encode())
     if not r:
         raise TraceError(anchor, None, "OTF2 cannot open this anchor file")
@@ -259,16 +258,12 @@ def _read_events(anchor, defs, lenient, report, progress=False):
         files = [f"{base}/{loc[0]}.evt" for loc in defs.locations]
         sizes = [os.path.getsize(f) if os.path.isfile(f) else 0 for f in files]
         done, total = 0, sum(sizes)
-        report_to = progress if callable(progress) else None
-        with tqdm(total=total, unit="B", unit_scale=True, delay=1.0, leave=False,
-                  disable=not progress or report_to is not None, desc="reading") as bar:
-            for (ref, name, _, _, n_events), path, size in zip(defs.locations, files, sizes):
-                out[ref] = _read_location(r, cb, ref, name, n_events, defs, path, lenient,
-                                          report, other)
-                done += size
-                bar.update(size)
-                if report_to:
-                    report_to(done, total)
+        for (ref, name, _, _, n_events), path, size in zip(defs.locations, files, sizes):
+            out[ref] = _read_location(r, cb, ref, name, n_events, defs, path, lenient,
+                                      report, other)
+            done += size
+            if progress:
+                progress(done, total)
         capi.Reader_CloseEvtFiles(r)
     finally:
         capi.Reader_Close(r)
@@ -345,10 +340,10 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
     return rec
 
 
-def read_otf2(path, lenient=False, progress=False):
+def read_otf2(path, lenient=False, progress=None):
     """The Trace of the OTF2 archive at `path` (anchor file or its folder).
-    `progress`: True for a bar on stderr, or a callable f(bytes read, bytes in all)
-    called after each location's events (an exception it raises stops the read)."""
+    `progress`: None, or a callable f(bytes read, bytes in all) called after each
+    location's events (an exception it raises stops the read)."""
     anchor = anchor_of(path)
     if anchor is None:
         raise TraceError(str(path), None, "not an OTF2 anchor file (nor a folder with one)")

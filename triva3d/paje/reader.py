@@ -2,7 +2,6 @@
 import os
 
 import numpy as np
-from tqdm import tqdm
 
 from . import defs as D
 from . import kernel as K
@@ -25,17 +24,26 @@ PRODUCERS = (("StarPU", "ms", {"Memory Node": "Program"}, {"Thread State",
 UNIT_WORDS = {"ms": "milliseconds"}
 
 
-def read_paje(path, lenient=False, progress=False):
+class _Progress:
+    """Bytes read of bytes known (included files add theirs), told to `report`."""
+
+    def __init__(self, report):
+        self.report, self.read, self.total = report, 0, 0
+
+    def add(self, n):
+        self.read += n
+        if self.report:
+            self.report(self.read, self.total)
+
+
+def read_paje(path, lenient=False, progress=None):
     """Parse and simulate the Pajé trace at `path`. Raises TraceError on bad input.
-    `progress`: True for a bar on stderr, or a callable f(bytes read, bytes in
-    all) called after each block (an exception it raises stops the read)."""
+    `progress`: None, or a callable f(bytes read, bytes in all) called after each
+    block (an exception it raises stops the read)."""
     path = os.fspath(path)
     sim = SimState(lenient)
-    report = progress if callable(progress) else None
-    with tqdm(total=0, unit="B", unit_scale=True, delay=1.0,
-              disable=not progress or report is not None, leave=False, desc="reading") as bar:
-        bar.report, bar.read = report, 0  # (a disabled bar counts nothing)
-        _read_file(sim, path, [], bar)
+    bar = _Progress(progress)
+    _read_file(sim, path, [], bar)
     if not sim.header.defs:  # no event could have been read: only blanks and comments
         raise TraceError(path, None, "holds nothing: " + ("an empty file" if not bar.read else
                                                           "no Pajé definitions or events"))
@@ -66,14 +74,10 @@ def _read_file(sim, path, chain, bar):
     sim.istate[K.I_LINE] = 0
     with f:
         bar.total += os.fstat(f.fileno()).st_size
-        bar.refresh()
         carry = b""
         while True:
             block = f.read(CHUNK)
-            bar.update(len(block))
-            bar.read += len(block)
-            if bar.report:
-                bar.report(bar.read, bar.total)
+            bar.add(len(block))
             eof = not block
             data = carry + block
             if not carry and b"\n" not in data and b"\r" in data:  # loaded as empty

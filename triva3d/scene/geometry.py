@@ -715,9 +715,9 @@ def _check_room(n_boxes):
     need, free = n_boxes * EXACT_BYTES, _available()
     if free is not None and need > 0.8 * free:
         raise OptionsError(
-            f"--detail exact: {n_boxes} states would take about {need / 2**30:.1f} GiB to "
+            f"exact detail: {n_boxes} states would take about {need / 2**30:.1f} GiB to "
             f"draw and {free / 2**30:.1f} GiB is available; use the level of detail "
-            "(--detail lod or auto), a shorter --window, or hide values")
+            "(detail lod or auto), a shorter time window, or hide values")
 
 
 def _cut(frame, now):
