@@ -55,3 +55,21 @@ def test_the_command_says_it_compiles_only_on_a_cold_cache(tmp_path):
     assert err.splitlines().count(NOTE) == 1 and "1 states" in out
     out, err = run(["stats", str(trace)], cold, cli=True)
     assert NOTE not in err and "1 states" in out
+
+
+def test_the_pajé_kernel_unpacks_its_groups_in_the_order_the_simulator_packs_them():
+    """K.ARGS names the arrays of each tuple `process` takes; its first lines unpack
+    them by position: a swap of two arrays of one dtype would compile and run wrong."""
+    import ast
+    import inspect
+
+    from triva3d.paje import kernel as K
+    fn = ast.parse(inspect.getsource(K.process.py_func)).body[0]
+    groups = [a.arg for a in fn.args.args[3:]]
+    assert groups == list(K.ARGS)
+    unpacked = {}
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) \
+                and stmt.value.id in K.ARGS:
+            unpacked[stmt.value.id] = tuple(e.id for e in stmt.targets[0].elts)
+    assert unpacked == K.ARGS

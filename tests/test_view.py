@@ -495,3 +495,41 @@ def test_the_communication_graph_shows_the_traffic_of_the_window_as_it_moves(sma
         assert got == pytest.approx(want)
     keys = [t for t, rgb in view.scene.legend_entries() if rgb is None]
     assert "edges: traffic of the window (messages), narrow blue to wide red" in keys
+
+
+def test_a_change_made_while_one_is_heard_comes_after_it_to_everyone():
+    """A callback that changes the state (a rollback) must not reach the others
+    before the change they are still to hear: each hears them in order."""
+    s = ViewState()
+    heard = {"first": [], "base": []}
+
+    def rollback(change):
+        heard["first"].append(dict(change))
+        if change.get("level") == "bad":
+            s.update(base=None, level=None)
+    s.events.connect(rollback)
+    s.group("base").events.connect(lambda c: heard["base"].append(dict(c)))
+    s.update(base="appgraph", level="bad")
+    want = [{"base": "appgraph", "level": "bad"}, {"base": None, "level": None}]
+    assert heard["first"] == want and heard["base"] == want
+    assert (s.base, s.level) == (None, None)
+
+
+def test_copy_follows_the_rules_of_update():
+    s = ViewState(view="timeline")
+    assert (s.copy(base="treemap").base, s.copy(base="treemap").view) == ("treemap", "iso")
+    assert s.copy(scale=2).base == "timeline"
+
+
+def test_a_freed_listener_is_dropped():
+    import gc
+
+    class Listener:
+        def heard(self, change):
+            pass
+    s, listener = ViewState(), Listener()
+    s.events.connect(listener.heard)
+    del listener
+    gc.collect()
+    s.scale = 2
+    assert s.events._callbacks == []

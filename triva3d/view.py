@@ -51,6 +51,7 @@ class View:
         self.legend = legend
         self._grab = None
         self._pending = set(STAGES)  # the stages of the state's changes not applied yet
+        self._updating = False
         self.state.events.connect(self._changed, first=True)  # before what draws it
         self.update()
 
@@ -82,9 +83,9 @@ class View:
         leaves what was shown as it was (the change stays pending)."""
         from .bases.layout import make_layout
         from .scene.scene import Scene
-        stages = self._pending
-        if not stages:
-            return
+        if not self._pending or self._updating:
+            return  # (a change made meanwhile, the cleared selection: applied next time)
+        stages, self._pending, self._updating = self._pending, set(), True
         try:
             if self.scene is None or stages & {"layout", "moves"}:
                 geometry = None
@@ -118,9 +119,10 @@ class View:
                 else:
                     self._fit(self.scene.geometry.world_bounds(), self.state.view)
         except Exception:
-            self._pending = stages
+            self._pending |= stages
             raise
-        self._pending = set()
+        finally:
+            self._updating = False
 
     # -- frames --------------------------------------------------------------------------
     def prepare(self):

@@ -347,6 +347,7 @@ class Events:
         self._callbacks = [r for r in self._callbacks if r() not in (callback, None)]
 
     def emit(self, change):
+        self._callbacks = [r for r in self._callbacks if r() is not None]  # the freed go
         for ref in list(self._callbacks):
             f = ref()
             if f is not None:
@@ -406,6 +407,7 @@ class ViewState:
     def __post_init__(self):
         object.__setattr__(self, "events", Events())
         object.__setattr__(self, "_groups", {})
+        object.__setattr__(self, "_queue", [])  # changes to emit, in order (see _emit)
         for f in fields(self):
             object.__setattr__(self, f.name, CHECKS[f.name](getattr(self, f.name)))
         if self.view == "timeline":
@@ -442,11 +444,28 @@ class ViewState:
             return
         for k, v in changed.items():
             object.__setattr__(self, k, v)
-        self.events.emit(Change(changed, self._stages(changed)))
-        for group in self._groups.values():
-            part = {k: v for k, v in changed.items() if k in group.fields}
-            if part:
-                group.events.emit(Change(part, self._stages(part)))
+        self._emit(changed)
+
+    def _emit(self, changed):
+        """Emit the Change of `changed` to the state's callbacks, then its parts to
+        the concerns'. A change made by a callback (a rollback, a cleared
+        selection) is emitted once this one has reached everyone: every callback
+        hears the changes in the order they were made."""
+        parts = [(g, {k: v for k, v in changed.items() if k in g.fields})
+                 for g in self._groups.values()]
+        self._queue.append((Change(changed, self._stages(changed)),
+                            [(g, Change(part, self._stages(part))) for g, part in parts if part]))
+        if len(self._queue) > 1:
+            return  # (emitting already: it comes next)
+        try:
+            while self._queue:
+                change, parts = self._queue[0]
+                self.events.emit(change)
+                for group, part in parts:
+                    group.events.emit(part)
+                self._queue.pop(0)
+        finally:
+            self._queue.clear()
 
     def _stages(self, changed):
         stages = {STAGE_OF[k] for k in changed}
@@ -467,10 +486,11 @@ class ViewState:
         return self._groups[name]
 
     def copy(self, **changes):
-        """A new ViewState with these fields changed (no callbacks carried over)."""
-        d = {f.name: getattr(self, f.name) for f in fields(self)}
-        d.update(changes)
-        return ViewState(**d)
+        """A new ViewState with these fields changed as `update` changes them (no
+        callbacks carried over)."""
+        out = ViewState(**{f.name: getattr(self, f.name) for f in fields(self)})
+        out.update(**changes)
+        return out
 
     def base_options(self):
         """The keyword arguments of make_layout for this state's base."""

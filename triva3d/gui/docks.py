@@ -394,10 +394,9 @@ class TreemapDock(Dock):
         """The treemap node under a mouse event, or None."""
         if self.treemap is None:
             return None
-        origin, direction = self.canvas.projection.ray(event.position().x(),
-                                                       self._size[1] - event.position().y())
-        x, y, _ = origin - origin[2] / direction[2] * direction  # on the treemap's plane
-        hit = self.treemap.node_at(x, y)
+        p = self.canvas.projection.on_plane(event.position().x(),
+                                            self._size[1] - event.position().y())
+        hit = None if p is None else self.treemap.node_at(*p)
         return None if hit is None else hit[0]
 
     def _clicked(self, event):

@@ -110,6 +110,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._menus()
         self._good = self.state.copy()
         self.state.events.connect(self._changed)
+        self._holding = False  # while a trace is being put in place (see _loaded)
         # pyvista's wrapper: VTK's interactor swallows button releases, its style not
         iren = self.interactor.iren
         self._iren = iren.interactor
@@ -224,9 +225,10 @@ class MainWindow(QtWidgets.QMainWindow):
         if loader.base != self.state.base_options():
             layout = geometry = None  # the base changed while it loaded: again
         before = self.state.copy()
-        if self.view is not None:  # what named the old trace's things goes
-            self.state.update(**FRESH)
+        self._holding = True  # the state's changes are the new trace's: none drawn on the old
         try:
+            if self.view is not None:  # what named the old trace's things goes
+                self.state.update(**FRESH)
             if self.view is None:
                 self.view = View(trace, self.state, quality=self.quality, layout=layout,
                                  geometry=geometry, render_window=self.interactor.ren_win,
@@ -234,9 +236,12 @@ class MainWindow(QtWidgets.QMainWindow):
             else:
                 self.view.set_trace(trace, layout, geometry)
         except Triva3dError as e:
-            self.state.assign(before)
+            self._holding = False
+            self.state.assign(before)  # (drawn again: the old trace, as it was)
             self.error(str(e))
             return
+        finally:
+            self._holding = False
         self.trace = trace
         self.setWindowTitle(f"triva3d: {trace.name}")
         recent = [path] + [p for p in (self.settings.value("recent", []) or []) if p != path]
@@ -366,7 +371,8 @@ class MainWindow(QtWidgets.QMainWindow):
         return self.view.scene.geometry if self.view is not None else None
 
     def _changed(self, change):
-        self.redraw()
+        if not self._holding:
+            self.redraw()
 
     def redraw(self):
         """Apply the state; a change the View refuses is undone, with a dialog."""
