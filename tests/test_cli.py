@@ -527,6 +527,17 @@ def test_every_view_setting_is_set_by_an_option():
         assert [s.option for s in SETTINGS if s.option and not hasattr(args, s.option)] == []
 
 
+def test_the_base_options_reach_the_view_state():
+    """--graph-level and --leaf-size once set no field (their Settings named the old
+    dests): the value given must arrive in the state."""
+    from triva3d.cli import _state, parser
+    args = parser().parse_args(["render", "t", "-o", "x.png", "--graph-level", "Host",
+                                "--leaf-size", "state:Running", "--base", "appgraph"])
+    state = _state(args)
+    assert (state.level, state.metric, state.base) == ("Host", "state:Running", "appgraph")
+    assert state.base_options()["level"] == "Host"
+
+
 @pytest.mark.parametrize("args, new", [
     (["place", "t", "--metric", "containers"], "--leaf-size"),
     (["render", "t", "--level", "Host", "-o", "x.png"], "--graph-level"),
