@@ -131,7 +131,7 @@ class Links:
 
 
 @_part
-class Events:
+class EventDots:
     """Event dots in the window: their Trace `rows`, `points` (n, 3 float32, as VTK
     draws them) and `rgb`; `bins`: the screen bins they were thinned for (None:
     all drawn); `values`: the event values of the whole window (the legend's)."""
@@ -337,7 +337,7 @@ class Geometry:
         return Links(window, rows, p0, p1, self.fade(rgb, ln.end[rows]))
 
     def _events(self):
-        """Events: the dots of the window, thinned above EVENT_LIMIT."""
+        """EventDots: the dots of the window, thinned above EVENT_LIMIT."""
         tr, w, f = self.trace, self.frame, self.cut
         values, _, cont = self._shown_masks
         ev = tr.events
@@ -351,7 +351,7 @@ class Geometry:
         if len(rows) > EVENT_LIMIT:
             bins = self.n_bins
             rows = self._apart(rows)
-        return Events(rows, entities.event_points(tr, self.layout, f, rows),
+        return EventDots(rows, entities.event_points(tr, self.layout, f, rows),
                       self.fade(self.value_rgb[ev.value[rows]], ev.time[rows]), bins, keys)
 
     def _bundles(self, window, rows, rgb):
