@@ -8,7 +8,7 @@ import zlib
 
 import numpy as np
 
-from .theme import BACKGROUND
+from .theme import BACKGROUND_RGB
 #: Level-of-detail texels that no state covers.
 EMPTY = (70, 70, 76)
 #: Base node squares by kind (topology.KINDS), and anything else.
@@ -228,7 +228,7 @@ MOVES = _moves()
 
 
 def _background_rgb():
-    return np.round(np.array(BACKGROUND) * 255)
+    return np.array(BACKGROUND_RGB, np.float64)
 
 
 def _candidates(lab1, max_turn=180):

@@ -3,6 +3,8 @@
 Surfaces and text are VTK's 0..1 RGB; marks drawn over pictures are 0..255 RGB."""
 #: The scene's and the panels' background.
 BACKGROUND = (0.09, 0.10, 0.12)
+#: The same, 0..255 (what marks fade to, the strip's and the SVG's ground).
+BACKGROUND_RGB = tuple(round(255 * c) for c in BACKGROUND)
 #: Text written over pictures, and the dark box under the legend.
 TEXT_RGB = (0.92, 0.92, 0.92)
 BOX_RGB, BOX_OPACITY = (0.05, 0.05, 0.06), 0.85

@@ -3,7 +3,7 @@ per pixel, see analysis.overview) with a range brush that sets the time window."
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..theme import BACKGROUND, SELECTION_RGB
+from ..theme import BACKGROUND_RGB, SELECTION_RGB
 
 
 class Strip(QtWidgets.QWidget):
@@ -46,7 +46,7 @@ class Strip(QtWidgets.QWidget):
         """The strip as an (h, w, 3) array: stacked mean counts per value, one bin a pixel."""
         w, h = max(self.width(), 1), max(self.height(), 1)
         img = np.empty((h, w, 3), np.uint8)
-        img[:] = np.round(np.array(BACKGROUND) * 255)
+        img[:] = BACKGROUND_RGB
         if self.overview is None or not len(self.overview.values):
             return img
         counts, _ = self.overview.activity(w, self.span)

@@ -25,7 +25,7 @@ from ..bases.treemap import treemap
 from ..trace import depth_of
 from ..errors import OptionsError
 from ..output import writing
-from ..theme import BACKGROUND, SELECTION_RGB, TEXT_RGB
+from ..theme import BACKGROUND_RGB, SELECTION_RGB, TEXT_RGB
 from ..trace import Kind
 
 #: Pictures' default size in pixels (SVG: in points).
@@ -331,7 +331,7 @@ def write_svg(tm, path, highlight=None, font=11.0):
              f'height="{H:g}" viewBox="0 0 {W + key_w:g} {H:g}" font-family="sans-serif" '
              f'font-size="{font:g}">',
              f'<rect width="{W + key_w:g}" height="{H:g}" '
-             f'fill="{_css(np.round(np.array(BACKGROUND) * 255))}"/>']
+             f'fill="{_css(BACKGROUND_RGB)}"/>']
     text_fill = _css(np.round(np.array(TEXT_RGB) * 255))
     for k, (text, rgb) in enumerate(entries):
         y = 10 + k * (font + 6)

@@ -19,7 +19,7 @@ from ..analysis.roles import platform_link_types, variable_roles
 from ..analysis.timeslice import nesting_parents_of
 from ..bases.layout import UNIT
 from ..errors import OptionsError
-from ..theme import BACKGROUND, parse_color
+from ..theme import BACKGROUND_RGB, parse_color
 from ..trace import Kind
 from ..viewstate import PICKED, ViewState
 from . import entities, lod, profiles
@@ -449,7 +449,7 @@ class Geometry:
         f = self.frame
         age = (self.now - np.asarray(end, np.float64)) / max(FADE * (f.t1 - f.t0), 1e-300)
         k = (HISTORY * np.clip(age, 0, 1))[:, None]
-        bg = 255 * np.asarray(BACKGROUND)
+        bg = np.asarray(BACKGROUND_RGB, np.float64)
         return np.round(rgb * (1 - k) + bg * k).astype(np.uint8)
 
     # -- level of detail ---------------------------------------------------------------
