@@ -93,7 +93,13 @@ EXECUTING = {"A": 4, "B": 7, "C": 3, "D": 9, "E": 4}
 #   k6 D->B 12..13 180 B: all  -> 180     k5 E->C  0..11 297 B: 1/11 -> 27
 #   k7 E->D 15..25 270 B: 4/10 -> 108     k8 B->A 20..21: outside the slice
 ORIGIN_BYTES = {"A": 225, "B": 162, "C": 90, "D": 180, "E": 135}   # / 9 s:
-ORIGIN_RATE = {"A": 25, "B": 18, "C": 10, "D": 20, "E": 15}        # the thesis's table
+ORIGIN_RATE = {"A": 25, "B": 18, "C": 10, "D": 20, "E": 15}
+# Throughput (eq. 4.4 weighting Table 4.2's Size / duration by the part inside):
+#   k1 300/6 x 4/6, k2 50/2 x 1/2, k3 162/9, k4 200/20 x 9/20, k6 180/1,
+#   k5 297/11 x 1/11, k7 270/10 x 4/10
+ORIGIN_THROUGHPUT = {"A": 100 / 3 + 12.5, "B": 18, "C": 4.5, "D": 180, "E": 27 / 11 + 10.8}
+ORIGIN_PEERS = {"A": 2, "B": 1, "C": 1, "D": 1, "E": 2}    # A -> C, D; E -> C, D
+DEST_PEERS = {"A": 1, "B": 1, "C": 2, "D": 2, "E": 1}      # k8 (B -> A) is outside
 DEST_BYTES = {"A": 90, "B": 180, "C": 227, "D": 133, "E": 162}
 ORIGIN_COUNT = {"A": 2, "B": 1, "C": 1, "D": 1, "E": 2}
 ORIGIN_TIME = {"A": 5, "B": 9, "C": 9, "D": 1, "E": 5}
@@ -117,7 +123,8 @@ def test_states_links_variables_events_in_the_slice(thesis):
     for metric, want in (("state:Blocked", BLOCKED), ("state:Executing", EXECUTING),
                          ("links:bytes", ORIGIN_BYTES), ("links:rate", ORIGIN_RATE),
                          ("links_in:bytes", DEST_BYTES), ("links:count", ORIGIN_COUNT),
-                         ("links:time", ORIGIN_TIME)):
+                         ("links:time", ORIGIN_TIME), ("links:throughput", ORIGIN_THROUGHPUT),
+                         ("links:peers", ORIGIN_PEERS), ("links_in:peers", DEST_PEERS)):
         v, carriers = sl.metric(metric)
         assert v[procs] == pytest.approx([want[p] for p in "ABCDE"]), metric
         assert carriers[procs].all() and not carriers[rows(thesis, ["C1", "M1"])].any()
@@ -130,6 +137,60 @@ def test_states_links_variables_events_in_the_slice(thesis):
     ratio, _ = sl.metric("ratio:state:Executing/state:Blocked")
     assert ratio[procs[:3]] == pytest.approx([4 / 5, 7 / 2, 3 / 6])
     assert np.isinf(ratio[procs[3]])                                   # D never blocked
+
+
+# Table 4.2's throughput column, "the sum of bytes over duration per link": A sends
+# 10 B and 40 B in 2 s each (10/2 + 40/2 = 25 B/s); the other rows are made of links
+# of other lengths: B 12/1 + 12/2 = 18, C 30/3 = 10, D 20/1 = 20, E 45/3 = 15.
+# Destinations: A -> B, C; B -> C, D; C -> D; D -> E; E -> A.
+TABLE_4_2 = HEADER + SIZED_LINK + """\
+0 P 0 "Process"
+4 K 0 P P "Msg"
+5 m K "m" "1 1 1"
+6 0 A P 0 "A"
+6 0 B P 0 "B"
+6 0 C P 0 "C"
+6 0 D P 0 "D"
+6 0 E P 0 "E"
+20 1 0 K A m a1 10
+20 1 0 K A m a2 40
+20 1 0 K B m b1 12
+20 1 0 K C m c1 30
+20 1 0 K E m e1 45
+20 1.5 0 K D m d1 20
+16 2 0 K C m b1
+20 2 0 K B m b2 12
+16 2.5 0 K E m d1
+16 3 0 K B m a1
+16 3 0 K C m a2
+16 4 0 K D m b2
+16 4 0 K D m c1
+16 4 0 K A m e1
+"""
+TABLE_THROUGHPUT = {"A": 25, "B": 18, "C": 10, "D": 20, "E": 15}
+
+
+def test_table_4_2_throughput_per_origin(trace_file):
+    """Table 4.2 whole, as origin, for any slice that holds the links ([0, 5] and
+    [1, 4]); a slice that cuts them counts each for its part inside (eq. 4.4)."""
+    tr = load(trace_file(TABLE_4_2), cache=False)
+    procs = rows(tr, "ABCDE")
+    for window in ((0.0, 5.0), (1.0, 4.0)):
+        sl = Slicer(tr).slice(window)
+        v, _ = sl.metric("links:throughput")
+        assert v[procs] == pytest.approx([TABLE_THROUGHPUT[p] for p in "ABCDE"])
+        assert sl.metric("links:bytes")[0][procs] == pytest.approx([50, 24, 30, 20, 45])
+        assert sl.metric("links:peers")[0][procs].tolist() == [2, 2, 1, 1, 1]
+        assert sl.metric("links_in:peers")[0][procs].tolist() == [1, 1, 2, 2, 1]
+    # [1, 2]: a1, a2 half inside (5/2 + 20/2), b1 whole (12), c1 a third (10/3),
+    # d1 half (20/2), e1 a third (15/3); b2 starts at 2, a zero overlap
+    v = Slicer(tr).slice((1.0, 2.0)).metric("links:throughput")[0][procs]
+    assert v == pytest.approx([12.5, 12, 10 / 3, 10, 5])
+    # the treemap's cells: out and in, in bytes per second
+    tm = TimeSliceTreemap(tr, (0, 5), metric="link:throughput")
+    out = {tm.name_of(n): tm.numbers[tm.containers[n], 0] for n in np.unique(tm.cell_node)}
+    assert out == pytest.approx(TABLE_THROUGHPUT)
+    assert tm.legend_entries()[-1][0].startswith("area: bytes/s (sum)")
 
 
 def test_whole_trace_slice_is_the_container_metric(thesis):

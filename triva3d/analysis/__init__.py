@@ -2,5 +2,9 @@
 choices are here, numpy-free, for the settings that name them."""
 #: How a metric aggregates up the container hierarchy (analysis.aggregate).
 FUNCTIONS = ("sum", "max", "min", "mean")
-#: What a Time-Slice treemap's cells are (panels.treemap).
-CELLS = ("state", "variable", "link", "event")
+#: What links add to their ends in a Time-Slice (analysis.timeslice, eqs. 4.4-4.5),
+#: the columns of `Slice.links_out` and `Slice.links_in`.
+LINK_MEASURES = ("count", "bytes", "time", "throughput", "rate", "peers")
+#: What a Time-Slice treemap's cells are (panels.treemap): `link` is bytes where the
+#: links have sizes, else count.
+CELLS = ("state", "variable", "link", "event") + tuple(f"link:{m}" for m in LINK_MEASURES)

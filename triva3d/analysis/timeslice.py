@@ -9,10 +9,14 @@ an interval [t0, t1], everything clipped to it.
 - variables: integral of the piecewise-constant value over the slice, and its
   time-weighted mean over the time the variable covers in the slice;
 - links (messages: SimGrid's platform links are none), as origin and as
-  destination: count (links that overlap the slice), bytes
-  (a link's Size spread evenly over its duration, so a link cut by the slice counts
-  for the part inside; a zero-length link inside counts whole), bytes per second
-  (bytes over the slice's duration) and seconds (overlap);
+  destination (eqs. 4.4-4.5): each link weighs its value by the part of its duration
+  inside the slice, f = overlap / duration (a zero-length link inside counts whole):
+  count (links that overlap the slice, each whole), bytes (f x Size: a link's Size
+  spread evenly over its duration), time (seconds of overlap), throughput (f x
+  Size / duration: Table 4.2's "sum of bytes over duration per link", A = 10/2 +
+  40/2 = 25 B/s for two links inside the slice; zero-length links have none), rate
+  (bytes over the slice's duration), and destinations per origin (sources per
+  destination) among the links that overlap the slice (section 4.2.3);
 - events: counts per value in [t0, t1].
 
 `Slicer(trace)` prepares the columns once; `slicer.slice((t0, t1))` is then one pass
@@ -20,7 +24,8 @@ over each table (numba), fast enough for a slider.
 
 Metric names (`Slice.metric`): `containers`; `state:VALUE`, `state%:VALUE`;
 `variable:TYPE`, `variable_mean:TYPE`; `links:M` (as origin) and `links_in:M` with M
-in count, bytes, rate, time; `events:VALUE`; and `ratio:A/B` for two of those, e.g.
+in count, bytes, time, throughput, rate, peers (destinations, or sources);
+`events:VALUE`; and `ratio:A/B` for two of those, e.g.
 `ratio:state:Executing/state:Blocked` (computation versus communication) or
 `ratio:state:Blocked/links:count` (time blocked per link).
 """
@@ -28,11 +33,13 @@ import numpy as np
 from numba import njit
 
 from ..errors import OptionsError
+from . import LINK_MEASURES
 from ..trace import Kind
 from .metrics import link_bytes
 from .roles import platform_link_types
 
-LINK_MEASURES = ("count", "bytes", "rate", "time")
+#: The measures that need the links' Size.
+SIZED = ("bytes", "throughput", "rate")
 #: How a state's time counts the states nested in it.
 NESTED = ("exclusive", "inclusive")
 
@@ -95,7 +102,9 @@ def _variables(container, col, start, end, value, t0, t1, integral, covered):
 
 
 @njit(cache=True)
-def _links(src, dst, start, end, size, t0, t1, out, into):
+def _links(src, dst, start, end, size, t0, t1, out, into, hit):
+    """count, bytes, time and throughput of the links in [t0, t1] to their ends;
+    `hit`: the links that overlap it."""
     for i in range(len(start)):
         s, e = start[i], end[i]
         d = e - s
@@ -104,14 +113,23 @@ def _links(src, dst, start, end, size, t0, t1, out, into):
             if ov <= 0:
                 continue
             frac = ov / d
+            rate = size[i] / d
         elif t0 <= s <= t1:
-            ov, frac = 0.0, 1.0
+            ov, frac, rate = 0.0, 1.0, 0.0
         else:
             continue
+        hit[i] = True
         for c, acc in ((src[i], out), (dst[i], into)):
             acc[c, 0] += 1.0
             acc[c, 1] += size[i] * frac
             acc[c, 2] += ov
+            acc[c, 3] += rate * frac
+
+
+def _peers(ends, others, n):
+    """Per container, how many different containers its links in `ends` join."""
+    pairs = np.unique(ends.astype(np.int64) * n + others)
+    return np.bincount(pairs // n, minlength=n).astype(np.float64)
 
 
 @njit(cache=True)
@@ -182,9 +200,14 @@ class Slicer:
         integral, covered = np.zeros((n, nt)), np.zeros((n, nt))
         _variables(var.container, self._var_col, var.start, var.end, var.value, t0, t1,
                    integral, covered)
-        out, into = np.zeros((n, 3)), np.zeros((n, 3))
-        _links(*self._ln, self._size, t0, t1,
-               out, into)
+        src, dst = self._ln[:2]
+        out, into = np.zeros((n, len(LINK_MEASURES))), np.zeros((n, len(LINK_MEASURES)))
+        hit = np.zeros(len(src), np.bool_)
+        _links(*self._ln, self._size, t0, t1, out, into, hit)
+        dur = t1 - t0
+        out[:, 4], into[:, 4] = (out[:, 1] / dur, into[:, 1] / dur) if dur > 0 else (0, 0)
+        out[:, 5] = _peers(src[hit], dst[hit], n)
+        into[:, 5] = _peers(dst[hit], src[hit], n)
         events = np.zeros((n, len(self.event_values)))
         _events(ev.container, self._ev_col, ev.time, t0, t1, events)
         return Slice(self, t0, t1, states, integral, covered, out, into, events)
@@ -251,10 +274,9 @@ class Slice:
             return v, self._carriers(types)
         if kind in ("links", "links_in") and arg in LINK_MEASURES:
             acc = self.links_out if kind == "links" else self.links_in
-            if arg in ("bytes", "rate") and not self.slicer.has_sizes and len(tr.links):
+            if arg in SIZED and not self.slicer.has_sizes and len(tr.links):
                 raise OptionsError(f"{tr.source}: the trace's links carry no Size field")
-            v = {"count": acc[:, 0], "bytes": acc[:, 1], "time": acc[:, 2],
-                 "rate": acc[:, 1] / self.duration if self.duration > 0 else acc[:, 1] * 0}[arg]
+            v = acc[:, LINK_MEASURES.index(arg)]
             lt = np.flatnonzero(tr.types.kind == Kind.LINK)
             ends = tr.types.start_type[lt] if kind == "links" else tr.types.end_type[lt]
             return v.copy(), np.isin(tr.containers.type, ends)

@@ -2,8 +2,10 @@
 to a level of the container hierarchy, as a squarified treemap.
 
 The nodes at the chosen level are split into cells, one per (node, value): state
-values (seconds), variable types (time integral), links out and in (bytes, or
-counts when the links carry no Size) or event values (counts), each the aggregate
+values (seconds), variable types (time integral), links out and in (`link`: bytes,
+or counts when the links carry no Size; `link:M` any measure M of the Time-Slice of
+links, eqs. 4.4-4.5: count, bytes, time, throughput, rate, peers) or event values
+(counts), each the aggregate
 (sum, max, min or mean) over the node's subtree. Cell areas are proportional to
 those numbers; the levels above frame them with borders.
 
@@ -18,9 +20,9 @@ import html
 import numpy as np
 
 from .. import colors
-from ..analysis import CELLS as METRICS, FUNCTIONS
+from ..analysis import CELLS as METRICS, FUNCTIONS, LINK_MEASURES
 from ..analysis.aggregate import aggregate
-from ..analysis.timeslice import Slicer
+from ..analysis.timeslice import SIZED, Slicer
 from ..bases.treemap import treemap
 from ..trace import depth_of
 from ..errors import OptionsError
@@ -68,6 +70,12 @@ class TimeSliceTreemap:
         self.trace, self.how, self.metric = trace, how, metric
         slicer = slicer if slicer is not None and slicer.nested == nested \
             else Slicer(trace, nested)
+        cells, _, measure = metric.partition(":")
+        if cells == "link":
+            measure = measure or ("bytes" if slicer.has_sizes else "count")
+            if measure in SIZED and not slicer.has_sizes and len(trace.links):
+                raise OptionsError(f"{trace.source}: the trace's links carry no Size field, "
+                                   f"so no link {measure}")
         sl = slicer.slice(window)
         self.t0, self.t1 = sl.t0, sl.t1
         name = trace.names.display
@@ -75,15 +83,15 @@ class TimeSliceTreemap:
         # the 3D scene's colours: its (value_rgb, type_rgb) `palette`, else the default
         value_rgb, type_rgb = palette if palette is not None else colors.scene_palette(trace)[:2]
         self.notes = []
-        if metric == "state":
+        if cells == "state":
             names = [name(trace.values.name[v]) for v in slicer.state_values]
             matrix, carriers_of = sl.states, trace.values.type[slicer.state_values]
             rgb = value_rgb[slicer.state_values]
-        elif metric == "event":
+        elif cells == "event":
             names = [name(trace.values.name[v]) for v in slicer.event_values]
             matrix, carriers_of = sl.events, trace.values.type[slicer.event_values]
             rgb = value_rgb[slicer.event_values]
-        elif metric == "variable":
+        elif cells == "variable":
             vt = slicer.variable_types  # the columns of sl.integral
             names = [name(types.name[t]) for t in vt]
             if not values:  # areas of different units never add: one type, a usage
@@ -101,7 +109,7 @@ class TimeSliceTreemap:
                                    "name one type")
             matrix, carriers_of, rgb = sl.integral, vt, type_rgb[vt]
         else:
-            col = 1 if slicer.has_sizes else 0
+            col = LINK_MEASURES.index(measure)
             names = ["out", "in"]
             matrix = np.c_[sl.links_out[:, col], sl.links_in[:, col]]
             lt = np.flatnonzero(types.kind == Kind.LINK)
@@ -110,14 +118,17 @@ class TimeSliceTreemap:
         #: the unit of times, and of the cells' numbers
         self.time_unit = unit = trace.unit(time_unit)
         self.unit = {"state": unit, "event": "events", "variable": f"value x {unit}",
-                     "link": "bytes" if slicer.has_sizes else "links"}[metric]
+                     "link": {"count": "links", "bytes": "bytes", "time": unit,
+                              "throughput": f"bytes/{unit}", "rate": f"bytes/{unit}",
+                              "peers": "peers"}.get(measure)}[cells]
+        self.cells = cells
         #: states' seconds say whether nested states' time is in their parents'
-        self.time_kind = f"; {slicer.nested} time" if metric == "state" else ""
+        self.time_kind = f"; {slicer.nested} time" if cells == "state" else ""
         self.matrix, self.value_names = _grouped(matrix, names, values, trace)
         first = {n: i for i, n in reversed(list(enumerate(names)))}
         self.value_rgb = np.array([rgb[first[n]] for n in self.value_names],
                                   np.uint8).reshape(-1, 3)
-        cont_types = types.parent[carriers_of] if metric != "link" else carriers_of
+        cont_types = types.parent[carriers_of] if cells != "link" else carriers_of
         carriers = np.isin(trace.containers.type, cont_types)
         self.numbers = aggregate(trace, self.matrix, carriers, how)
         self.level_name = level
@@ -126,7 +137,7 @@ class TimeSliceTreemap:
             raise OptionsError(f"{trace.source}: no container at level {level!r}")
         self._layout(rows, width, height, pad)
         drawn = np.isin(np.array(names, dtype=object), self.value_names)  # the kept cells'
-        self.left_out = self._left_out(rows, carriers if metric == "link" else np.isin(
+        self.left_out = self._left_out(rows, carriers if cells == "link" else np.isin(
             trace.containers.type, types.parent[np.asarray(carriers_of)[drawn]]))
         if self.left_out:
             self.notes.append(f"{self.left_out[0]}: {'; '.join(self.left_out[1:])}")
@@ -181,7 +192,7 @@ class TimeSliceTreemap:
             out.append(f"{by_type(empty[below])}: nothing in the slice")
         if (~below).any():
             what = {"variable": ", ".join(self.value_names), "link": "a message end"}.get(
-                self.metric, f"a {self.metric}")
+                self.cells, f"a {self.cells}")
             out.append(f"{by_type(empty[~below])}: never {what}")
         return out
 
@@ -257,7 +268,9 @@ class TimeSliceTreemap:
 
     def legend_entries(self):
         """(text, rgb) of the cells' values, and a line on what the areas measure."""
-        keys = {"out": "out (sent)", "in": "in (received)"} if self.metric == "link" else {}
+        keys = {"out": "out (sent)", "in": "in (received)"} if self.cells == "link" else {}
+        if self.metric == "link:peers":
+            keys = {"out": "out (destinations)", "in": "in (sources)"}
         drawn = np.unique(self.cell_col)
         return ([(keys.get(self.value_names[k], self.value_names[k]), self.value_rgb[k])
                  for k in drawn]
