@@ -70,6 +70,42 @@ def test_the_thesis_hierarchy_and_its_cosine_split(tmp_path):
     assert name(int(parent[row["Cluster-10"]])) == "Site-3"
 
 
+def test_the_listings_forms_of_the_configuration(tmp_path):
+    """Listing 6.1 (examples/thesis/listing_6_1.py.txt, a Python dict nesting its
+    levels by `child`) writes the very bytes of the same hierarchy in triva3d's form;
+    Listing 6.2's pattern (examples/thesis/listing_6_2.json: hstar of 3 children
+    between the 40 processors, the link type `Link` aliased LT) is taken from the
+    file by `generate pattern` unless an option says otherwise."""
+    from triva3d.generate import read_config
+    listing = read_config(ROOT / "examples" / "thesis" / "listing_6_1.py.txt")
+    write(hierarchy(listing), tmp_path / "a.trace")
+    write(hierarchy(check_config(THESIS)), tmp_path / "b.trace")
+    assert (tmp_path / "a.trace").read_bytes() == (tmp_path / "b.trace").read_bytes()
+    r = cli("generate", "pattern", ROOT / "examples" / "thesis" / "listing_6_2.json",
+            "-o", tmp_path / "p.trace")
+    assert r.returncode == 0, r.stderr
+    t = load(tmp_path / "p.trace", cache=False)
+    p = [f"Processor-{i}" for i in range(40)]
+    assert sorted(links_of(t)) == sorted((p[(i - 1) // 3], p[i]) for i in range(1, 40))
+    assert t.display_name("types", int(t.links.type[0])) == "Link"
+    assert '4 LT 0 P P "Link"' in (tmp_path / "p.trace").read_text()
+    r = cli("generate", "pattern", ROOT / "examples" / "thesis" / "listing_6_2.json",
+            "--shape", "ring", "--between", "Machine", "-o", tmp_path / "r.trace")
+    assert r.returncode == 0, r.stderr
+    assert len(load(tmp_path / "r.trace", cache=False).links) == 4
+    r = cli("generate", "pattern", ROOT / "examples" / "thesis" / "listing_6_1.py.txt",
+            "-o", tmp_path / "x.trace")
+    assert r.returncode == 2 and "listing_6_1.py.txt: no pattern (apppattern)" in r.stderr
+    bad = {"child": {"container": 2, "name": "Site", "alias": "S"},
+           "apppattern": "ring", "linksource": "S", "linkdest": "P"}
+    with pytest.raises(Triva3dError, match="linksource 'S' and linkdest 'P' differ"):
+        check_config(bad)
+    with pytest.raises(Triva3dError, match="level 1: expected the keys container, name"):
+        check_config({"child": {"count": 2, "name": "Site", "alias": "S"}})
+    with pytest.raises(Triva3dError, match="share a name or an alias"):
+        check_config({"child": {"container": 2, "name": "Site", "alias": "ST"}})
+
+
 def links_of(trace):
     ln = trace.links
     return [(trace.display_name("containers", int(a)), trace.display_name("containers", int(b)))
@@ -265,7 +301,9 @@ def test_a_slow_link_by_name(tmp_path):
 @pytest.mark.parametrize("config, message", [
     ({"levels": []}, "non-empty list"),
     ({"levels": [{"count": 0, "name": "A", "alias": "A"}]}, "positive integer"),
-    ({"levels": [{"count": 2, "name": "A", "alias": "ST"}]}, "other than ST"),
+    ({"levels": [{"count": 2, "name": "A", "alias": "ST"}]}, "the state or link type, share"),
+    ({"levels": [{"count": 2, "name": "A", "alias": "A"}], "pattern": {"shape": "tree"}},
+     "pattern 'tree' is none of ring"),
     ({"levels": [{"count": 2, "name": 'A"', "alias": "A"}]}, "without quotes"),
     ({"levels": [{"count": 1000, "name": "A", "alias": "A"}] * 3}, "more than 10000000"),
     ({"levels": [{"count": 2, "name": "A", "alias": "A"}], "duration": -1}, "duration"),

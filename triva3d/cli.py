@@ -288,10 +288,12 @@ def cmd_generate(args):
                                  seed=args.seed, slow_link=args.slow_link,
                                  slow_site=args.slow_site, slow_latency=args.slow_latency)
     else:
-        program = g.hierarchy(g.read_config(args.config))
+        cfg = g.read_config(args.config)
+        program = g.hierarchy(cfg)
         if args.kind == "pattern":
-            g.pattern(program, args.shape, level=args.between, count=args.count,
-                      nchildren=args.nchildren, seed=args.seed)
+            g.configured_pattern(program, cfg, seed=args.seed, shape=args.shape,
+                                 count=args.count, nchildren=args.nchildren,
+                                 between=args.between)
     g.write(program, args.output, args.format, args.seed)
     print(f"{args.output}: {len(program.names)} containers, {len(program.state_start)} "
           f"states, {len(program.link_src)} links over {program.end / 1e9:g} s "
@@ -318,24 +320,29 @@ def add_generate(sub):
                        "(default 0)")
         c.set_defaults(func=cmd_generate)
         return c
-    config_help = ('JSON: {"levels": [{"count": N, "name": TYPE, "alias": ALIAS}, ...], '
-                   '"duration": S, "cosine-max-x-axis-value": X, "states": [A, B]}')
+    config_help = ('JSON or a Python dict: {"levels": [{"count": N, "name": TYPE, "alias": '
+                   'ALIAS}, ...], "duration": S, "cosine-max-x-axis-value": X, "states": '
+                   '[A, B], "pattern": {"shape": ...}}, or the thesis\'s Listings 6.1/6.2 '
+                   '(nested "child" levels with "container" counts, "appduration", '
+                   '"apppattern", ...)')
     h = kind("hierarchy", "nested containers whose leaves split the run between two "
              "states along a cosine (thesis Listing 6.1)")
     h.add_argument("config", metavar="CONFIG.json", help=config_help)
     pt = kind("pattern", "the hierarchy with messages in a communication pattern "
               "(thesis Listing 6.2)")
     pt.add_argument("config", metavar="CONFIG.json", help=config_help)
-    pt.add_argument("--shape", choices=PATTERNS, required=True,
+    pt.add_argument("--shape", choices=PATTERNS,
                     help="who sends to whom: ring: i to i+1; full: all to all; star: the "
-                         "first to all; hstar: a tree, parent to child")
+                         "first to all; hstar: a tree, parent to child (default: the "
+                         "file's pattern)")
     _renamed(pt, "--pattern", "--shape")
-    pt.add_argument("--count", type=_count, default=COUNT, metavar="N",
-                    help=f"rounds of messages over the run (default {COUNT})")
-    pt.add_argument("--nchildren", type=_count, default=NCHILDREN, metavar="K",
-                    help=f"hstar: children per node (default {NCHILDREN})")
+    pt.add_argument("--count", type=_count, metavar="N",
+                    help=f"rounds of messages over the run (default the file's, else {COUNT})")
+    pt.add_argument("--nchildren", type=_count, metavar="K",
+                    help=f"hstar: children per node (default the file's, else {NCHILDREN})")
     pt.add_argument("--between", metavar="TYPE",
-                    help="level (type name) whose containers exchange (default the leaves)")
+                    help="level (type name) whose containers exchange (default the file's, "
+                         "else the leaves)")
     ws = kind("workstealing", "processes on a topology's hosts stealing work from one "
               "another (the thesis's KAAPI runs)")
     ws.add_argument("--topology", required=True, metavar="FILE",

@@ -9,12 +9,12 @@ seed (`triva3d generate`).
 - `workstealing`: processes on a topology's hosts stealing work from one another
   (the KAAPI runs of the thesis), optionally with a slow link or site planted.
 """
-from .hierarchy import check_config, hierarchy, pattern, read_config
+from .hierarchy import check_config, configured_pattern, hierarchy, pattern, read_config
 from .program import Program
 from .workstealing import workstealing
 
-__all__ = ["Program", "check_config", "hierarchy", "pattern", "read_config", "workstealing",
-           "write", "FORMATS"]
+__all__ = ["Program", "check_config", "configured_pattern", "hierarchy", "pattern",
+           "read_config", "workstealing", "write", "FORMATS"]
 
 FORMATS = ("paje", "otf2")
 

@@ -42,6 +42,9 @@ class Program:
     end: int = 0
     state_type: str = "State"
     link_type: str = "Message"
+    #: the Pajé aliases of the state and link types
+    state_alias: str = "ST"
+    link_alias: str = "LT"
     link_value: str = "message"
 
     def __post_init__(self):
@@ -94,13 +97,14 @@ def write_paje(program, path):
     for name, a in p.levels:
         head.append(f'0 {a} {parent_alias} "{name}"')
         parent_alias = a
-    head.append(f'2 ST {alias[-1]} "{p.state_type}"')
+    st, lt = p.state_alias, p.link_alias
+    head.append(f'2 {st} {alias[-1]} "{p.state_type}"')
     for i, (v, c) in enumerate(zip(p.values, p.colors)):
-        head.append(f'5 v{i} ST "{v}" "{c}"')
+        head.append(f'5 v{i} {st} "{v}" "{c}"')
     link_level = p.link_level()
     if link_level >= 0:
         la = alias[link_level]
-        head.append(f'4 LT 0 {la} {la} "{p.link_type}"')
+        head.append(f'4 {lt} 0 {la} {la} "{p.link_type}"')
     # body: (time, order, tiebreak, text); at one time: creations, pops, pushes,
     # links, destructions (leaves first)
     n = len(p.names)
@@ -112,13 +116,13 @@ def write_paje(program, path):
     creates = "6 " + zero + " " + c_alias + " " + lvl + " " + p_alias + " " + _names(p.names)
     destroys = "7 " + end + " " + lvl + " " + c_alias
     sc = c_alias[p.state_container]
-    pushes = "12 " + seconds(p.state_start) + " " + sc + " ST v" + \
+    pushes = "12 " + seconds(p.state_start) + " " + sc + f" {st} v" + \
         p.state_value.astype(str).astype(object)
-    pops = "13 " + seconds(p.state_end) + " " + sc + " ST"
+    pops = "13 " + seconds(p.state_end) + " " + sc + f" {st}"
     key = np.arange(len(p.link_src)).astype(str).astype(object)
-    starts = "15 " + seconds(p.link_start) + " 0 LT " + c_alias[p.link_src] + \
+    starts = "15 " + seconds(p.link_start) + f" 0 {lt} " + c_alias[p.link_src] + \
         f" {p.link_value} k" + key + " " + p.link_size.astype(str).astype(object)
-    ends = "16 " + seconds(p.link_end) + " 0 LT " + c_alias[p.link_dst] + \
+    ends = "16 " + seconds(p.link_end) + f" 0 {lt} " + c_alias[p.link_dst] + \
         f" {p.link_value} k" + key
     idx, nl = np.arange(n), len(key)
     parts = [(np.zeros(n, np.int64), 0, idx, creates),
