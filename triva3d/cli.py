@@ -157,6 +157,11 @@ _count = _number(int, 1, "a positive integer")
 _seed = _number(int, 0, "an integer 0 or more")
 
 
+def _list(text):
+    """An argparse type: names separated by commas."""
+    return tuple(n.strip() for n in text.split(",") if n.strip())
+
+
 def _fields(args):
     """{ViewState field: value} of the options given (each Setting names its option)."""
     from .viewstate import SETTINGS
@@ -175,7 +180,7 @@ def _state(args):
     if args.routes:
         state.routes = True
     if args.hide:
-        state.hidden = state.hidden + tuple(n.strip() for n in args.hide.split(",") if n.strip())
+        state.hidden = state.hidden + _list(args.hide)
     if args.variables:
         from .analysis.roles import parse_rules
         state.variables = {**state.variables, **parse_rules(args.variables)}
@@ -526,6 +531,14 @@ def add_scene_options(r):
                    help="states as exact boxes, as level-of-detail columns, or auto "
                         "(exact up to 100000 states in the window); default "
                         f"{default.detail}")
+    r.add_argument("--aggregate", metavar="LEVEL",
+                   help="columns for a level of the container hierarchy (a type name or a "
+                        "depth), each showing per time bin its subtree's shares of the state "
+                        "values; auto: the deepest level with at most 1000 columns when "
+                        "there are more containers than that; none: a column per "
+                        f"container (default {default.aggregate})")
+    r.add_argument("--expand", metavar="A,B", type=_list,
+                   help="aggregated nodes drawn as their children's columns (mixed levels)")
     r.add_argument("--link-opacity", type=_opacity, metavar="A",
                    help=f"opacity of message lines, 0..1 (default {default.link_opacity:g})")
     r.add_argument("--hide", metavar="A,B",

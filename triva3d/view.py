@@ -201,9 +201,10 @@ class View:
         return self.layout.warnings() + self.scene.geometry.warnings(self.state)
 
     def notes(self):
-        """Lines on what was changed to make the picture readable (colours)."""
+        """Lines on what was changed to make the picture readable (colours moved
+        apart, columns aggregated)."""
         self.update()
-        return self.scene.geometry.colour_notes
+        return self.scene.geometry.notes()
 
     def summary(self):
         w, h = self.render_window.GetSize()

@@ -172,6 +172,16 @@ def _names(name, optional=False):
     return check
 
 
+def _aggregate(v):
+    """auto, none, or a level of the container hierarchy (a type name or a depth)."""
+    if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+        return str(v)
+    if not isinstance(v, str) or not v.strip():
+        raise OptionsError(f"aggregate must be auto, none or a level (a container type "
+                           f"or a depth), not {v!r}")
+    return v
+
+
 def _colors(v):
     if not isinstance(v, dict) or not all(isinstance(k, str) for k in v):
         raise OptionsError(f"colours must map names to #rrggbb, not {v!r}")
@@ -226,7 +236,8 @@ def _camera(v):
 #: What can be picked (see scene.pick), and the Trace table its rows are in (None:
 #: the base's nodes and edges).
 PICKED = {"state": "states", "link": "links", "bundle": "links", "event": "events",
-          "variable": "variables", "container": "containers", "node": None, "edge": None}
+          "variable": "variables", "container": "containers", "aggregate": "containers",
+          "node": None, "edge": None}
 
 
 def _selection(v):
@@ -275,6 +286,8 @@ SETTINGS = (
     Setting("window", None, _window, "geometry", "time", "window", fresh=True),
     Setting("scale", 1.0, _scale, "geometry", "time", "scale"),
     Setting("detail", "auto", _choice("detail", DETAILS), "geometry", "drawing", "detail"),
+    Setting("aggregate", "auto", _aggregate, "geometry", "drawing", "aggregate", fresh=True),
+    Setting("expanded", (), _names("expanded"), "geometry", "drawing", "expand", fresh=True),
     Setting("link_opacity", 0.7, _opacity, "properties", "drawing", "link_opacity"),
     Setting("labels", True, _flag("labels"), "properties", "drawing"),
     Setting("hidden", (), _names("hidden"), "geometry", "filters", fresh=True),

@@ -27,7 +27,6 @@ the type `linksource` (= `linkdest`, a type's name or alias):
 them). Containers are named `NAME-K`, K counting across the whole level.
 """
 import ast
-import json
 import math
 import re
 

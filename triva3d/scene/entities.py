@@ -63,10 +63,12 @@ def _placed(layout, c):
     return layout.w[c] > 0
 
 
-def holders(trace, layout):
-    """Per container: does its footprint hold a child's (its centre inside)?"""
+def holders(trace, layout, among=None):
+    """Per container: does its footprint hold a child's (its centre inside)? Only
+    the children `among` (a mask) count, if given."""
     parent = trace.containers.parent
-    kids = np.flatnonzero((parent >= 0) & (layout.w > 0))
+    kids = (parent >= 0) & (layout.w > 0)
+    kids = np.flatnonzero(kids if among is None else kids & among)
     p = parent[kids]
     inside = ((np.abs(layout.x[kids] - layout.x[p]) < layout.w[p] / 2)
               & (np.abs(layout.y[kids] - layout.y[p]) < layout.h[p] / 2))
@@ -82,15 +84,20 @@ class Columns:
     gives states' columns (-1 on unplaced containers), `of_state` every state's
     (made on first use: the scene itself keeps no per-state array), `index` any
     pair's; `container`, `type`, `lane` and `lanes` describe each column, `wall`
-    says it stands on its container's back edge."""
+    says it stands on its container's back edge. With `owner` (per container, the
+    container whose lanes draw its states: see aggregated.owners) a state stands in
+    its owner's lane."""
 
-    def __init__(self, trace, layout, extra=(np.zeros(0, np.int64), np.zeros(0, np.int64))):
+    def __init__(self, trace, layout, extra=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
+                 owner=None):
         st = trace.states
         self._states = st
+        self.owner = owner
         self._placed = layout.w > 0  # per container
-        rows = np.flatnonzero(self._placed[st.container])
+        of = st.container if owner is None else owner[st.container]
+        rows = np.flatnonzero(self._placed[of])
         self.nt = nt = len(trace.types)
-        key = st.container[rows].astype(np.int64) * nt + st.type[rows]
+        key = of[rows].astype(np.int64) * nt + st.type[rows]
         del rows
         self.keys = uniq = np.unique(np.r_[np.unique(key),
                                            extra[0].astype(np.int64) * nt + extra[1]])
@@ -103,12 +110,16 @@ class Columns:
         first = np.searchsorted(self.container, self.container, "left")
         self.lane = np.arange(len(uniq)) - first
         self.lanes = np.searchsorted(self.container, self.container, "right") - first
-        self.wall = holders(trace, layout)[self.container]
+        among = None
+        if owner is not None:  # an owner holds only the owners standing on it
+            among = np.zeros(len(layout.w), bool)
+            among[self.container] = True
+        self.wall = holders(trace, layout, among)[self.container]
 
     def of_rows(self, rows):
         """The columns (int32) of the states `rows` (-1 on unplaced containers)."""
         st = self._states
-        c = st.container[rows]
+        c = st.container[rows] if self.owner is None else self.owner[st.container[rows]]
         col = np.searchsorted(self.keys, c.astype(np.int64) * self.nt + st.type[rows])
         return np.where(self._placed[c], col, -1).astype(np.int32)
 

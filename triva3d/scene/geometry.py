@@ -16,13 +16,14 @@ import numpy as np
 
 from .. import colors
 from ..analysis.roles import platform_link_types, variable_roles
-from ..analysis.timeslice import nesting_parents_of
+from ..analysis.timeslice import nesting_parents, nesting_parents_of
 from ..bases.layout import UNIT
 from ..errors import OptionsError
 from ..theme import BACKGROUND_RGB, parse_color
 from ..trace import Kind
 from ..viewstate import PICKED, ViewState
-from . import entities, lod, profiles
+from . import aggregated, entities, lod, profiles
+from .aggregated import AggregatedStates
 from .entities import Frame
 
 #: Above this many states in the window, "auto" detail draws level-of-detail columns.
@@ -113,8 +114,10 @@ class Links:
     """Message lines in the window: their Trace `rows`, ends `p0`, `p1` (n, 3) and
     `rgb`; bundled above BUNDLE_LIMIT (`count` not None): a line per bundle, its
     row that of its first message, its `count` and total `bytes` of messages and
-    its opacity (`alpha`, growing with its count); `window`: a mask of the
-    messages of the whole window (particles fly on them, 1 byte a link)."""
+    its opacity (`alpha`, growing with its count); between aggregated columns,
+    always bundled, each bundle's line `width` (pixels) grows with its traffic;
+    `window`: a mask of the messages of the whole window (particles fly on them,
+    1 byte a link)."""
     window: np.ndarray
     rows: np.ndarray
     p0: np.ndarray
@@ -123,6 +126,7 @@ class Links:
     count: np.ndarray = None
     bytes: np.ndarray = None
     alpha: np.ndarray = None
+    width: np.ndarray = None
 
     @property
     def messages(self):
@@ -169,21 +173,60 @@ class Geometry:
         self.platform_links = platform_link_types(trace)
         self.n_bins = 512
         self._rules = self._palette_of = self._value_order = None
+        self._owners_of = self._pairs = self._nest = None
         self.update(state or ViewState())
 
-    def _lanes(self, state):
+    def _lanes(self, state, owner_key):
         """Variable roles and the lanes of states and profiles (again only when the
-        variable rules change)."""
-        if self._rules == state.variables:
+        variable rules or the aggregation change)."""
+        if self._rules == (state.variables, owner_key):
             return
         tr = self.trace
         self.roles = variable_roles(tr, state.variables)
         #: The capacity of each (container, variable type): see capacity_of.
         self._capacity = profiles.capacity_table(tr, self.roles)
-        self.cols = entities.Columns(tr, self.layout,
-                                     profiles.lane_keys(tr, self.roles, self.layout.w > 0))
-        self._rules = dict(state.variables)
+        own = self.layout.w > 0
+        if self.owner is not None:  # profiles stand only on the columns drawn
+            own &= self.owner == np.arange(len(own))
+        self.cols = entities.Columns(tr, self.layout, profiles.lane_keys(tr, self.roles, own),
+                                     self.owner)
+        self._rules = (dict(state.variables), owner_key)
         self.data_span = self._span()
+
+    def _aggregation(self, state, cont):
+        """Per container the container whose column draws its states (None: each
+        its own, no aggregation), from the aggregate and expanded settings (auto:
+        aggregated.auto_level over the containers with states shown); and its key."""
+        tr = self.trace
+        key = (state.aggregate, state.expanded,
+               None if state.containers is None else tuple(state.containers))
+        if self._owners_of is not None and self._owners_of[0] == key:
+            return self._owners_of[1], key
+        if self._pairs is None:  # the (container, type) pairs of the states
+            st = tr.states
+            self._pairs = np.divmod(np.unique(st.container.astype(np.int64) * len(tr.types)
+                                              + st.type), len(tr.types))
+        depth = tr.depth
+        if state.aggregate == "none":
+            rows = None
+        elif state.aggregate == "auto":
+            with_states = np.zeros(len(cont), bool)
+            with_states[self._pairs[0]] = True
+            d = aggregated.auto_level(tr, with_states & cont)
+            rows = None if d is None else np.flatnonzero(depth == d)
+        else:
+            rows = tr.level(state.aggregate)
+        owner = None
+        if rows is not None:
+            expanded = []
+            for name in state.expanded:
+                hit = tr.find("containers", name)
+                if not len(hit):
+                    raise OptionsError(f"{tr.source}: no container named {name!r} to expand")
+                expanded.extend(hit.tolist())
+            owner = aggregated.owners(tr, rows, expanded)
+        self._owners_of = (key, owner)
+        return owner, key
 
     def _span(self):
         """(first, last) time of anything drawn: the default window (the whole trace
@@ -249,9 +292,13 @@ class Geometry:
         tr = self.trace
         overrides = self._overrides(state)
         values, types, cont = self._shown(state)  # these check names before any change
+        #: Per container, whose column draws its states (None: its own; see aggregated).
+        self.owner, owner_key = self._aggregation(state, cont)
+        if self.owner is not None:  # nothing stands on a column that cannot be placed
+            cont = cont & (self.layout.w[self.owner] > 0)
         #: What chose the message rows (particles' heat keeps its scale while they stay).
-        self.message_key = (state.hidden, state.containers)
-        self._lanes(state)
+        self.message_key = (state.hidden, state.containers, owner_key)
+        self._lanes(state, owner_key)
         if (overrides, state.variables) != self._palette_of:
             self.value_rgb, self.type_rgb, self.colour_notes = colors.scene_palette(
                 tr, overrides, self.roles)
@@ -272,7 +319,11 @@ class Geometry:
         keys = np.flatnonzero(np.bincount(st.value[shown], minlength=len(tr.values)))
         if f is not w:
             shown &= st.start <= f.t1
-        if state.detail == "lod" or (state.detail == "auto" and n > self.exact_limit):
+        if self.owner is not None:
+            mask = np.packbits(shown)
+            del shown
+            self.states = self._aggregated_states(mask, keys)
+        elif state.detail == "lod" or (state.detail == "auto" and n > self.exact_limit):
             mask = np.packbits(shown)  # 1 bit a state: no row list
             del shown
             self.states = self._lod_states(mask, keys)
@@ -303,6 +354,63 @@ class Geometry:
         return LodStates(mask, int(count.sum()), boxes, drawn_of, values=values,
                          **self._binned(mask, boxes, drawn_of, self.n_bins))
 
+    def _aggregated_states(self, mask, values):
+        """AggregatedStates of the states `mask`, the legend's keys `values`."""
+        tr, cols = self.trace, self.cols
+        st = tr.states
+        owned = self.owner[st.container]
+        count = lod.column_counts(mask, owned, st.type, cols.first, cols.keys, cols.nt)
+        present = np.flatnonzero(count > 0)
+        boxes = cols.bounds(self.layout, self.cut.height, present)
+        drawn_of = np.cumsum(count > 0, dtype=np.int32) - 1
+        c, t = self._pairs  # each (container, type) of a column drawn counts once
+        _, _, cont = self._shown_masks
+        c, t = c[cont[c]], t[cont[c]]  # (cont: placed ones on placed columns only)
+        lane = cols.index(self.owner[c], t)
+        lane = lane[count[lane] > 0]
+        members = np.bincount(drawn_of[lane], minlength=len(present))
+        if self._value_order is None:
+            self._value_order = self._order_of_values()
+        stacked = self._value_order[np.isin(self._value_order, values)]  # most time first
+        if self._nest is None:
+            self._nest = (nesting_parents(tr) if len(st) and st.imbrication.max() > 0
+                          else np.full(len(st), -1, np.int64))
+        return AggregatedStates(mask, int(count.sum()), cols.container[present], boxes, members,
+                                drawn_of, stacked, values=values, level=self._level_of(present),
+                                **self._aggregate(mask, boxes, drawn_of, members, stacked,
+                                                  self.n_bins))
+
+    def _level_of(self, present):
+        """The depth most drawn columns stand for."""
+        depth = self.trace.depth[self.cols.container[present]]
+        return int(np.bincount(depth).argmax()) if len(depth) else 0
+
+    def _aggregate(self, mask, boxes, drawn_of, members, stacked, n_bins):
+        """The fields of AggregatedStates that follow the screen (see _binned)."""
+        st, f, cols = self.trace.states, self.cut, self.cols
+        bins = aggregated.bins_for(len(boxes), n_bins, len(stacked))
+        dt = (f.t1 - f.t0) / bins if f.t1 > f.t0 else 1.0
+        vcol = np.full(len(self.trace.values), -1, np.int64)
+        vcol[stacked] = np.arange(len(stacked))
+        sums = aggregated._sums(mask, st.container, st.type, self.owner, cols.first, cols.keys,
+                                cols.nt, drawn_of, st.start, st.end, vcol, st.value,
+                                self._nest, f.t0, dt, len(boxes), bins, len(stacked))
+        frac = aggregated.shares(sums, members, dt)
+        del sums
+        img, per_row = aggregated.atlas(frac, self.value_rgb[stacked])
+        total = frac.sum(axis=1)
+        some = np.flatnonzero(total.sum(axis=1) > 0)
+        top = np.c_[boxes[some, :4], boxes[some, 5]]
+        most = total[some].argmax(axis=1) if len(some) else some
+        lids = (top, self.value_rgb[stacked[most]].reshape(-1, 3), -1 - some)
+        return dict(bins=bins, frac=frac, atlas=img, per_row=per_row, lids=lids)
+
+    def _order_of_values(self):
+        """The state values, longest total time over the whole trace first."""
+        st = self.trace.states
+        time = np.bincount(st.value, weights=st.end - st.start, minlength=len(self.trace.values))
+        return np.argsort(-time, kind="stable")
+
     def _binned(self, mask, boxes, drawn_of, n_bins):
         """The fields of LodStates that follow the screen: the columns (`boxes`,
         `drawn_of`) of the states `mask` binned in about `n_bins` (within the
@@ -331,6 +439,9 @@ class Geometry:
         rows = _rows(window)
         rows = rows[(ln.end[rows] >= f.t0) & (ln.start[rows] <= f.t1)]
         rgb = self.value_rgb[ln.value[rows]]
+        if self.owner is not None:
+            rows = rows[self.owner[ln.start_container[rows]] != self.owner[ln.end_container[rows]]]
+            return self._bundles(window, rows, self.value_rgb[ln.value[rows]], self.owner)
         if len(rows) > BUNDLE_LIMIT:
             return self._bundles(window, rows, rgb)  # (its own ends: none made for every message)
         p0, p1 = entities.link_ends(tr, self.layout, f, rows)
@@ -354,13 +465,14 @@ class Geometry:
         return EventDots(rows, entities.event_points(tr, self.layout, f, rows),
                       self.fade(self.value_rgb[ev.value[rows]], ev.time[rows]), bins, keys)
 
-    def _bundles(self, window, rows, rgb):
+    def _bundles(self, window, rows, rgb, owner=None):
         """Links of messages `rows` (colours `rgb`) grouped by (sender, receiver,
         start bin) into at most BUNDLE_TARGET lines: time bins of the window are
         halved, then the ends move up to their parents' footprints, until so few
-        remain. Each bundle goes from end to end, from its mean start to its mean
-        end. The tries only count their bundles (a sort in place); the one kept is
-        grouped once."""
+        remain (with `owner`: the ends are the owners' columns, and a line's width
+        follows its traffic). Each bundle goes from end to end, from its mean start
+        to its mean end. The tries only count their bundles (a sort in place); the
+        one kept is grouped once."""
         from ..analysis.metrics import link_bytes
         tr, f, lay = self.trace, self.cut, self.layout
         ln = tr.links
@@ -368,6 +480,8 @@ class Geometry:
         up = np.where((parent > 0) & (lay.w[np.maximum(parent, 0)] > 0), parent,
                       np.arange(len(parent)))
         a, b = ln.start_container[rows], ln.end_container[rows]  # (int32: memory)
+        if owner is not None:
+            a, b, up = owner[a], owner[b], np.arange(len(parent))
         span = f.t1 - f.t0 if f.t1 > f.t0 else 1.0
         rel = ln.start[rows]
         rel -= f.t0
@@ -391,11 +505,16 @@ class Geometry:
         mean = lambda v: np.bincount(inv, weights=v) / count  # noqa: E731
         p0 = np.c_[lay.x[a[first]], lay.y[a[first]], f.z(mean(ln.start[rows]))]
         p1 = np.c_[lay.x[b[first]], lay.y[b[first]], f.z(mean(ln.end[rows]))]
-        size = np.bincount(inv, weights=np.nan_to_num(link_bytes(tr, rows)))
+        size = np.bincount(inv, weights=np.nan_to_num(link_bytes(tr, rows)),
+                           minlength=len(first))
         first_rows = rows[first]
+        width = None
+        if owner is not None and len(first):  # 1 to 8 pixels, by bytes (else count)
+            traffic = size if size.any() else count.astype(np.float64)
+            width = np.round(1 + 7 * np.sqrt(traffic / traffic.max()))
         return Links(window, first_rows, p0, p1,
                      self.fade(rgb[first], ln.end[first_rows]), count, size,
-                     0.15 + 0.85 * np.sqrt(count / count.max()))
+                     0.15 + 0.85 * np.sqrt(count / max(count.max(initial=0), 1)), width)
 
     def _apart(self, rows):
         """Events `rows`, one per container in each EVENT_PX of the window's pixels
@@ -488,6 +607,11 @@ class Geometry:
         if s.mode == "lod" and lod.bins_for(len(s.boxes), n_bins) != s.bins:
             self.states = replace(s, **self._binned(s.mask, s.boxes, s.drawn_of, n_bins))
             changed.add("states")
+        if (s.mode == "aggregated"
+                and aggregated.bins_for(len(s.boxes), n_bins, len(s.keys)) != s.bins):
+            self.states = replace(s, **self._aggregate(s.mask, s.boxes, s.drawn_of, s.members,
+                                                       s.keys, n_bins))
+            changed.add("states")
         if self.profiles.bins not in (None, n_bins):
             self.profiles = self._profiles()
             changed.add("variables")
@@ -571,14 +695,12 @@ class Geometry:
         show (bandwidth and latency, or the traffic `heat`: "so far" or "of the
         window")."""
         tr = self.trace
-        st, keys = tr.states, self.states.values
+        keys = self.states.values
         name = tr.names.display
         out = []
         if len(keys):
             if self._value_order is None:
-                time = np.bincount(st.value, weights=st.end - st.start,
-                                   minlength=len(tr.values))
-                self._value_order = np.argsort(-time, kind="stable")
+                self._value_order = self._order_of_values()
             shown = np.zeros(len(tr.values), bool)
             shown[keys] = True
             shown = self._value_order[shown[self._value_order]]
@@ -597,6 +719,12 @@ class Geometry:
                 ("" if not cls[ty] or name(tr.types.name[ty]).startswith(cls[ty])
                  else f"{cls[ty]}: ") + f"{name(tr.types.name[ty])} (of {of})")
         out += [(", ".join(texts), np.array(rgb, np.uint8)) for rgb, texts in profiles.items()]
+        note = self.aggregation_note(short=True)
+        if note:
+            out.append((note, None))
+            if len(self.links.rows):
+                out.append(("lines: messages between columns, width by "
+                            + ("bytes" if self.links.bytes.any() else "count"), None))
         hidden = self.roles.metrics_not_drawn()
         if hidden:
             out.append((f"{sum(hidden.values())} metrics not drawn until chosen ("
@@ -614,6 +742,26 @@ class Geometry:
                                  or np.isfinite(lay.edge_latency).any()):
             out.append(("edges: width bandwidth, colour latency", None))
         return out
+
+    def aggregation_note(self, short=False):
+        """A line on what the aggregated columns stand for (None: not aggregated);
+        `short`: the legend's."""
+        s, tr = self.states, self.trace
+        if s.mode != "aggregated":
+            return None
+        types = tr.containers.type[np.unique(s.nodes)]
+        kinds = ", ".join(f"{n} {tr.display_name('types', int(t))}" for t, n in
+                          zip(*np.unique(types, return_counts=True)))
+        if short:
+            return f"columns: {kinds}, value shares per bin"
+        return (f"columns: {kinds} aggregates of {int(s.members.sum())} containers' states, "
+                "the share of each value per time bin (grey: none)")
+
+    def notes(self):
+        """Lines on what was changed to make the picture readable: colours moved
+        apart, columns aggregated."""
+        note = self.aggregation_note()
+        return self.colour_notes + ([note] if note else [])
 
     def outline(self, selection):
         """Segments (p0, p1) outlining a selection {kind, row} (see pick): the box of
@@ -635,6 +783,9 @@ class Geometry:
             return box_edges(entities.bar_bounds(tr, lay, f, np.array([row]), self.cols))
         if kind == "variable":
             return box_edges(self.profiles.boxes[self.profiles.rows == row])
+        if kind == "aggregate":
+            s = self.states
+            return box_edges(s.boxes[s.nodes == row]) if s.mode == "aggregated" else none
         if kind in ("link", "bundle"):
             i = np.flatnonzero(self.links.rows == row)
             return self.links.p0[i], self.links.p1[i]

@@ -116,11 +116,16 @@ def pick(g, proj, x, y):
     if s.n:  # a lid first: it lies on the top it closes
         lids, _, rows = s.lids
         d, _ = box_depths(lids[:, [0, 1, 2, 3, 4, 4]])
-        consider(d, "state", lambda i: int(rows[i]))
-    if len(s.boxes):  # exact boxes, or level-of-detail columns
+        if s.mode == "aggregated":  # (rows: -1 - the column)
+            consider(d, "aggregate", lambda i: (-1 - int(rows[i]), None))
+        else:
+            consider(d, "state", lambda i: int(rows[i]))
+    if len(s.boxes):  # exact boxes, level-of-detail or aggregated columns
         d, t = box_depths(s.boxes)
         if s.mode == "exact":
             consider(d, "state", lambda i: int(s.rows[i]))
+        elif s.mode == "aggregated":
+            consider(d, "aggregate", lambda i: (i, (origin + t[i] * direction)[2]))
         else:
             consider(d, "state", lambda i: g.texel_row(i, (origin + t[i] * direction)[2]))
     consider(near_segments(proj, x, y, ln.p0, ln.p1),
@@ -130,6 +135,8 @@ def pick(g, proj, x, y):
     if len(pr.rows):
         d, _ = box_depths(pr.boxes)
         consider(d, "variable", lambda i: int(pr.rows[i]))
+    if best[1] == "aggregate":
+        return aggregate_details(g, *best[2])
     if best[1] is None or best[2] < 0:
         return _ground(g, proj.on_plane(x, y))
     kind, row = best[1], best[2]
@@ -140,6 +147,29 @@ def pick(g, proj, x, y):
     if kind == "link":
         row = int(ln.rows[row])
     return details(g.trace, g.layout, kind, row)
+
+
+def aggregate_details(g, column, z=None):
+    """The details of aggregated column `column` of Geometry `g` at height z (None:
+    over the whole window): its node, the time bin, and each value's share of the
+    time its members could hold there (percent, most first)."""
+    s, tr, f = g.states, g.trace, g.cut
+    node = int(s.nodes[column])
+    b, frac = s.shares_at(column, z, f.height)
+    if b is None:
+        t0, t1 = f.t0, f.t1
+    else:
+        dt = (f.t1 - f.t0) / s.bins
+        t0, t1 = f.t0 + b * dt, f.t0 + (b + 1) * dt
+    out = details(tr, g.layout, "container", node)
+    out.update(kind="aggregate", row=node, start=float(t0), end=float(t1),
+               members=int(s.members[column]))
+    share = {tr.display_name("values", int(v)): round(100 * float(x), 2)
+             for v, x in zip(s.keys, frac) if x > 0}
+    share = dict(sorted(share.items(), key=lambda kv: -kv[1]))
+    out["shares (%)"] = share
+    out["none (%)"] = round(max(0.0, 100 - sum(share.values())), 2)
+    return out
 
 
 def _ground(g, p):

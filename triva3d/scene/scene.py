@@ -90,7 +90,7 @@ class Scene:
         g = self.geometry
         self._line_opacity = link_opacity
         self._set("states", self._states() if g.states.n else [])
-        self._set("links", [self._links(link_opacity)]
+        self._set("links", self._links(link_opacity)
                   if len(g.links.rows) and link_opacity > 0 else [])
         self._set("events", self._events())
         self._set("variables", _boxes(g.profiles.boxes, g.profiles.rgb))
@@ -114,15 +114,20 @@ class Scene:
                 for s in polydata.chunks(len(e.rows), polydata.POINT_CHUNK)]
 
     def _links(self, opacity):
-        """Message lines; bundles carry their own opacity (by count) times `opacity`."""
+        """Message lines; bundles carry their own opacity (by count) times `opacity`,
+        or between aggregated columns a width by traffic."""
         ln = self.geometry.links
         if ln.count is None:
-            return polydata.actor(polydata.segments(ln.p0, ln.p1, ln.rgb), opacity=opacity)
+            return [polydata.actor(polydata.segments(ln.p0, ln.p1, ln.rgb), opacity=opacity)]
+        if ln.width is not None:  # between aggregated columns: widths, opaque
+            return [polydata.actor(polydata.segments(ln.p0[k], ln.p1[k], ln.rgb[k]),
+                                   opacity=opacity, line_width=float(w))
+                    for w in np.unique(ln.width) for k in [ln.width == w]]
         rgba = np.c_[ln.rgb, np.round(255 * ln.alpha)].astype(np.uint8)
         a = polydata.actor(polydata.segments(ln.p0, ln.p1, rgba), opacity=opacity,
                            line_width=2)
         a.ForceTranslucentOn()
-        return a
+        return [a]
 
     def _states(self):
         """The actors of the states: exact boxes, or the level-of-detail columns."""
@@ -257,7 +262,7 @@ class Scene:
         """Match the level-of-detail bins to the pixels the window's height covers
         on screen (rebinned only when that changes by more than half)."""
         g = self.geometry
-        if g.states.mode != "lod" or not len(g.states.boxes):
+        if g.states.mode == "exact" or not len(g.states.boxes):
             return
         xmin, ymin, xmax, ymax = g.bounds
         c = [(xmin + xmax) / 2, (ymin + ymax) / 2]
