@@ -576,3 +576,45 @@ def test_an_otf2_load_shows_progress_and_cancels(qtbot, tmp_path, monkeypatch):
     qtbot.waitUntil(loader.isFinished, timeout=PATIENCE_MS)
     assert len(seen) == 1 and 0 < seen[0][0] < seen[0][1]  # one location of eight
     assert w.trace is None and w.progress.isHidden()
+
+
+def test_an_aggregated_column_expands_and_collapses_from_the_details_dock(qtbot):
+    """Issue 28.5: the 8 hosts' columns aggregate their 4 ranks each; a click on
+    one shows its shares, Expand draws its ranks' columns instead, a click on one
+    of those and Collapse folds them back."""
+    w = opened(qtbot, view="top", labels=False, base="treemap", aggregate="Host")
+    g = w.geometry
+    assert g.states.mode == "aggregated" and len(g.states.nodes) == 8
+
+    def click(column):
+        g = w.geometry
+        b = g.states.boxes[column]
+        px, py, _ = w.view.projection.to_display(
+            [[(b[0] + b[1]) / 2, (b[2] + b[3]) / 2, g.cut.height]])[0]
+        h = w.interactor.height()
+        ratio = w.interactor.ren_win.GetSize()[1] / h
+        w.state.selection = None
+        qtbot.mouseClick(w.interactor, QtCore.Qt.LeftButton,
+                         pos=QtCore.QPoint(round(px / ratio), round(h - py / ratio)))
+        qtbot.waitUntil(lambda: w.state.selection is not None, timeout=PATIENCE_MS)
+        return w.state.selection
+
+    w.view.render()
+    host = int(g.states.nodes[3])
+    assert click(3) == {"kind": "aggregate", "row": host}
+    name = w.trace.display_name("containers", host)
+    assert f"name: {name}" in w.details_dock.text.toPlainText()
+    assert "shares (%)" in w.details_dock.text.toPlainText()
+    assert w.details_dock.expand.isEnabled() and not w.details_dock.collapse.isEnabled()
+    w.details_dock.expand.click()
+    assert w.state.expanded == (name,)
+    qtbot.waitUntil(lambda: len(w.geometry.states.nodes) == 11, timeout=PATIENCE_MS)
+    parent = w.trace.containers.parent
+    ranks = [i for i, c in enumerate(w.geometry.states.nodes) if parent[c] == host]
+    assert len(ranks) == 4
+    w.view.render()
+    assert click(ranks[0])["row"] == int(w.geometry.states.nodes[ranks[0]])
+    assert w.details_dock.collapse.isEnabled()
+    w.details_dock.collapse.click()
+    assert w.state.expanded == ()
+    qtbot.waitUntil(lambda: len(w.geometry.states.nodes) == 8, timeout=PATIENCE_MS)

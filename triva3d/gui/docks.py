@@ -6,6 +6,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..theme import SWATCH_EDGE
 from ..analysis import CELLS, FUNCTIONS
+from ..scene import aggregated
 from ..bases import BASES, PROGRAMS
 from ..units import TIME_UNITS
 from ..viewstate import DETAILS
@@ -124,6 +125,10 @@ class BaseDock(Dock):
         self.opacity.setRange(0, 100)
         self.opacity.valueChanged.connect(lambda v: setattr(s, "link_opacity", v / 100))
         self.detail = self._combo(DETAILS, lambda v: setattr(s, "detail", v))
+        self.aggregate = QtWidgets.QLineEdit()
+        self.aggregate.setPlaceholderText("auto, none, or a level (type or depth)")
+        self.aggregate.editingFinished.connect(
+            lambda: setattr(s, "aggregate", self.aggregate.text().strip() or "auto"))
         self.unit = self._combo((TRACE_UNIT,) + TIME_UNITS, lambda v: setattr(
             s, "time_unit", None if v == TRACE_UNIT else v))
         self.labels = QtWidgets.QCheckBox("names")
@@ -136,7 +141,8 @@ class BaseDock(Dock):
         for label, w in (("base", self.base), ("topology", self.topology),
                          ("layout", self.program), ("level", self.level),
                          ("time scale", self.scale), ("message opacity", self.opacity),
-                         ("detail", self.detail), ("time unit", self.unit),
+                         ("detail", self.detail), ("aggregate", self.aggregate),
+                         ("time unit", self.unit),
                          ("labels", self.labels), ("view", views)):
             self.form.addRow(label, w)
         self.show_state()
@@ -150,6 +156,7 @@ class BaseDock(Dock):
                          (self.scale, lambda: self.scale.setValue(s.scale)),
                          (self.opacity, lambda: self.opacity.setValue(round(100 * s.link_opacity))),
                          (self.detail, lambda: self.detail.setCurrentText(s.detail)),
+                         (self.aggregate, lambda: self.aggregate.setText(s.aggregate)),
                          (self.unit, lambda: self.unit.setCurrentText(s.time_unit or TRACE_UNIT)),
                          (self.labels, lambda: self.labels.setChecked(s.labels))):
             _blocked(w, value)
@@ -406,13 +413,35 @@ class TreemapDock(Dock):
 
 
 class DetailsDock(Dock):
-    """Every field of what is picked, user-defined ones included."""
+    """Every field of what is picked, user-defined ones included; an aggregated
+    column can be expanded into its children's, or folded back into its parent's."""
 
     def __init__(self, window):
         super().__init__(window, "Details", "details")
         self.text = QtWidgets.QTextBrowser()
         self.form.addRow(self.text)
+        row = QtWidgets.QHBoxLayout()
+        self.expand = QtWidgets.QPushButton("Expand")
+        self.collapse = QtWidgets.QPushButton("Collapse into parent")
+        self.expand.clicked.connect(lambda: self._fold(aggregated.expand))
+        self.collapse.clicked.connect(lambda: self._fold(aggregated.collapse))
+        row.addWidget(self.expand)
+        row.addWidget(self.collapse)
+        self.form.addRow(row)
+        self.picked = None
+        self.show_picked(None)
 
     def show_picked(self, picked):
+        self.picked = picked
         self.text.setPlainText("\n".join(f"{k}: {v}" for k, v in picked.items())
                                if picked else "nothing here")
+        trace, s = self.window.trace, self.state
+        node = picked["row"] if picked and picked["kind"] == "aggregate" else None
+        for button, fold in ((self.expand, aggregated.expand),
+                             (self.collapse, aggregated.collapse)):
+            button.setEnabled(node is not None
+                              and fold(trace, s.expanded, node) != s.expanded)
+
+    def _fold(self, fold):
+        self.window.keep_camera()
+        self.state.expanded = fold(self.window.trace, self.state.expanded, self.picked["row"])
