@@ -182,6 +182,39 @@ def test_ctrl_drag_moves_a_node_and_the_move_is_saved(qtbot, tmp_path):
     assert ViewState.load(tmp_path / "v.json").moved == w.state.moved
 
 
+def test_ctrl_shift_clicks_gather_nodes_that_move_together(qtbot):
+    """Thesis section 6.2: several objects moved at once. Ctrl-Shift-clicking routerA
+    and routerB groups them; Ctrl-dragging routerA moves both by the same offset, a
+    node outside the group stays; a second Ctrl-Shift-click takes one out."""
+    w = opened(qtbot, view="top", labels=False, **BASE)
+    w.view.render()
+    lay, proj = w.view.layout, w.view.projection
+    h = w.interactor.height()
+    ratio = w.interactor.ren_win.GetSize()[1] / h
+    names = ("routerA", "routerB")
+    before = {n: lay.node_rects[lay.node_names.index(n), :2].copy() for n in lay.node_names}
+
+    def at(name, dx=0):
+        px, py, _ = proj.to_display([[*before[name], 0.0]])[0]
+        return QtCore.QPoint(round((px + dx) / ratio), round(h - py / ratio))
+    both = QtCore.Qt.ControlModifier | QtCore.Qt.ShiftModifier
+    for n in names:
+        qtbot.mouseClick(w.interactor, QtCore.Qt.LeftButton, both, at(n))
+    assert w.group == ["node:routerA", "node:routerB"]
+    ctrl = QtCore.Qt.ControlModifier
+    qtbot.mousePress(w.interactor, QtCore.Qt.LeftButton, ctrl, at("routerA"))
+    qtbot.mouseMove(w.interactor, at("routerA", 30))
+    qtbot.mouseRelease(w.interactor, QtCore.Qt.LeftButton, ctrl, at("routerA", 60))
+    qtbot.waitUntil(lambda: "node:routerB" in w.state.moved, timeout=PATIENCE_MS)
+    moved = {k.partition(":")[2]: np.subtract(v, before[k.partition(":")[2]])
+             for k, v in w.state.moved.items()}
+    assert set(moved) == set(names)
+    assert moved["routerA"] == pytest.approx(moved["routerB"])
+    assert moved["routerA"][0] > 0 and abs(moved["routerA"][1]) < 1e-6 * lay.node_rects[:, 2].max()
+    qtbot.mouseClick(w.interactor, QtCore.Qt.LeftButton, both, at("routerA", 60))
+    assert w.group == ["node:routerB"]
+
+
 def _drag(qtbot, w, dx, frames):
     """A left drag of `dx` pixels in steps of 10 across the 3D view; returns the
     render window's size seen at each step's frame."""
@@ -285,6 +318,10 @@ def test_hovering_a_treemap_cell_outlines_its_containers_in_3d(qtbot):
     slot = w.view.scene._slots["highlight"]
     assert len(slot) == 1 and slot[0].GetMapper().GetInput().GetNumberOfCells() == 12 * placed.sum()
     assert not np.array_equal(before, dock._img)  # the node outlined in the panel
+    # its numbers in the status bar (thesis section 6.3)
+    assert w.statusBar().currentMessage() == tm.describe(hovered)
+    assert tm.describe(hovered).startswith(
+        w.trace.display_name("containers", tm.containers[hovered]) + " (")
     dock.hover(None)  # the pointer left
     assert w.view.scene._slots["highlight"] == []
     assert np.array_equal(before, dock._img)
@@ -306,6 +343,31 @@ def test_hiding_a_value_takes_its_colour_out_of_the_frame(qtbot):
     qtbot.waitUntil(lambda: not (w.trace.states.value[w.geometry.states.rows] == v).any(),
                     timeout=PATIENCE_MS)
     assert near(w.view.render(), rgb) == 0
+
+
+def test_alt_click_isolates_a_value_and_the_treemap_follows_the_filters(qtbot):
+    """Thesis section 6.3: Alt-clicking a state value in the legend shows it alone
+    (the other state values hidden, in 3D and in the Time-Slice treemap); again
+    shows them all."""
+    w = opened(qtbot, view="top", **BASE)
+    tree, dock = w.legend_dock.tree, w.treemap_dock
+    qtbot.waitUntil(lambda: dock.treemap is not None, timeout=PATIENCE_MS)
+    states = [n for n, k, _ in w.geometry.filter_entries() if k == "state"]
+    assert "Computing" in states and len(states) > 2
+    item = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+                if tree.topLevelItem(i).text(0) == "Computing")
+    rect = tree.visualItemRect(item)
+    qtbot.mouseClick(tree.viewport(), QtCore.Qt.LeftButton, QtCore.Qt.AltModifier,
+                     rect.center())
+    assert set(w.state.hidden) == set(states) - {"Computing"}
+    qtbot.waitUntil(lambda: dock.treemap.value_names == ["Computing"], timeout=PATIENCE_MS)
+    assert dock.note.text().startswith("hidden: ") and "Computing" not in dock.note.text()
+    values = set(w.trace.states.value[w.geometry.states.rows].tolist())
+    assert values == set(w.trace.find("values", "Computing").tolist())
+    qtbot.mouseClick(tree.viewport(), QtCore.Qt.LeftButton, QtCore.Qt.AltModifier,
+                     rect.center())
+    assert w.state.hidden == ()
+    qtbot.waitUntil(lambda: len(dock.treemap.value_names) == len(states), timeout=PATIENCE_MS)
 
 
 def test_a_saved_view_reopens_as_the_same_picture(qtbot, tmp_path):
@@ -534,6 +596,16 @@ def test_the_treemap_docks_choices_are_view_fields(qtbot, tmp_path):
     qtbot.waitUntil(lambda: dock.treemap.how == "max", timeout=PATIENCE_MS)
     assert dock.how.currentText() == "max" and dock.level.currentText() == "Host"
     assert dock.treemap.level_name == "Host"
+    # the values drawn (thesis section 6.3), and the link measures of eq. 4.4
+    w.state.slice_metric = "state"
+    dock.values.setText("Computing, Waiting")
+    dock.values.editingFinished.emit()
+    assert w.state.slice_values == ("Computing", "Waiting")
+    qtbot.waitUntil(lambda: dock.treemap.value_names == ["Computing", "Waiting"],
+                    timeout=PATIENCE_MS)
+    w.state.update(slice_values=None, slice_metric="link:count")
+    qtbot.waitUntil(lambda: dock.treemap.metric == "link:count", timeout=PATIENCE_MS)
+    assert dock.values.text() == "" and dock.cells.currentText() == "link:count"
 
 
 def test_a_load_says_when_kernels_compile(qtbot):

@@ -111,6 +111,14 @@ class Layout:
             return f"node:{self.node_names[i]}", tuple(r[i, :2])
         return None, None
 
+    def centre(self, trace, key):
+        """The centre now of "node:NAME" or "container:NAME" (see drag_target)."""
+        kind, _, name = key.partition(":")
+        if kind == "node":
+            return tuple(self.node_rects[self.node_names.index(name), :2])
+        row = trace.find("containers", name)[0]
+        return (self.x[row], self.y[row])
+
     def rows(self, trace):
         """One row per container but the root: (container, type, node, rule, x, y,
         w, h), names for people ("" for no node)."""

@@ -166,8 +166,9 @@ class BaseDock(Dock):
 
 class LegendDock(Dock):
     """Every value and type with a show/hide box and its colour (double-click to
-    change it), then the picture's other keys (profiles, edges, particles); the
-    search box finds values and containers by name."""
+    change it; Alt-click to show it alone among its kind's, again to show them
+    all), then the picture's other keys (profiles, edges, particles); the search
+    box finds values and containers by name."""
 
     def __init__(self, window):
         super().__init__(window, "Legend and filters", "legend")
@@ -179,6 +180,7 @@ class LegendDock(Dock):
         self.tree.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeToContents)
         self.tree.itemChanged.connect(self._toggled)
         self.tree.itemDoubleClicked.connect(self._recolour)
+        self.tree.itemClicked.connect(self._clicked)
         self.form.addRow(self.search)
         self.form.addRow(self.tree)
         self.found = QtWidgets.QLabel()
@@ -232,6 +234,16 @@ class LegendDock(Dock):
             hidden.append(name)
         self.state.hidden = tuple(hidden)
 
+    def _clicked(self, item, column):
+        """Alt-click shows that value alone among its kind's (again: all of them)."""
+        if QtWidgets.QApplication.keyboardModifiers() & QtCore.Qt.AltModifier:
+            self.isolate(item.text(0), item.text(1))
+
+    def isolate(self, name, kind):
+        g = self.window.geometry
+        if g is not None:
+            self.state.hidden = g.isolating(name, kind, self.state.hidden)
+
     def _recolour(self, item, column):
         c = QtWidgets.QColorDialog.getColor(parent=self)
         if c.isValid():
@@ -279,6 +291,11 @@ class TreemapDock(Dock):
         for w in (self.level, self.cells, self.how):
             row.addWidget(w)
         self.form.addRow(row)
+        self.values = QtWidgets.QLineEdit()
+        self.values.setPlaceholderText("values drawn: all (or A, B, ...)")
+        self.values.editingFinished.connect(lambda: setattr(s, "slice_values", tuple(
+            v.strip() for v in self.values.text().split(",") if v.strip()) or None))
+        self.form.addRow(self.values)
         self.picture = QtWidgets.QLabel()
         self.picture.setMinimumSize(240, 180)
         self.picture.setAlignment(QtCore.Qt.AlignLeft | QtCore.Qt.AlignTop)
@@ -309,13 +326,14 @@ class TreemapDock(Dock):
         state's treemap fields."""
         f, s = self.window.geometry.frame, self.state
         return (f.t0, f.t1, s.selection, s.slice_level, s.slice_how, s.slice_metric,
-                s.slice_values)
+                s.slice_values, s.hidden)
 
     def show_state(self):
         s = self.state
         for combo, text in ((self.level, s.slice_level or "leaves"), (self.how, s.slice_how),
                             (self.cells, s.slice_metric)):
             _blocked(combo, lambda c=combo, t=text: c.setCurrentText(t))
+        _blocked(self.values, lambda: self.values.setText(", ".join(s.slice_values or ())))
         if self.window.geometry is not None and self._key() != self._shown:
             self.refresh()
 
@@ -334,7 +352,8 @@ class TreemapDock(Dock):
             tm = TimeSliceTreemap(self.trace, window=(g.frame.t0, g.frame.t1),
                                   level=s.slice_level, how=s.slice_how, metric=s.slice_metric,
                                   values=s.slice_values, slicer=self.slicer, width=w,
-                                  height=h, palette=(g.value_rgb, g.type_rgb))
+                                  height=h, palette=(g.value_rgb, g.type_rgb),
+                                  hidden=s.hidden)
         except Triva3dError as e:
             self.picture.setText(str(e))
             return
@@ -372,6 +391,10 @@ class TreemapDock(Dock):
             return
         self._hovered = node
         self._paint(self._selected() if node is None else node)
+        if node is not None:
+            self.window.statusBar().showMessage(self.treemap.describe(node))
+        else:
+            self.window.statusBar().clearMessage()
         scene = self.window.view.scene
         scene.highlight([] if node is None else self.trace.subtree([self.treemap.containers[node]]))
         self.window.interactor.update()

@@ -116,6 +116,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._iren = iren.interactor
         self._press = None
         self._drag = None  # (key, centre, ground point) while Ctrl-dragging
+        self.group = []  # what Ctrl-Shift-clicks gathered: moved together
         # before the interactor style (priority 0), which would rotate the camera
         self._drag_tags = {e: self._iren.AddObserver(e, self._ctrl_drag, 10.0)
                            for e in ("LeftButtonPressEvent", "LeftButtonReleaseEvent")}
@@ -242,7 +243,7 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         finally:
             self._holding = False
-        self.trace = trace
+        self.trace, self.group = trace, []
         self.setWindowTitle(f"triva3d: {trace.name}")
         recent = [path] + [p for p in (self.settings.value("recent", []) or []) if p != path]
         self.settings.setValue("recent", recent[:MAX_RECENT])
@@ -419,7 +420,9 @@ class MainWindow(QtWidgets.QMainWindow):
     def _ctrl_drag(self, iren, event):
         """Ctrl-drag moves a base node or a container (a bar moves its container):
         the press picks it, the release puts it where the pointer went on the
-        ground; the move is kept in the state (`moved`), so saved with the view."""
+        ground; the move is kept in the state (`moved`), so saved with the view.
+        Ctrl-Shift-click adds a node or container to the group (or takes it out):
+        dragging one of the group moves them all by as much."""
         press = event == "LeftButtonPressEvent"
         if self.view is None or (press and not iren.GetControlKey()) \
                 or (not press and self._drag is None):
@@ -429,17 +432,32 @@ class MainWindow(QtWidgets.QMainWindow):
         if press:
             ground = self.view.projection.on_plane(x, y)
             if ground is not None:
-                self._drag = (self.view.layout.drag_target(self.trace, self.view.pick(x, y),
-                                                           ground), ground)
+                key, _ = self.view.layout.drag_target(self.trace, self.view.pick(x, y), ground)
+                if iren.GetShiftKey():
+                    if key is not None:
+                        self._gather(key)
+                    return
+                self._drag = (key, ground)
             return
-        (key, centre), start = self._drag
+        key, start = self._drag
         self._drag = None
         end = self.view.projection.on_plane(x, y)
         if key is None or end is None:
             return
         self.keep_camera()
+        lay, dx, dy = self.view.layout, end[0] - start[0], end[1] - start[1]
+        keys = self.group if key in self.group else [key]
         self.state.moved = {**self.state.moved,
-                            key: (centre[0] + end[0] - start[0], centre[1] + end[1] - start[1])}
+                            **{k: (c[0] + dx, c[1] + dy)
+                               for k in keys for c in [lay.centre(self.trace, k)]}}
+
+    def _gather(self, key):
+        """Add `key` to the group moved together, or take it out."""
+        self.group = [k for k in self.group if k != key] if key in self.group \
+            else self.group + [key]
+        names = ", ".join(k.partition(":")[2] for k in self.group)
+        self.statusBar().showMessage(
+            f"moved together by Ctrl-drag: {names}" if self.group else "no group", 10000)
 
     def pick(self, x, y):
         """Pick at display point (x, y) (origin bottom left)."""

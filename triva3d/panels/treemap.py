@@ -36,9 +36,10 @@ LINK_RGB = {"out": (230, 120, 60), "in": (70, 150, 220)}
 LABEL_PX = 12  # label font size in pixels
 
 
-def _grouped(matrix, names, wanted, trace):
+def _grouped(matrix, names, wanted, trace, hidden=()):
     """Columns merged by display name (values of several types may share one),
-    restricted to `wanted` names when given, in order of first appearance."""
+    restricted to `wanted` names when given, less the `hidden` ones, in order of
+    first appearance."""
     order = list(dict.fromkeys(names))
     if wanted:
         missing = [w for w in wanted if w not in order]
@@ -46,6 +47,7 @@ def _grouped(matrix, names, wanted, trace):
             raise OptionsError(f"{trace.source}: no value named {missing[0]!r} here "
                                f"(have: {', '.join(order[:12])})")
         order = [w for w in order if w in wanted]
+    order = [o for o in order if o not in hidden]
     names = np.array(names, dtype=object)
     return (np.stack([matrix[:, names == o].sum(axis=1) for o in order], axis=1)
             if order else np.zeros((len(matrix), 0))), order
@@ -57,11 +59,12 @@ class TimeSliceTreemap:
     keep), laid out in a `width` x `height` box, in the colours of a 3D scene
     (`palette`: its value and type colours; default: a scene's without overrides);
     states' times `nested` "exclusive" (default) or "inclusive" (see Slicer), in
-    `time_unit` (default: the trace's, Trace.unit)."""
+    `time_unit` (default: the trace's, Trace.unit); `hidden`: value or type names
+    not drawn (the 3D view's filters), said in the notes."""
 
     def __init__(self, trace, window=None, level=None, how="sum", metric="state", values=None,
                  width=1000.0, height=1000.0, pad=None, slicer=None, palette=None,
-                 nested="exclusive", time_unit=None):
+                 nested="exclusive", time_unit=None, hidden=()):
         if metric not in METRICS:
             raise OptionsError(f"treemap metric must be one of {', '.join(METRICS)}, "
                                f"not {metric!r}")
@@ -124,7 +127,10 @@ class TimeSliceTreemap:
         self.cells = cells
         #: states' seconds say whether nested states' time is in their parents'
         self.time_kind = f"; {slicer.nested} time" if cells == "state" else ""
-        self.matrix, self.value_names = _grouped(matrix, names, values, trace)
+        self.matrix, self.value_names = _grouped(matrix, names, values, trace, hidden)
+        gone = [h for h in dict.fromkeys(names) if h in hidden]
+        if gone:
+            self.notes.append(f"hidden: {', '.join(gone)}")
         first = {n: i for i, n in reversed(list(enumerate(names)))}
         self.value_rgb = np.array([rgb[first[n]] for n in self.value_names],
                                   np.uint8).reshape(-1, 3)
@@ -216,6 +222,16 @@ class TimeSliceTreemap:
         """{value name: aggregated number} of tree node `node`."""
         row = self.numbers[self.containers[node]]
         return {v: float(x) for v, x in zip(self.value_names, row) if not np.isnan(x)}
+
+    def describe(self, node):
+        """One line on tree node `node`: its name, type and numbers (most first),
+        with the unit, aggregation and slice."""
+        tr = self.trace
+        c = self.containers[node]
+        nums = sorted(self.node_numbers(node).items(), key=lambda kv: -kv[1])
+        return (f"{self.name_of(node)} ({tr.display_name('types', int(tr.containers.type[c]))}):"
+                f" {', '.join(f'{k} {v:.6g}' for k, v in nums) or 'nothing'}"
+                f" [{self.unit}, {self.how}{self.time_kind}, {self.t0:.6g}..{self.t1:.6g}]")
 
     def cell_number(self, cell):
         """The number cell `cell` stands for."""

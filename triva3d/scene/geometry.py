@@ -686,6 +686,16 @@ class Geometry:
                 out.setdefault((tr.display_name("types", t), f"metric ({cls})"), self.type_rgb[t])
         return [(name, kind, rgb) for (name, kind), rgb in out.items()]
 
+    def isolating(self, name, kind, hidden=()):
+        """The hidden names that show `name` alone among the filter entries of its
+        `kind` (see filter_entries), keeping what `hidden` hides of other kinds;
+        `hidden` itself less those of `kind` if `name` is already alone."""
+        same = [n for n, k, _ in self.filter_entries() if k == kind]
+        others = [n for n in same if n != name]
+        rest = tuple(h for h in hidden if h not in same)
+        alone = set(others) <= set(hidden) and name not in hidden
+        return rest if alone else rest + tuple(others)
+
     def legend_entries(self, particles=None, heat=None):
         """(text, rgb) of the keys of the picture: the state values in the window,
         longest total time over the whole trace first (an order that stays while
