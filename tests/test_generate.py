@@ -134,6 +134,43 @@ def test_pattern_edges(tmp_path, kind):
     assert (t.links.end > t.links.start).all() and t.links.end.max() <= 10
 
 
+def test_cpu_overload_stretches_the_work_by_processes_over_cpus():
+    """Thesis Fig. 6.21: 8 processes on 2 hosts of 2 CPUs run at half speed: the
+    RUN seconds of the whole run (work moves but is never lost) are twice the work,
+    8 x 2 s on average; without the limit they are the work itself."""
+    topo = read_topology(TWO_SITES)
+    for cpus, factor in ((None, 1), (2, 2), (4, 1)):
+        prog = workstealing(topo, processes=8, hosts=2, work=2.0, seed=4, cpus=cpus)
+        run = prog.state_value == 0
+        total = (prog.state_end[run] - prog.state_start[run]).sum() / 1e9
+        assert total == pytest.approx(8 * 2.0 * factor, rel=1e-6), cpus
+    with pytest.raises(OptionsError, match="cpus per host must be a positive integer"):
+        workstealing(topo, processes=8, hosts=2, cpus=0)
+
+
+def test_a_sequential_ring_forwards_only_after_it_receives(tmp_path):
+    """Thesis Fig. 6.8's ring: in each round container i + 1 sends only once the
+    message from i has arrived, and the round's last message ends in the round."""
+    cfg = {"levels": [{"count": 5, "name": "Process", "alias": "P"}], "duration": 10}
+    prog = pattern(hierarchy(check_config(cfg)), "ring", count=2, sequential=True, seed=3)
+    write(prog, tmp_path / "r.trace")
+    t = load(tmp_path / "r.trace", cache=False)
+    ln = t.links
+    order = np.argsort(ln.start)
+    senders = [t.display_name("containers", int(c)) for c in ln.start_container[order]]
+    assert senders == [f"Process-{i}" for i in range(5)] * 2
+    s, e = ln.start[order], ln.end[order]
+    for r in range(2):
+        k = slice(5 * r, 5 * r + 5)
+        assert (s[k][1:] > e[k][:-1]).all()  # each leaves after the one before arrives
+        assert s[k][0] >= 5 * r and e[k][-1] <= 5 * (r + 1)
+        # the receiver of each is the sender of the next
+        rec = ln.end_container[order][k][:-1]
+        assert (rec == ln.start_container[order][k][1:]).all()
+    with pytest.raises(OptionsError, match="only a ring forwards"):
+        pattern(hierarchy(check_config(cfg)), "star", sequential=True)
+
+
 def test_pattern_between_an_upper_level(tmp_path):
     prog = pattern(hierarchy(check_config(SMALL)), "ring", level="Machine")
     write(prog, tmp_path / "m.trace")

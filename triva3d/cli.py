@@ -291,14 +291,15 @@ def cmd_generate(args):
         program = g.workstealing(read_topology(args.topology), processes=args.processes,
                                  hosts=args.hosts, zones=zones, work=args.work,
                                  seed=args.seed, slow_link=args.slow_link,
-                                 slow_site=args.slow_site, slow_latency=args.slow_latency)
+                                 slow_site=args.slow_site, slow_latency=args.slow_latency,
+                                 cpus=args.cpus)
     else:
         cfg = g.read_config(args.config)
         program = g.hierarchy(cfg)
         if args.kind == "pattern":
             g.configured_pattern(program, cfg, seed=args.seed, shape=args.shape,
                                  count=args.count, nchildren=args.nchildren,
-                                 between=args.between)
+                                 between=args.between, sequential=args.sequential or None)
     g.write(program, args.output, args.format, args.seed)
     print(f"{args.output}: {len(program.names)} containers, {len(program.state_start)} "
           f"states, {len(program.link_src)} links over {program.end / 1e9:g} s "
@@ -345,6 +346,9 @@ def add_generate(sub):
                     help=f"rounds of messages over the run (default the file's, else {COUNT})")
     pt.add_argument("--nchildren", type=_count, metavar="K",
                     help=f"hstar: children per node (default the file's, else {NCHILDREN})")
+    pt.add_argument("--sequential", action="store_true",
+                    help="ring: each container forwards only after it receives (the "
+                         "round's messages one after another)")
     pt.add_argument("--between", metavar="TYPE",
                     help="level (type name) whose containers exchange (default the file's, "
                          "else the leaves)")
@@ -359,6 +363,9 @@ def add_generate(sub):
     ws.add_argument("--work", type=_positive, default=WORK, metavar="S",
                     help=f"seconds of work per process on average (default {WORK:g}): each "
                          "starts with 0.5 to 1.5 times as much")
+    ws.add_argument("--cpus", type=_count, metavar="N",
+                    help="CPUs per host: a host with more processes runs each at N / k of "
+                         "the speed (CPU overload; default: one CPU a process)")
     ws.add_argument("--slow-link", metavar="NODE|A,B",
                     help="plant a slow link: a link node, or the edge joining two nodes")
     ws.add_argument("--slow-site", metavar="ZONE",

@@ -165,7 +165,7 @@ def _pattern(p, levels, fail):
     """The checked pattern of the file ({shape, nchildren, between, count}), or None."""
     if p is None:
         return None
-    keys = {"shape", "nchildren", "between", "count"}
+    keys = {"shape", "nchildren", "between", "count", "sequential"}
     if not isinstance(p, dict) or "shape" not in p or set(p) - keys:
         fail(f"pattern must be an object with shape and maybe {', '.join(sorted(keys - {'shape'}))}")
     if p["shape"] not in PATTERNS:
@@ -180,8 +180,11 @@ def _pattern(p, levels, fail):
         if not hits:
             fail(f"the pattern's containers {between!r} are no level's name or alias")
         between = hits[0]
+    if not isinstance(p.get("sequential", False), bool):
+        fail(f"sequential must be true or false, not {p['sequential']!r}")
     return {"shape": p["shape"], "nchildren": p.get("nchildren", NCHILDREN),
-            "count": p.get("count", COUNT), "between": between}
+            "count": p.get("count", COUNT), "between": between,
+            "sequential": p.get("sequential", False)}
 
 
 def _number(cfg, key, default, fail):
@@ -233,15 +236,21 @@ def pattern_edges(kind, n, nchildren=NCHILDREN):
     raise ValueError(kind)
 
 
-def pattern(program, kind, level=None, count=COUNT, nchildren=NCHILDREN, seed=0):
+def pattern(program, kind, level=None, count=COUNT, nchildren=NCHILDREN, seed=0,
+            sequential=False):
     """Add `count` rounds of messages in the pattern `kind` between the containers of
     `level` (a level name; default the leaves). Round k of D/count seconds: each
-    message leaves at 10-30 % of the round and takes 20-50 % of it, 1 KB to 1 MB."""
+    message leaves at 10-30 % of the round and takes 20-50 % of it, 1 KB to 1 MB.
+    `sequential` (a ring only): a container forwards only after it receives, so the
+    round's n messages follow one another, each leaving 5-10 % of a hop (the round
+    over n) after the one before arrives and taking 50-80 % of a hop."""
     names = [name for name, _ in program.levels]
     k = len(names) - 1 if level is None else _level(names, level)
     members = np.flatnonzero(program.level == k)
     if nchildren < 1 or count < 1:
         raise OptionsError("count and nchildren must be positive")
+    if sequential and kind != "ring":
+        raise OptionsError(f"only a ring forwards what it receives, not {kind}")
     n = len(members)
     n_edges = n * (n - 1) if kind == "full" else n
     if n_edges * count > MAX_LINKS:
@@ -252,25 +261,35 @@ def pattern(program, kind, level=None, count=COUNT, nchildren=NCHILDREN, seed=0)
     slot = program.end // count
     rounds = np.repeat(np.arange(count), len(a))
     m = len(rounds)
-    start = rounds * slot + (slot * rng.uniform(0.1, 0.3, m)).astype(np.int64)
-    length = (slot * rng.uniform(0.2, 0.5, m)).astype(np.int64)
+    if sequential and len(a):
+        hop = slot / len(a)
+        gap = hop * rng.uniform(0.05, 0.1, m)
+        length = np.maximum((hop * rng.uniform(0.5, 0.8, m)).astype(np.int64), 1)
+        step = (gap + length).reshape(count, -1)  # each after the one before arrives
+        start = (rounds * slot + (np.cumsum(step, axis=1) - length.reshape(count, -1))
+                 .ravel()).astype(np.int64)
+    else:
+        start = rounds * slot + (slot * rng.uniform(0.1, 0.3, m)).astype(np.int64)
+        length = np.maximum((slot * rng.uniform(0.2, 0.5, m)).astype(np.int64), 1)
     program.link_src = members[np.tile(a, count)]
     program.link_dst = members[np.tile(b, count)]
-    program.link_start, program.link_end = start, start + np.maximum(length, 1)
+    program.link_start, program.link_end = start, start + length
     program.link_size = np.rint(2 ** rng.uniform(10, 20, m)).astype(np.int64)
     program.link_value = kind
     return program
 
 
 def configured_pattern(program, cfg, seed=0, **given):
-    """`pattern` with the options `given` (shape, count, nchildren, between; None:
-    not given), else those of the configuration `cfg` (Listing 6.2's apppattern)."""
+    """`pattern` with the options `given` (shape, count, nchildren, between,
+    sequential; None: not given), else those of the configuration `cfg` (Listing
+    6.2's apppattern)."""
     p = {**(cfg["pattern"] or {}), **{k: v for k, v in given.items() if v is not None}}
     if "shape" not in p:
         raise OptionsError(f"{cfg['source']}: no pattern (apppattern) in the configuration: "
                            "name its shape")
     return pattern(program, p["shape"], level=p.get("between"), count=p.get("count", COUNT),
-                   nchildren=p.get("nchildren", NCHILDREN), seed=seed)
+                   nchildren=p.get("nchildren", NCHILDREN), seed=seed,
+                   sequential=p.get("sequential", False))
 
 
 def _level(names, level):

@@ -175,15 +175,20 @@ def delays(route, size, slow_latency):
 
 def workstealing(topo, processes=None, hosts=None, zones=None, work=WORK, seed=0,
                  slow_link=None, slow_site=None, slow_latency=SLOW_LATENCY, request=1024,
-                 reply=65536):
+                 reply=65536, cpus=None):
     """The Program of a work-stealing run on `topo` (a Topology): `processes` (default
-    one per host) on the first `hosts` hosts (of the `zones` named, if given)."""
+    one per host) on the first `hosts` hosts (of the `zones` named, if given). With
+    `cpus` per host, a host holding k > cpus processes is overloaded: each runs at
+    cpus / k of the speed, so its work (in CPU seconds) takes k / cpus as long (the
+    thesis's Fig. 6.21: 400 processes on 50 two-CPU machines)."""
     host_ids = _hosts(topo, zones, hosts)
     n_proc = len(host_ids) if processes is None else processes
     if not 1 <= n_proc <= MAX_PROCESSES:
         raise OptionsError(f"processes must be 1..{MAX_PROCESSES}")
     if not (0 < work <= 1e6 and 0 <= slow_latency <= 1e6):
         raise OptionsError("work must be in (0, 1e6] s and the slow latency in [0, 1e6] s")
+    if cpus is not None and not (isinstance(cpus, int) and cpus >= 1):
+        raise OptionsError(f"cpus per host must be a positive integer, not {cpus!r}")
     host_ids = host_ids[:n_proc]  # no host without a process
     if len(host_ids) > MAX_HOSTS:
         raise OptionsError(f"{topo.source}: {len(host_ids)} hosts: at most {MAX_HOSTS} "
@@ -194,9 +199,12 @@ def workstealing(topo, processes=None, hosts=None, zones=None, work=WORK, seed=0
     route = routes(topo, host_ids, slow)
     zone_names, zone_rows = _zone_levels(topo, host_ids)
     site_of_host = np.unique([r[:1] for r in zone_rows], axis=0, return_inverse=True)[1]
+    per_host = np.bincount(host_of)[host_of]
+    speed = np.ones(n_proc) if cpus is None else np.minimum(1.0, cpus / per_host)
     states, links = _simulate(work, delays(route, request, slow_latency),
                               delays(route, reply, slow_latency), host_of,
-                              site_of_host.reshape(-1)[host_of], np.random.default_rng(seed))
+                              site_of_host.reshape(-1)[host_of], np.random.default_rng(seed),
+                              speed.tolist())
     levels = [(n, f"Z{k}") for k, n in enumerate(zone_names)] + [("Host", "H"),
                                                                   ("Process", "P")]
     parent, level, names, row = [], [], [], {}
@@ -229,10 +237,11 @@ def workstealing(topo, processes=None, hosts=None, zones=None, work=WORK, seed=0
                    state_type="Worker state", link_type="Steal request", link_value="steal")
 
 
-def _simulate(work, req, rep, host, site, rng):
+def _simulate(work, req, rep, host, site, rng, speed):
     """Events of the run: states (process, value, start, end) and steal requests
     (thief, victim, sent, arrived), in seconds. `req`, `rep`: delays between hosts;
-    `host`, `site`: each process's host and site."""
+    `host`, `site`: each process's host and site; `speed`: CPU seconds each runs
+    per second (work is in CPU seconds)."""
     n = len(site)
     members = [np.flatnonzero(site == s) for s in range(site.max() + 1)]
     states, links = [], []
@@ -270,8 +279,8 @@ def _simulate(work, req, rep, host, site, rng):
 
     share = work * (0.5 + np.arange(n) / max(n - 1, 1))  # from half to 1.5 x work
     for p, w in enumerate(rng.permutation(share).tolist() if n > 1 else [work]):
-        mode[p], run_end[p] = RUN, w
-        push(w, "finish", p, 0)
+        mode[p], run_end[p] = RUN, w / speed[p]
+        push(run_end[p], "finish", p, 0)
     while heap:
         t, _, what, p, x = heapq.heappop(heap)
         if what == "finish":
@@ -284,10 +293,10 @@ def _simulate(work, req, rep, host, site, rng):
                 steal(p, t)
         elif what == "arrive":  # at the victim x: half of what it has left
             v = int(x)
-            left = run_end[v] - t if mode[v] == RUN else 0.0
+            left = (run_end[v] - t) * speed[v] if mode[v] == RUN else 0.0  # CPU seconds
             give = left / 2 if left >= 2 * MIN_CHUNK else 0.0
             if give:
-                run_end[v] -= give
+                run_end[v] -= give / speed[v]
                 version[v] += 1
                 push(run_end[v], "finish", v, version[v])
                 in_transit += 1
@@ -297,7 +306,7 @@ def _simulate(work, req, rep, host, site, rng):
             if x:
                 in_transit -= 1
                 busy += 1
-                mode[p], run_end[p], backoff[p] = RUN, t + x, BACKOFF[0]
+                mode[p], run_end[p], backoff[p] = RUN, t + x / speed[p], BACKOFF[0]
                 version[p] += 1
                 push(run_end[p], "finish", p, version[p])
             else:
