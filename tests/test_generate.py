@@ -134,6 +134,15 @@ def test_pattern_edges(tmp_path, kind):
     assert (t.links.end > t.links.start).all() and t.links.end.max() <= 10
 
 
+def test_hosts_are_taken_in_turn_from_each_zone_named():
+    """Three processes on 3 hosts of siteA and siteB: two of one site, one of the
+    other (the first N of the zones' own, in turn), not three of the first site."""
+    topo = read_topology(TWO_SITES)
+    prog = workstealing(topo, processes=3, hosts=3, zones=["siteB", "siteA"], work=1.0)
+    hosts = [prog.names[p] for p in prog.parent[prog.level == len(prog.levels) - 1]]
+    assert sorted(set(hosts)) == ["a-1", "b-1", "b-2"]
+
+
 def test_cpu_overload_stretches_the_work_by_processes_over_cpus():
     """Thesis Fig. 6.21: 8 processes on 2 hosts of 2 CPUs run at half speed: the
     RUN seconds of the whole run (work moves but is never lost) are twice the work,

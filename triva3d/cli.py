@@ -64,6 +64,16 @@ def cmd_stats(args):
         sys.stdout.write(render(s))
 
 
+def cmd_steps(args):
+    from .analysis.logical import steps
+    trace, _ = _load(args)
+    s = steps(trace, phases=args.phases, n_clusters=args.clusters)
+    for note in s.notes:
+        print(f"triva3d: note: {note}", file=sys.stderr)
+    s.write_csv(args.output)
+    print(f"{args.output}: {s.summary()}", file=sys.stderr)
+
+
 def _window(text):
     try:
         t0, t1 = (float(v) for v in text.split(":"))
@@ -358,7 +368,7 @@ def add_generate(sub):
                     help=".dot/.gv, SimGrid .xml or platform trace")
     ws.add_argument("--processes", type=_count, metavar="N",
                     help="processes (default one per host), consecutive ranks on one host")
-    ws.add_argument("--hosts", type=_count, metavar="N", help="use the first N hosts only")
+    ws.add_argument("--hosts", type=_count, metavar="N", help="use the first N hosts only (taken in turn from each zone named)")
     ws.add_argument("--zones", metavar="A,B", help="use only hosts in these zones")
     ws.add_argument("--work", type=_positive, default=WORK, metavar="S",
                     help=f"seconds of work per process on average (default {WORK:g}): each "
@@ -479,6 +489,15 @@ def parser():
 
     add_generate(sub)
 
+    st = trace_command("steps", cmd_steps, "logical time (Ravel): every communication event "
+                       "with its step, phase and lateness, as CSV")
+    st.add_argument("--phases", metavar="A,B", type=_list,
+                    help="phases are the occurrences of these regions (state values), "
+                         "e.g. an iteration's; default: groups of communication")
+    st.add_argument("--clusters", type=_count, metavar="K",
+                    help="group the processes into at most K clusters by lateness")
+    st.add_argument("-o", "--output", required=True, metavar="OUT.csv")
+
     from .analysis import CELLS, FUNCTIONS
     from .analysis.timeslice import NESTED
     from .panels.treemap import SIZE
@@ -493,7 +512,8 @@ def parser():
                     help=f"aggregation over each node's subtree (default {FUNCTIONS[0]})")
     tm.add_argument("--cells", choices=CELLS, default=CELLS[0],
                     help="what the cells are: state values (time), variable types (time "
-                         "integral), links out/in (bytes, else counts), event values "
+                         "integral), links out/in (bytes, else counts; link:M for a measure "
+                         "of eqs. 4.4-4.5), event values "
                          f"(default {CELLS[0]})")
     _renamed(tm, "--metric", "--cells")
     tm.add_argument("--nested", choices=NESTED, default=NESTED[0],

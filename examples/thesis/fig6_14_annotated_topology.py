@@ -33,10 +33,12 @@ def main(out):
     prog = workstealing(read_topology(str(dot)), processes=200, work=30.0, seed=2,
                         slow_link="a,b", slow_latency=20.0)
     trace, _ = save(prog, out, "annotated.trace")
-    return [(shot(trace, out, "fig6_14_top.png", topology=str(dot), view="top"),
+    return [(shot(trace, out, "fig6_14_top.png", topology=str(dot), view="top", labels=False,
+                  link_opacity=0.05),
              "Fig. 6.14: the topology from above; edge width is bandwidth (100 Mb/s in "
              "the sites, 1 Mb/s between them)"),
-            (shot(trace, out, "fig6_14_slow.png", topology=str(dot), link_opacity=0.9),
+            (shot(trace, out, "fig6_14_slow.png", topology=str(dot), link_opacity=0.9,
+                  view="0,15", labels=False),
              "Fig. 6.14: 200 processes; steals across the 1 Mb/s link take 40 s")]
 
 

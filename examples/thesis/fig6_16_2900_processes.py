@@ -1,7 +1,8 @@
 """Thesis Fig. 6.16: 2900 processes on 310 machines of four Grid'5000 sites
 (Bordeaux, Lyon, Toulouse, Sophia) stealing work, seen in four time slices: each
-quarter of the run drawn over the platform (the level of detail draws the 2900
-processes' states as columns) (`python examples/thesis/fig6_16_2900_processes.py [OUT]`)."""
+quarter of the run drawn over the platform; 2900 columns are more than the base
+shows, so each machine's column stacks its processes' shares of RUN, RSTEAL and
+IDLE per time bin (aggregation in 3D, thesis section 7.2) (`python examples/thesis/fig6_16_2900_processes.py [OUT]`)."""
 
 from common import TOPOLOGIES, quarters, run, save, shot
 from triva3d.bases.readers import read_topology

@@ -43,13 +43,24 @@ WORK, SLOW_LATENCY = 30.0, 20.0
 
 
 def _hosts(topo, zones, n_hosts):
+    """The hosts to run on: those of the `zones` named (all without), at most
+    `n_hosts` of them taken in turn from each zone, in the topology's order."""
     hosts = [i for i, k in enumerate(topo.kinds) if k == "host"]
     zones = [z for z in zones or [] if z]
     if zones:
-        hosts = [i for i in hosts
-                 if set(topo.node_attrs[i].get("zone", "").split("/")) & set(zones)]
+        of = {}  # zone named -> its hosts
+        for i in hosts:
+            path = topo.node_attrs[i].get("zone", "").split("/")
+            hit = next((z for z in zones if z in path), None)
+            if hit is not None:
+                of.setdefault(hit, []).append(i)
+        queues = [of[z] for z in zones if z in of]
+        hosts = [q[k] for k in range(max(map(len, queues), default=0))
+                 for q in queues if k < len(q)]
+        if n_hosts is None:
+            hosts = sorted(hosts)
     if n_hosts is not None:
-        hosts = hosts[:n_hosts]
+        hosts = sorted(hosts[:n_hosts])
     if not hosts and zones:
         raise OptionsError(f"{topo.source}: no host to run on in the zones {', '.join(zones)}")
     if not hosts:
