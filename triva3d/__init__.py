@@ -17,6 +17,7 @@ _WHERE = {
     "make_layout": ".bases.layout", "Layout": ".bases.layout",
     "Scene": ".scene.scene", "Geometry": ".scene.geometry",
     "Slicer": ".analysis.timeslice", "aggregate": ".analysis.aggregate",
+    "steps": ".analysis.logical",
     "TimeSliceTreemap": ".panels.treemap",
 }
 

@@ -1,0 +1,52 @@
+"""Logical time (issue 29): `steps` of a synthetic Trace built in memory (1e6 states,
+1e5 messages between 1000 processes; see synth.py), without and with clustering
+(best of 3, after compilation), and a whole `triva3d steps` process on the shared
+OTF2 ping-pong. Prints its figures.
+
+Usage: python benchmarks/bench_logical.py [--states 1e6] [--links 1e5]
+"""
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from synth import make_trace  # noqa: E402
+
+from triva3d import steps  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--states", type=float, default=1e6)
+    ap.add_argument("--links", type=float, default=1e5)
+    a = ap.parse_args()
+    tr = make_trace(int(a.states), int(a.links), n_procs=1000)
+    steps(make_trace(1000, 100, n_procs=10), n_clusters=2)  # compile
+    for k in (None, 8):
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            s = steps(tr, n_clusters=k)
+            times.append(time.perf_counter() - t)
+        print(f"steps, {a.states:.0e} states + {a.links:.0e} messages, clusters {k}: "
+              f"best {min(times):.2f} s ({s.summary()})")
+    pp = DATA / "otf2" / "ping-pong-otf2"
+    if pp.exists():
+        with tempfile.TemporaryDirectory() as d:
+            cmd = [sys.executable, "-m", "triva3d.cli", "steps", str(pp), "-o", f"{d}/s.csv",
+                   "--no-cache"]
+            runs = []
+            for _ in range(3):
+                t = time.perf_counter()
+                subprocess.run(cmd, check=True, capture_output=True)
+                runs.append(time.perf_counter() - t)
+        print(f"triva3d steps ping-pong-otf2, whole process: best {min(runs):.2f} s")
+
+
+if __name__ == "__main__":
+    main()

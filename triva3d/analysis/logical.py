@@ -1,0 +1,475 @@
+"""Logical time, as Ravel derives it (Isaacs et al., "Combing the Communication
+Hairball: Visualizing Parallel Execution Traces using Logical Time", 2014).
+
+- Communication events (section 3.1): each message's send is the deepest state on
+  its sender that holds its start, its receive the deepest state on its receiver
+  that holds its end (for OTF2, the MPI_Send, MPI_Recv, ... regions; with no state
+  there, an instant of its own). One state holding several message ends is one
+  event (an MPI_Waitall). Collective calls are events too (OTF2's collective
+  states, else regions named as in `COLLECTIVES`); the k-th call of one operation
+  on each process is one collective, whose events share a step.
+- Steps: each process keeps its events' order, a receive comes at least one step
+  after its send, and every event takes the earliest step this allows (the longest
+  path in that graph). The time between two events of a process is one aggregated
+  event (`kind` aggregate), given the step of the event that ends it.
+- Phases (Ravel's partitions): events joined by messages or collectives, then
+  groups that follow one another on a process (their steps there overlap or touch)
+  merged, as the exchanges of one halo or one ping-pong are; connected components
+  numbered by their first start. Or, given region names, the k-th occurrence of
+  such a region on each process is one phase (an iteration).
+- Lateness (section 3.2): an event's end less the earliest end among the events of
+  its phase at its step.
+- Clusters (section 3.3): processes grouped by their lateness per step (see
+  `clusters`).
+
+`steps(trace)` returns a `Steps` of columns, one row per event.
+"""
+import csv
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..errors import OptionsError
+from ..output import writing
+from ..trace import Kind
+from .roles import platform_link_types
+
+#: MPI's collective operations: one call on each process of a communicator.
+COLLECTIVES = frozenset(
+    f"MPI_{p}{name}" for p in ("", "I") for name in (
+        "Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Allgather",
+        "Allgatherv", "Scatter", "Scatterv", "Alltoall", "Alltoallv", "Alltoallw",
+        "Reduce_scatter", "Reduce_scatter_block", "Scan", "Exscan"))
+#: Event kinds (`Steps.kind`).
+KINDS = ("send", "recv", "sendrecv", "collective", "aggregate")
+SEND, RECV, SENDRECV, COLLECTIVE, AGGREGATE = range(5)
+#: The columns of `triva3d steps`' CSV.
+COLUMNS = ("container", "type", "value", "start", "end", "step", "phase", "lateness",
+           "cluster")
+
+
+@njit(cache=True)
+def _holding(s_cont, s_start, s_end, s_order, q_cont, q_time, q_order):
+    """Per query (container, time), the deepest state of that container holding the
+    time (-1: none): one sweep over the states and the queries, both sorted by
+    container then time, with a stack of the states open."""
+    out = np.full(len(q_cont), -1, np.int64)
+    stack = np.empty(len(s_order) + 1, np.int64)
+    top, i = 0, 0
+    cur = -1
+    for j in range(len(q_order)):
+        q = q_order[j]
+        c, t = q_cont[q], q_time[q]
+        if c != cur:
+            top, cur = 0, c
+            while i < len(s_order) and s_cont[s_order[i]] < c:
+                i += 1
+        while i < len(s_order) and s_cont[s_order[i]] == c and s_start[s_order[i]] <= t:
+            r = s_order[i]
+            while top > 0 and s_end[stack[top - 1]] <= s_start[r]:
+                top -= 1  # ended before this one starts: not its parent
+            stack[top] = r
+            top += 1
+            i += 1
+        while top > 0 and s_end[stack[top - 1]] < t:
+            top -= 1
+        if top > 0:
+            out[q] = stack[top - 1]
+    return out
+
+
+@njit(cache=True)
+def _longest(n, src, dst):
+    """Earliest step of each of `n` nodes, edges src -> dst each a step later (Kahn's
+    order, the longest path); -1 where a cycle leaves a node unordered."""
+    indeg = np.zeros(n, np.int64)
+    for e in range(len(dst)):
+        indeg[dst[e]] += 1
+    first = np.zeros(n + 1, np.int64)
+    for e in range(len(src)):
+        first[src[e] + 1] += 1
+    for k in range(n):
+        first[k + 1] += first[k]
+    adj = np.empty(len(src), np.int64)
+    fill = first[:-1].copy()
+    for e in range(len(src)):
+        adj[fill[src[e]]] = dst[e]
+        fill[src[e]] += 1
+    step = np.zeros(n, np.int64)
+    queue = np.empty(n, np.int64)
+    head, tail = 0, 0
+    for k in range(n):
+        if indeg[k] == 0:
+            queue[tail] = k
+            tail += 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for e in range(first[u], first[u + 1]):
+            v = adj[e]
+            step[v] = max(step[v], step[u] + 1)
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                queue[tail] = v
+                tail += 1
+    for k in range(n):
+        if indeg[k] > 0:
+            step[k] = -1
+    return step
+
+
+@njit(cache=True)
+def _components(n, a, b):
+    """Connected components of n nodes joined by the pairs (a, b): per node, the
+    smallest node of its component (union-find)."""
+    parent = np.arange(n)
+    for e in range(len(a)):
+        x, y = a[e], b[e]
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        while parent[y] != y:
+            parent[y] = parent[parent[y]]
+            y = parent[y]
+        if x != y:
+            parent[max(x, y)] = min(x, y)
+    for x in range(n):
+        r = x
+        while parent[r] != r:
+            r = parent[r]
+        parent[x] = r
+    return parent
+
+
+@dataclass
+class Steps:
+    """The events of a trace in logical time, one row each, sorted by container
+    then start: `container`, `kind` (KINDS), `state` (Trace row of its state, -1:
+    none), `value` (its value code, -1), `start`, `end`, `step`, `phase` (-1: in no
+    phase), `lateness` (NaN for aggregated events), `cluster` (-1 until
+    clustered, see `medoids`); `sends` and `recvs`, per message (link row in
+    `messages`), its two events; `notes` on what could not be ordered."""
+    trace: object
+    container: np.ndarray
+    kind: np.ndarray
+    state: np.ndarray
+    value: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    step: np.ndarray
+    phase: np.ndarray
+    lateness: np.ndarray
+    cluster: np.ndarray
+    messages: np.ndarray
+    sends: np.ndarray
+    recvs: np.ndarray
+    notes: list
+    #: per cluster, the container that represents it (its medoid)
+    medoids: np.ndarray = None
+
+    def __len__(self):
+        return len(self.container)
+
+    @property
+    def duration(self):
+        return self.end - self.start
+
+    def summary(self):
+        """One line: how many events, steps, phases and clusters."""
+        comm = int((self.kind != AGGREGATE).sum())
+        out = (f"{comm} communication events and {len(self) - comm} aggregated ones over "
+               f"{int(self.step.max(initial=-1)) + 1} steps, "
+               f"{len(set(self.phase.tolist()) - {-1})} phases")
+        clusters = len(set(self.cluster.tolist()) - {-1})
+        return out + (f", {clusters} clusters" if clusters else "")
+
+    def write_csv(self, path):
+        """The events as CSV, one row each (see rows), with a header."""
+        with writing(path, newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(COLUMNS)
+            w.writerows(self.rows())
+
+    def rows(self):
+        """CSV rows: container, type, value, start, end, step, phase, lateness, cluster."""
+        tr = self.trace
+        cname = [tr.display_name("containers", int(c)) for c in range(len(tr.containers))]
+        for i in range(len(self)):
+            v = self.value[i]
+            yield (cname[self.container[i]], KINDS[self.kind[i]],
+                   tr.display_name("values", int(v)) if v >= 0 else "",
+                   f"{self.start[i]:.9g}", f"{self.end[i]:.9g}", int(self.step[i]),
+                   int(self.phase[i]),
+                   "" if np.isnan(self.lateness[i]) else f"{self.lateness[i]:.9g}",
+                   int(self.cluster[i]))
+
+
+def steps(trace, phases=None, n_clusters=None):
+    """The Steps of `trace`: phases connected by communication, or the occurrences
+    of the regions named in `phases`; with `n_clusters`, processes clustered by
+    lateness (see clusters)."""
+    st, ln = trace.states, trace.links
+    msg = np.flatnonzero(~platform_link_types(trace)[ln.type])
+    m = len(msg)
+    # the states holding each message's two ends, then the events they make
+    q_cont = np.r_[ln.start_container[msg], ln.end_container[msg]].astype(np.int64)
+    q_time = np.r_[ln.start[msg], ln.end[msg]]
+    s_order = np.lexsort((st.start, st.container))
+    q_order = np.lexsort((q_time, q_cont))
+    held = _holding(st.container.astype(np.int64), st.start, st.end, s_order, q_cont,
+                    q_time, q_order)
+    names = np.array([trace.names.display(int(n)) for n in trace.values.name], dtype=object)
+    coll = _collectives(trace, names)
+    n_st = len(st)
+    key = np.where(held >= 0, held, n_st + np.arange(2 * m))
+    keys, inv = np.unique(np.r_[key, coll], return_inverse=True)
+    ev_of_query, ev_of_coll = inv[:2 * m], inv[2 * m:]
+    n = len(keys)
+    is_state = keys < n_st
+    row = np.where(is_state, keys, -1)
+    q_of_key = np.zeros(n, np.int64)  # for an instant: its query
+    q_of_key[~is_state] = keys[~is_state] - n_st
+    def take(col, other):  # a state's field, else the instant's
+        out = np.array(other, dtype=np.result_type(col, other))
+        out[is_state] = col[row[is_state]]
+        return out
+    container = take(st.container, q_cont[q_of_key]).astype(np.int64)
+    start, end = take(st.start, q_time[q_of_key]), take(st.end, q_time[q_of_key])
+    value = take(st.value, np.full(n, -1)).astype(np.int64)
+    sends = np.zeros(n, bool)
+    recvs = np.zeros(n, bool)
+    sends[ev_of_query[:m]] = True
+    recvs[ev_of_query[m:]] = True
+    kind = np.where(sends & recvs, SENDRECV, np.where(sends, SEND, RECV))
+    is_coll = np.zeros(n, bool)
+    is_coll[ev_of_coll] = True
+    kind = np.where(is_coll & ~sends & ~recvs, COLLECTIVE, kind)
+    # collectives: the k-th call of a name on a container joins the k-th on the others
+    group = np.arange(n)
+    if len(coll):
+        cv, cc = st.value[coll], st.container[coll]
+        order = np.lexsort((st.start[coll], cc, cv))
+        k = np.zeros(len(coll), np.int64)
+        run = np.r_[True, (cv[order][1:] != cv[order][:-1]) | (cc[order][1:] != cc[order][:-1])]
+        starts = np.flatnonzero(run)
+        k[order] = np.arange(len(coll)) - np.repeat(starts, np.diff(np.r_[starts, len(coll)]))
+        _, first, g = np.unique(cv.astype(np.int64) * len(coll) + k, return_index=True,
+                                return_inverse=True)
+        group[ev_of_coll] = ev_of_coll[first][g]
+    # the graph: each container's events in order, each message send -> receive
+    order = np.lexsort((end, start, container))
+    same = container[order][1:] == container[order][:-1]
+    a = np.r_[order[:-1][same], ev_of_query[:m]]
+    b = np.r_[order[1:][same], ev_of_query[m:]]
+    a, b = group[a], group[b]
+    keep = a != b
+    step_of = _longest(n, a[keep], b[keep])
+    notes = []
+    bad = step_of[group] < 0
+    if bad.any():
+        notes.append(f"{int(bad.sum())} events in a cycle of the happened-before order "
+                     "(clocks out of step?): given their order on their process")
+        step_of = _fallback(step_of, group, container, order)
+    step = step_of[group]
+    # phases
+    if phases:
+        phase = _named_phases(trace, phases, container, start)
+    else:
+        link_a, link_b = ev_of_query[:m], ev_of_query[m:]
+        comp = _components(n, np.r_[link_a, group], np.r_[link_b, np.arange(n)])
+        a, b = _touching(comp, container, step)
+        comp = _components(n, np.r_[np.arange(n), a], np.r_[comp, b])
+        first_start = np.full(n, np.inf)
+        np.minimum.at(first_start, comp, start)
+        labels = np.unique(comp)
+        rank = np.argsort(np.argsort(first_start[labels], kind="stable"), kind="stable")
+        phase = rank[np.searchsorted(labels, comp)]
+    lateness = _lateness(phase, step, end)
+    # aggregated events: the time between two events of a container
+    o = order
+    gap = same & (start[o][1:] > end[o][:-1])
+    nxt = o[1:][gap]
+    agg = dict(container=container[nxt], kind=np.full(len(nxt), AGGREGATE),
+               state=np.full(len(nxt), -1), value=np.full(len(nxt), -1),
+               start=end[o][:-1][gap], end=start[nxt], step=step[nxt], phase=phase[nxt],
+               lateness=np.full(len(nxt), np.nan))
+    ev = dict(container=container, kind=kind, state=row, value=value, start=start, end=end,
+              step=step, phase=phase, lateness=lateness)
+    cols = {k: np.r_[ev[k], agg[k]] for k in ev}
+    final = np.lexsort((cols["kind"] != AGGREGATE, cols["end"], cols["start"],
+                        cols["container"]))
+    where = np.empty(len(final), np.int64)
+    where[final] = np.arange(len(final))
+    out = Steps(trace, **{k: v[final] for k, v in cols.items()},
+                cluster=np.full(len(final), -1, np.int64), messages=msg,
+                sends=where[ev_of_query[:m]], recvs=where[ev_of_query[m:]], notes=notes)
+    if n_clusters:
+        clusters(out, n_clusters)
+    return out
+
+
+def _collectives(trace, names):
+    """Rows of the states that are collective calls: those of the OTF2 reader's
+    "MPI collective" type (from CollectiveBegin to CollectiveEnd) where the trace
+    has them, else the regions named in COLLECTIVES (MPI_Allreduce, ...): one
+    event a call either way."""
+    st = trace.states
+    typed = [t for t in trace.find("types", "MPI collective").tolist()
+             if trace.types.kind[t] == Kind.STATE]
+    if typed:
+        return np.flatnonzero(np.isin(st.type, typed))
+    return np.flatnonzero(np.isin(names[st.value], list(COLLECTIVES)))
+
+
+def _touching(comp, container, step):
+    """Pairs of events (one of each group) whose groups `comp` follow one another on
+    a container: their step ranges there overlap or touch."""
+    key = container.astype(np.int64) * (int(comp.max(initial=0)) + 1) + comp
+    _, first, g = np.unique(key, return_index=True, return_inverse=True)
+    lo = np.full(len(first), np.iinfo(np.int64).max)
+    hi = np.full(len(first), -1)
+    np.minimum.at(lo, g, step)
+    np.maximum.at(hi, g, step)
+    cont = container[first]
+    order = np.lexsort((lo, cont))
+    a, b = [], []
+    reach, holder, cur = -2, -1, -1
+    for i in order.tolist():
+        if cont[i] != cur:
+            cur, reach, holder = cont[i], -2, -1
+        if lo[i] <= reach + 1:
+            a.append(first[holder])
+            b.append(first[i])
+        if hi[i] > reach:
+            reach, holder = hi[i], i
+    return np.array(a, np.int64), np.array(b, np.int64)
+
+
+def _fallback(step_of, group, container, order):
+    """Steps for nodes left in a cycle: one more than the event before them on
+    their container."""
+    step = step_of[group].copy()
+    prev = -1
+    last_c = -1
+    for e in order.tolist():
+        if container[e] != last_c:
+            last_c, prev = container[e], -1
+        if step[e] < 0:
+            step[e] = prev + 1
+        prev = step[e]
+    out = step_of.copy()
+    out[group] = np.maximum(out[group], step)
+    return np.maximum(out, 0)
+
+
+def _named_phases(trace, names, container, start):
+    """Phase per event: the k-th region named in `names` on its container that holds
+    its start (numbered by name in the order given, then k); -1 outside them."""
+    st = trace.states
+    codes = [v for name in names for v in trace.find("values", name).tolist()
+             if trace.types.kind[trace.values.type[v]] == Kind.STATE]
+    if not codes:
+        raise OptionsError(f"{trace.source}: no state value named "
+                           f"{', '.join(map(repr, names))} for phases")
+    regions = np.flatnonzero(np.isin(st.value, codes))
+    rc, rs, rv = st.container[regions], st.start[regions], st.value[regions]
+    order = np.lexsort((rs, rc, rv))  # the k-th of a name on a container
+    run = np.r_[True, (rv[order][1:] != rv[order][:-1]) | (rc[order][1:] != rc[order][:-1])]
+    heads = np.flatnonzero(run)
+    k = np.empty(len(order), np.int64)
+    k[order] = np.arange(len(order)) - np.repeat(heads, np.diff(np.r_[heads, len(order)]))
+    rank = np.array([codes.index(v) for v in rv.tolist()], np.int64)
+    _, label = np.unique(rank * (len(regions) + 1) + k, return_inverse=True)
+    s_order = np.lexsort((rs, rc))
+    q_order = np.lexsort((start, container))
+    held = _holding(rc.astype(np.int64), rs, st.end[regions], s_order,
+                    container.astype(np.int64), start, q_order)
+    return np.where(held >= 0, label[np.maximum(held, 0)], -1) if len(regions) else \
+        np.full(len(container), -1, np.int64)
+
+
+def _lateness(phase, step, end):
+    """Each event's end less the earliest end at its (phase, step)."""
+    key = phase.astype(np.int64) * (int(step.max(initial=0)) + 1) + step
+    _, g = np.unique(key, return_inverse=True)
+    earliest = np.full(g.max(initial=-1) + 1, np.inf)
+    np.minimum.at(earliest, g, end)
+    return end - earliest[g]
+
+
+def clusters(steps, k):
+    """Cluster the processes (containers with events) into at most `k` groups by
+    their lateness per step (Ravel section 3.3): a process's lateness at steps it has
+    no event at takes its value at its last step before (gap filling); the distance
+    of two processes is the mean absolute difference over the steps both reach;
+    k-medoids, started from the processes farthest apart (fewer clusters where
+    processes do not differ). Sets steps.cluster (per event, its process's cluster,
+    0..) and steps.medoids (per cluster, its representative container); returns the
+    cluster of each container (-1: none)."""
+    if k < 1:
+        raise OptionsError(f"the number of clusters must be at least 1, not {k}")
+    comm = steps.kind != AGGREGATE
+    procs = np.unique(steps.container[comm])
+    of = np.full(len(steps.trace.containers), -1, np.int64)
+    if not len(procs):
+        return of
+    n_steps = int(steps.step[comm].max()) + 1
+    lat = np.full((len(procs), n_steps), np.nan)
+    p = np.searchsorted(procs, steps.container[comm])
+    np.fmax.at(lat, (p, steps.step[comm]), steps.lateness[comm])
+    reach = np.zeros(len(procs), np.int64)
+    for i in range(len(procs)):  # gap filling: carry the last value forward
+        row = lat[i]
+        seen = np.flatnonzero(~np.isnan(row))
+        reach[i] = seen[-1] if len(seen) else -1
+        if len(seen):
+            idx = np.maximum.accumulate(np.where(np.isnan(row), 0, np.arange(n_steps)))
+            filled = row[idx]
+            filled[:seen[0]] = np.nan
+            lat[i] = filled
+    d = _distances(lat)
+    medoids = _kmedoids(d, min(k, len(procs)))
+    label = np.argmin(d[:, medoids], axis=1)
+    steps.medoids = procs[medoids]
+    of[procs] = label
+    steps.cluster = of[steps.container]
+    return of
+
+
+def _distances(lat):
+    """Mean absolute difference over the steps both rows have (inf: none)."""
+    n = len(lat)
+    d = np.zeros((n, n))
+    for i in range(n):
+        both = ~np.isnan(lat[i]) & ~np.isnan(lat)
+        diff = np.where(both, np.abs(lat - lat[i]), 0.0)
+        count = both.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d[i] = np.where(count > 0, diff.sum(axis=1) / count, np.inf)
+    np.fill_diagonal(d, 0.0)
+    return np.where(np.isinf(d), np.nanmax(np.where(np.isinf(d), np.nan, d)) * 2 + 1, d)
+
+
+def _kmedoids(d, k, rounds=100):
+    """k medoids of the distance matrix d: the farthest-first start, then swaps of
+    each cluster's medoid for the member nearest all others, until none changes."""
+    med = [int(np.argmax(d.sum(axis=1)))]
+    while len(med) < k:
+        far = d[:, med].min(axis=1)
+        if far.max() <= 0:  # the others are copies of a medoid: fewer clusters
+            break
+        med.append(int(np.argmax(far)))
+    k = len(med)
+    med = np.array(med)
+    for _ in range(rounds):
+        label = np.argmin(d[:, med], axis=1)
+        new = med.copy()
+        for j in range(k):
+            members = np.flatnonzero(label == j)
+            if len(members):
+                new[j] = members[np.argmin(d[np.ix_(members, members)].sum(axis=1))]
+        if (new == med).all():
+            break
+        med = new
+    return med
