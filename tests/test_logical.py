@@ -188,3 +188,38 @@ def test_a_trace_without_messages_has_no_steps(paje):
     s = steps(tr)
     assert len(s) == 0 and s.summary().startswith("0 communication events")
     assert (clusters(s, 3) == -1).all()
+
+
+def test_the_logical_trace_draws_events_at_their_steps(paje, tmp_path):
+    """CHAIN in logical time: each event a box [step, step + 0.8] of its own value,
+    the time between two events of a process a "between events" state from the box
+    before to its own, each message from its send's box end to its receive's step."""
+    from triva3d.analysis.logical import logical_trace
+    tr = paje(CHAIN, types="")
+    lt = logical_trace(tr)
+    assert lt.time_unit == "steps" and lt.end_time == 7
+    st = lt.states
+    got = sorted((lt.display_name("containers", int(c)), lt.display_name("values", int(v)),
+                  round(float(a), 6), round(float(b), 6))
+                 for c, v, a, b in zip(st.container, st.value, st.start, st.end))
+    box = [(p, v, s, round(s + 0.8, 6)) for p, v, s in (
+        ("P1", "MPI_Send", 0), ("P1", "MPI_Recv", 5), ("P1", "MPI_Barrier", 6),
+        ("P2", "MPI_Recv", 1), ("P2", "MPI_Send", 2), ("P2", "MPI_Barrier", 6),
+        ("P3", "MPI_Recv", 3), ("P3", "MPI_Send", 4), ("P3", "MPI_Barrier", 6))]
+    between = [("P1", "between events", 0.8, 5), ("P1", "between events", 5.8, 6),
+               ("P2", "between events", 1.8, 2), ("P2", "between events", 2.8, 6),
+               ("P3", "between events", 3.8, 4), ("P3", "between events", 4.8, 6)]
+    assert got == sorted(box + between)
+    ln = lt.links
+    ends = sorted(zip(ln.start.round(6), ln.end.round(6)))
+    assert ends == [(0.8, 1), (2.8, 3), (4.8, 5)]
+    late = {lt.display_name("containers", int(c)): x for c, x, v in
+            zip(st.container, lt.lateness, st.value)
+            if lt.display_name("values", int(v)) == "MPI_Barrier"}
+    assert late == pytest.approx(LATE)
+    out = tmp_path / "l.png"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "render", tr.source, "--time",
+                        "logical", "--base", "appgraph", "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "window 0..6.8 steps, 15 states" in r.stderr

@@ -24,6 +24,9 @@ def _load(args):
             bar.update(done - bar.n)
         trace = load(args.trace, lenient=args.lenient, cache=not args.no_cache,
                      progress=None if bar.disable else progress)
+    if getattr(args, "time", None) == "logical":
+        from .analysis.logical import logical_trace
+        trace = logical_trace(trace)
     for note in trace.notes:
         print(f"triva3d: note: {note}", file=sys.stderr)
     return trace, time.perf_counter() - t0
@@ -558,6 +561,10 @@ def add_scene_options(r):
                    help="states as exact boxes, as level-of-detail columns, or auto "
                         "(exact up to 100000 states in the window); default "
                         f"{default.detail}")
+    r.add_argument("--time", choices=("physical", "logical"), default="physical",
+                   help="the vertical axis: physical time, or logical steps (Ravel: each "
+                        "communication event a box at its step, messages between steps; "
+                        "see triva3d steps)")
     r.add_argument("--aggregate", metavar="LEVEL",
                    help="columns for a level of the container hierarchy (a type name or a "
                         "depth), each showing per time bin its subtree's shares of the state "

@@ -473,3 +473,91 @@ def _kmedoids(d, k, rounds=100):
             break
         med = new
     return med
+
+
+#: Where a communication event's box stands within its step, and the names given
+#: to what the logical trace adds: the type of instants and aggregated events,
+#: and their values.
+BOX = 0.8
+LOGICAL_TYPE, INSTANT, BETWEEN = "Logical time", "message end", "between events"
+#: The colour of aggregated events: a quiet grey, what lies between the events.
+BETWEEN_RGBA = (0.42, 0.42, 0.45, 1.0)
+
+
+def logical_trace(trace, s=None):
+    """`trace` in logical time (Ravel's logical timeline): its containers; each
+    communication event of the Steps `s` (default: steps(trace)) a state of equal
+    length at its step, [step, step + BOX], its own type and value (an instant: the
+    value "message end" of a type "Logical time"); each aggregated event the state
+    "between events" from the box before it to its own; each message a link from
+    its send's box end to its receive's start. Time reads in steps; events and
+    variables have no step and are left out (said in the notes). `lateness` keeps
+    each state's lateness (NaN where none)."""
+    from ..trace import Names, Trace
+    s = steps(trace) if s is None else s
+    tr = trace
+    ty, val = tr.types, tr.values
+    n_types, n_values = len(ty), len(val)
+    base = len(tr.names)
+    words = [LOGICAL_TYPE, INSTANT, BETWEEN]
+    names = Names(np.r_[tr.names.arena, np.frombuffer("".join(words).encode(), np.uint8)],
+                  np.r_[tr.names.offsets, tr.names.offsets[-1]
+                        + np.cumsum([len(w.encode()) for w in words])])
+    agg = s.kind == AGGREGATE
+    instant = ~agg & (s.state < 0)
+    st = tr.states
+    # instants: the value "message end" of a type "Logical time" under their
+    # container's type; aggregated events: "between events" in the type of the
+    # event after them (rows are by container then start: that is the next row)
+    ctypes = np.unique(tr.containers.type[s.container[instant]])
+    logical = n_types + np.searchsorted(ctypes, tr.containers.type[s.container])
+    own = np.where(s.state >= 0, st.type[np.maximum(s.state, 0)] if len(st) else 0, logical)
+    nxt = np.minimum(np.arange(len(s)) + 1, max(len(s) - 1, 0))
+    state_type = np.where(agg, own[nxt] if len(s) else own, own)
+    between = np.unique(state_type[agg])
+    types = {"kind": np.r_[ty.kind, np.full(len(ctypes), Kind.STATE)],
+             "parent": np.r_[ty.parent, ctypes], "name": np.r_[ty.name, np.full(len(ctypes), base)],
+             "alias": np.r_[ty.alias, np.full(len(ctypes), -1)],
+             "start_type": np.r_[ty.start_type, np.full(len(ctypes), -1)],
+             "end_type": np.r_[ty.end_type, np.full(len(ctypes), -1)]}
+    values = {"type": np.r_[val.type, n_types + np.arange(len(ctypes)), between],
+              "name": np.r_[val.name, np.full(len(ctypes), base + 1),
+                            np.full(len(between), base + 2)],
+              "alias": np.r_[val.alias, np.full(len(ctypes) + len(between), -1)]}
+    value = np.where(agg, n_values + len(ctypes) + np.searchsorted(between, state_type),
+                     np.where(instant, n_values + (logical - n_types), s.value))
+    # rows are by container then start: an aggregated event follows the row before it
+    prev = np.maximum(np.arange(len(s)) - 1, 0)
+    start = np.where(agg, s.step[prev] + BOX, s.step).astype(np.float64)
+    end = np.where(agg, s.step, s.step + BOX).astype(np.float64)
+    keep = end > start
+    n_steps = float(s.step.max(initial=-1) + 1)
+    cont = tr.containers
+    containers = {"parent": cont.parent, "type": cont.type, "name": cont.name,
+                  "alias": cont.alias, "start": np.zeros(len(cont)),
+                  "end": np.full(len(cont), n_steps)}
+    ln = tr.links
+    msg = s.messages
+    links = {"container": ln.container[msg], "type": ln.type[msg], "value": ln.value[msg],
+             "start_container": ln.start_container[msg], "end_container": ln.end_container[msg],
+             "start": s.step[s.sends] + BOX, "end": s.step[s.recvs].astype(np.float64),
+             "key": ln.key[msg]}
+    empty = {c: np.zeros(0) for c in ("container", "type", "value", "start", "end", "time")}
+    columns = {"types": types, "values": values, "containers": containers,
+               "states": {"container": s.container[keep], "type": state_type[keep],
+                          "value": value[keep], "start": start[keep], "end": end[keep],
+                          "imbrication": np.zeros(int(keep.sum()))},
+               "links": links, "variables": empty, "events": empty}
+    left = [f"{n} {what}" for n, what in ((len(tr.events), "events"),
+                                           (len(tr.variables), "variable pieces")) if n]
+    notes = list(s.notes) + ([f"logical time leaves out {' and '.join(left)} (no step)"]
+                             if left else [])
+    added = np.full((len(ctypes) + len(between), 4), np.nan, np.float32)
+    added[len(ctypes):] = BETWEEN_RGBA
+    out = Trace.from_columns(
+        names, columns, extra={"links": {k: v[msg] for k, v in ln.extra.items()}},
+        type_colors=np.r_[tr.type_colors, np.full((len(ctypes), 4), np.nan, np.float32)],
+        value_colors=np.r_[tr.value_colors, added], source=tr.source, time_unit="steps",
+        notes=notes)
+    out.lateness = s.lateness[keep]
+    return out
