@@ -370,6 +370,22 @@ def test_alt_click_isolates_a_value_and_the_treemap_follows_the_filters(qtbot):
     qtbot.waitUntil(lambda: len(dock.treemap.value_names) == len(states), timeout=PATIENCE_MS)
 
 
+def test_the_view_menu_switches_to_logical_time_and_back(qtbot, data):
+    """Issue 29.6: View > Logical time shows the OTF2 ping-pong's events at their
+    steps (32 events, 0 to 31.8 steps high), docks included; again: seconds."""
+    w = opened(qtbot, data / "otf2" / "ping-pong-otf2", base="appgraph")
+    physical = w.trace
+    w.logical_action.setChecked(True)
+    assert w.trace.time_unit == "steps" and w.windowTitle().endswith("(logical time)")
+    assert w.geometry.frame.t1 == pytest.approx(31.8)
+    names = {w.trace.display_name("values", int(v)) for v in w.trace.states.value}
+    assert names == {"MPI_Send", "MPI_Recv", "between events"}
+    qtbot.waitUntil(lambda: w.treemap_dock.treemap is not None
+                    and w.treemap_dock.treemap.trace is w.trace, timeout=PATIENCE_MS)
+    w.logical_action.setChecked(False)
+    assert w.trace is physical and w.geometry.frame.t1 < 1
+
+
 def test_a_saved_view_reopens_as_the_same_picture(qtbot, tmp_path):
     w = opened(qtbot, **BASE)
     w.state.update(window=(0.05, 0.2), hidden=("MPI",))

@@ -87,6 +87,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.state = state if state is not None else ViewState()
         self.quality, self.lenient = quality, lenient
         self.trace = self.view = self.loader = None
+        self.physical = None  # the trace opened (self.trace: it, or it in logical time)
         self._dropped = []  # cancelled loaders, waited for on closing
         self.settings = QtCore.QSettings("triva3d", "triva3d")
         self.interactor = Interactor(self)
@@ -161,6 +162,11 @@ class MainWindow(QtWidgets.QMainWindow):
         for name in ("iso", "top", "side", "timeline"):
             v.addAction(name, lambda n=name: self.set_view_preset(n))
         v.addSeparator()
+        self.logical_action = v.addAction("&Logical time")
+        self.logical_action.setCheckable(True)
+        self.logical_action.setShortcut(QtGui.QKeySequence("Ctrl+L"))
+        self.logical_action.toggled.connect(self.set_logical)
+        v.addSeparator()
         for d in self.docks:
             v.addAction(d.toggleViewAction())
         self.menuBar().addMenu("&Help").addAction("&Keys and mouse", self.show_help)
@@ -222,9 +228,33 @@ class MainWindow(QtWidgets.QMainWindow):
         if loader is not self.loader:  # cancelled, or another one started since
             return
         self._idle()
-        from ..view import View
         if loader.base != self.state.base_options():
             layout = geometry = None  # the base changed while it loaded: again
+        if self._install(trace, layout, geometry):
+            self.physical = trace
+            docks._blocked(self.logical_action, lambda: self.logical_action.setChecked(False))
+            recent = [path] + [p for p in (self.settings.value("recent", []) or [])
+                               if p != path]
+            self.settings.setValue("recent", recent[:MAX_RECENT])
+            self._show_recent()
+
+    def set_logical(self, on):
+        """Show the trace opened in logical time (Ravel's steps as the vertical axis,
+        see analysis.logical) or back in physical time."""
+        if self.physical is None:
+            return
+        from ..analysis.logical import logical_trace
+        self.statusBar().showMessage("putting the trace in logical time..." if on else "")
+        trace = logical_trace(self.physical) if on else self.physical
+        if self._install(trace, None, None) and on:
+            self.setWindowTitle(f"triva3d: {trace.name} (logical time)")
+            for note in trace.notes:
+                self.statusBar().showMessage(f"note: {note}", 10000)
+
+    def _install(self, trace, layout, geometry):
+        """Show `trace` (laid out as `layout` with `geometry`, else laid out here);
+        False, with a dialog, if it cannot be shown (what was shown stays)."""
+        from ..view import View
         before = self.state.copy()
         self._holding = True  # the state's changes are the new trace's: none drawn on the old
         try:
@@ -240,14 +270,11 @@ class MainWindow(QtWidgets.QMainWindow):
             self._holding = False
             self.state.assign(before)  # (drawn again: the old trace, as it was)
             self.error(str(e))
-            return
+            return False
         finally:
             self._holding = False
         self.trace, self.group = trace, []
         self.setWindowTitle(f"triva3d: {trace.name}")
-        recent = [path] + [p for p in (self.settings.value("recent", []) or []) if p != path]
-        self.settings.setValue("recent", recent[:MAX_RECENT])
-        self._show_recent()
         for d in self.docks:
             d.show_trace(trace, self.view.scene.geometry)
         self._good = self.state.copy()
@@ -255,6 +282,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for line in self.view.warnings():
             self.statusBar().showMessage(f"warning: {line}", 10000)
         self.redraw()
+        return True
 
     def _load_failed(self, loader, message):
         if loader is self.loader:
