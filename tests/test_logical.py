@@ -223,3 +223,36 @@ def test_the_logical_trace_draws_events_at_their_steps(paje, tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "window 0..6.8 steps, 15 states" in r.stderr
+
+
+def test_colour_by_lateness_and_duration(paje):
+    """CHAIN coloured by lateness: the barriers along the ramp by their lateness
+    over the largest (P2 0.2 s: red; P1 0.1 s: half way; P3 0: blue), the other
+    communication events blue (on time), the compute state grey (none); by
+    duration, on a log scale from the shortest to the longest state."""
+    from triva3d import ViewState
+    from triva3d.bases.layout import make_layout
+    from triva3d.colors import EMPTY, ramp
+    from triva3d.scene.geometry import Geometry
+    tr = paje(CHAIN, types="")
+    g = Geometry(tr, make_layout(tr, base="treemap"), ViewState(color_by="lateness"))
+    st = tr.states
+    rows = np.arange(len(st))
+    rgb = g.state_rgb(rows)
+    value = [tr.display_name("values", int(v)) for v in st.value]
+    cont = [tr.display_name("containers", int(c)) for c in st.container]
+    for i in rows:
+        if value[i] == "MPI_Barrier":
+            assert tuple(rgb[i]) == tuple(ramp([LATE[cont[i]] / 0.2])[0]), cont[i]
+        elif value[i] == "compute":
+            assert tuple(rgb[i]) == EMPTY
+        else:
+            assert tuple(rgb[i]) == tuple(ramp([0.0])[0])
+    keys = [t for t, _ in g.legend_entries()]
+    assert keys[:5] == ["lateness 0 s", "lateness 0.05 s", "lateness 0.1 s",
+                        "lateness 0.15 s", "lateness 0.2 s"]
+    assert g.states.rgb.tolist() == g.state_rgb(g.states.rows).tolist()  # what is drawn
+    g.update(ViewState(color_by="duration"))
+    d = st.end - st.start
+    x = (np.log(d) - np.log(d.min())) / (np.log(d.max()) - np.log(d.min()))
+    assert g.state_rgb(rows).tolist() == ramp(x).tolist()

@@ -565,6 +565,12 @@ def add_scene_options(r):
                    help="the vertical axis: physical time, or logical steps (Ravel: each "
                         "communication event a box at its step, messages between steps; "
                         "see triva3d steps)")
+    from .viewstate import COLOR_BY
+    r.add_argument("--color-by", choices=COLOR_BY,
+                   help="what colours the states: their value (default), their lateness "
+                        "(Ravel: how much later than the earliest at its logical step a "
+                        "communication event ends) or their duration (log scale), blue to "
+                        "red")
     r.add_argument("--aggregate", metavar="LEVEL",
                    help="columns for a level of the container hierarchy (a type name or a "
                         "depth), each showing per time bin its subtree's shares of the state "

@@ -29,6 +29,9 @@ from .theme import parse_color
 from .units import TIME_UNITS
 
 DETAILS = ("auto", "exact", "lod")
+#: What colours the states: their value, or a metric along a colour ramp (lateness:
+#: Ravel's, see analysis.logical; duration: on a log scale).
+COLOR_BY = ("value", "lateness", "duration")
 #: Named views: (azimuth, elevation) in degrees. Azimuth 0 looks from the front
 #: (-y) towards +y; positive azimuths turn to the right (+x); elevation 90 looks down.
 VIEWS = {"iso": (35.0, 30.0), "top": (0.0, 90.0), "side": (0.0, 0.0), "timeline": (0.0, 0.0)}
@@ -287,6 +290,8 @@ SETTINGS = (
     Setting("scale", 1.0, _scale, "geometry", "time", "scale"),
     Setting("detail", "auto", _choice("detail", DETAILS), "geometry", "drawing", "detail"),
     Setting("aggregate", "auto", _aggregate, "geometry", "drawing", "aggregate", fresh=True),
+    Setting("color_by", "value", _choice("colour by", COLOR_BY), "geometry", "drawing",
+            "color_by"),
     Setting("expanded", (), _names("expanded"), "geometry", "drawing", "expand", fresh=True),
     Setting("link_opacity", 0.7, _opacity, "properties", "drawing", "link_opacity"),
     Setting("labels", True, _flag("labels"), "properties", "drawing"),

@@ -475,6 +475,19 @@ def _kmedoids(d, k, rounds=100):
     return med
 
 
+def state_lateness(trace):
+    """Per state of `trace`, the lateness of the communication event it is (NaN for
+    the others): a logical trace's own (see logical_trace), else from steps(trace)."""
+    own = getattr(trace, "lateness", None)
+    if own is not None:
+        return own
+    s = steps(trace)
+    out = np.full(len(trace.states), np.nan)
+    ev = s.state >= 0
+    out[s.state[ev]] = s.lateness[ev]
+    return out
+
+
 #: Where a communication event's box stands within its step, and the names given
 #: to what the logical trace adds: the type of instants and aggregated events,
 #: and their values.

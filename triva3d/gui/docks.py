@@ -9,7 +9,7 @@ from ..analysis import CELLS, FUNCTIONS
 from ..scene import aggregated
 from ..bases import BASES, PROGRAMS
 from ..units import TIME_UNITS
-from ..viewstate import DETAILS
+from ..viewstate import COLOR_BY, DETAILS
 from .strip import Strip
 
 #: The time unit choice that leaves the unit to the trace (ViewState.time_unit None).
@@ -125,6 +125,7 @@ class BaseDock(Dock):
         self.opacity.setRange(0, 100)
         self.opacity.valueChanged.connect(lambda v: setattr(s, "link_opacity", v / 100))
         self.detail = self._combo(DETAILS, lambda v: setattr(s, "detail", v))
+        self.color_by = self._combo(COLOR_BY, lambda v: setattr(s, "color_by", v))
         self.aggregate = QtWidgets.QLineEdit()
         self.aggregate.setPlaceholderText("auto, none, or a level (type or depth)")
         self.aggregate.editingFinished.connect(
@@ -141,7 +142,8 @@ class BaseDock(Dock):
         for label, w in (("base", self.base), ("topology", self.topology),
                          ("layout", self.program), ("level", self.level),
                          ("time scale", self.scale), ("message opacity", self.opacity),
-                         ("detail", self.detail), ("aggregate", self.aggregate),
+                         ("detail", self.detail), ("colour by", self.color_by),
+                         ("aggregate", self.aggregate),
                          ("time unit", self.unit),
                          ("labels", self.labels), ("view", views)):
             self.form.addRow(label, w)
@@ -156,6 +158,7 @@ class BaseDock(Dock):
                          (self.scale, lambda: self.scale.setValue(s.scale)),
                          (self.opacity, lambda: self.opacity.setValue(round(100 * s.link_opacity))),
                          (self.detail, lambda: self.detail.setCurrentText(s.detail)),
+                         (self.color_by, lambda: self.color_by.setCurrentText(s.color_by)),
                          (self.aggregate, lambda: self.aggregate.setText(s.aggregate)),
                          (self.unit, lambda: self.unit.setCurrentText(s.time_unit or TRACE_UNIT)),
                          (self.labels, lambda: self.labels.setChecked(s.labels))):

@@ -174,6 +174,7 @@ class Geometry:
         self.n_bins = 512
         self._rules = self._palette_of = self._value_order = None
         self._owners_of = self._pairs = self._nest = None
+        self._metrics = {}  # colour-by metric -> (per state, its range)
         self.update(state or ViewState())
 
     def _lanes(self, state, owner_key):
@@ -303,6 +304,7 @@ class Geometry:
             self.value_rgb, self.type_rgb, self.colour_notes = colors.scene_palette(
                 tr, overrides, self.roles)
             self._palette_of = (overrides, dict(state.variables))
+        self.color_by = state.color_by
         t0, t1 = state.window or self.data_span
         self.frame = Frame(float(t0), float(t1), state.scale * self.extent)
         self.now = state.now if state.unfold else None
@@ -340,7 +342,7 @@ class Geometry:
         st = self.trace.states
         _check_room(len(rows))
         boxes = entities.bar_bounds(self.trace, self.layout, self.cut, rows, self.cols)
-        rgb = self.fade(self.value_rgb[st.value[rows]], st.end[rows])
+        rgb = self.fade(self.state_rgb(rows), st.end[rows])
         return ExactStates(rows, boxes, rgb, self._exact_lids(rows, boxes), values)
 
     def _lod_states(self, mask, values):
@@ -405,6 +407,52 @@ class Geometry:
         lids = (top, self.value_rgb[stacked[most]].reshape(-1, 3), -1 - some)
         return dict(bins=bins, frac=frac, atlas=img, per_row=per_row, lids=lids)
 
+    def metric(self):
+        """(per state the colour-by metric (NaN: none), (low, high) over the trace,
+        log scale?) of the current `color_by`, made once per metric."""
+        kind = self.color_by
+        if kind not in self._metrics:
+            st = self.trace.states
+            if kind == "duration":
+                v = (st.end - st.start).astype(np.float64)
+                pos = v[v > 0]
+                span = (float(pos.min()), float(pos.max())) if len(pos) else (1.0, 1.0)
+                self._metrics[kind] = (v, span, True)
+            else:  # lateness
+                from ..analysis.logical import state_lateness
+                v = state_lateness(self.trace)
+                hi = float(np.nanmax(v)) if np.isfinite(v).any() else 0.0
+                self._metrics[kind] = (v, (0.0, hi), False)
+        return self._metrics[kind]
+
+    def state_rgb(self, rows):
+        """Colours of the states `rows`: their values', or their colour-by metric
+        along colors.ramp (grey where they have none)."""
+        st = self.trace.states
+        if self.color_by == "value":
+            return self.value_rgb[st.value[rows]]
+        v, (lo, hi), log = self.metric()
+        x = v[rows]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if log:
+                x = (np.log(x) - np.log(lo)) / max(np.log(hi) - np.log(lo), 1e-300)
+            else:
+                x = (x - lo) / (hi - lo) if hi > lo else np.where(np.isnan(x), np.nan, 0.0)
+        out = colors.ramp(x)
+        out[np.isnan(x)] = colors.EMPTY
+        return out
+
+    def color_keys(self, unit):
+        """The legend's keys of the colour-by metric: five stops from low to high
+        (times in `unit`), and grey for the states without one."""
+        v, (lo, hi), log = self.metric()
+        x = np.linspace(0, 1, 5)
+        at = np.exp(np.log(lo) + x * (np.log(hi) - np.log(lo))) if log else lo + x * (hi - lo)
+        out = [(f"{self.color_by} {t:.3g} {unit}", rgb) for t, rgb in zip(at, colors.ramp(x))]
+        what = "no lateness (not a communication event)" if self.color_by == "lateness" \
+            else "no duration"
+        return out + [(what, np.array(colors.EMPTY, np.uint8))]
+
     def _order_of_values(self):
         """The state values, longest total time over the whole trace first."""
         st = self.trace.states
@@ -421,7 +469,12 @@ class Geometry:
         index, width = lod.atlas(texels)
         del texels
         st = self.trace.states
-        img = lod.texel_colors(index, st.value, self.value_rgb)
+        if self.color_by == "value":
+            img = lod.texel_colors(index, st.value, self.value_rgb)
+        else:
+            img = np.empty(index.shape + (3,), np.uint8)
+            img[:] = colors.EMPTY
+            img[index >= 0] = self.state_rgb(index[index >= 0])
         if self.now is not None:
             some = index >= 0
             img[some] = self.fade(img[some], st.end[index[some]])
@@ -643,7 +696,11 @@ class Geometry:
                                          (np.maximum, 3), (np.maximum, 5))):
             reduce.at(lids[:, k], at, boxes[:, i])  # over all the lane's boxes, nested ones too
         lids[:, 4] += entities.LIFT * f.height / 2
-        return lids, self.value_rgb[value], rows[item]
+        return lids, self._lid_rgb(value, rows[item]), rows[item]
+
+    def _lid_rgb(self, value, rows):
+        """A lid's colour: its value's, or the colour-by metric of its state `rows`."""
+        return self.value_rgb[value] if self.color_by == "value" else self.state_rgb(rows)
 
     def _lod_lids(self, texels, boxes):
         """One lid a level-of-detail column (`boxes`) at its top, the value of most
@@ -657,7 +714,7 @@ class Geometry:
         cols, value, item = entities.dominant(cols, st.value[rows], np.ones(len(rows)),
                                               st.end[rows] - st.start[rows])
         c = boxes[cols]
-        return np.c_[c[:, :4], c[:, 5]], self.value_rgb[value], rows[item]
+        return np.c_[c[:, :4], c[:, 5]], self._lid_rgb(value, rows[item]), rows[item]
 
     # -- what is on screen ---------------------------------------------------------------
     def world_bounds(self):
@@ -708,7 +765,9 @@ class Geometry:
         keys = self.states.values
         name = tr.names.display
         out = []
-        if len(keys):
+        if len(keys) and self.color_by != "value" and self.states.mode != "aggregated":
+            out += self.color_keys(tr.unit())
+        elif len(keys):
             if self._value_order is None:
                 self._value_order = self._order_of_values()
             shown = np.zeros(len(tr.values), bool)
