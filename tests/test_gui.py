@@ -147,6 +147,12 @@ def test_a_click_picks_the_state_drawn_there(qtbot):
     assert f"value: {w.trace.display_name('values', st.value[top])}" in text
     assert "container: rank-5" in text
     qtbot.waitUntil(lambda: len(w.view.scene._slots["selection"]) == 1)  # the outline
+    # Focus (Ravel section 4.2): rank-5's partners outlined; again: none
+    w.details_dock.focus.click()
+    assert w.state.focus == "rank-5"
+    qtbot.waitUntil(lambda: len(w.view.scene._slots.get("focus", [])) == 1, timeout=PATIENCE_MS)
+    w.details_dock.focus.click()
+    assert w.state.focus is None
 
 
 def test_ctrl_drag_moves_a_node_and_the_move_is_saved(qtbot, tmp_path):

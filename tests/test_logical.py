@@ -256,3 +256,32 @@ def test_colour_by_lateness_and_duration(paje):
     d = st.end - st.start
     x = (np.log(d) - np.log(d.min())) / (np.log(d.max()) - np.log(d.min()))
     assert g.state_rgb(rows).tolist() == ramp(x).tolist()
+
+
+def test_focus_outlines_the_partners_within_a_radius(paje):
+    """Ravel section 4.2: in the ring P1 -> P2 -> P3 -> P4 -> P1, P1's partners are
+    P2 and P4 at one message, everyone at two; the View outlines their columns."""
+    from triva3d import View, ViewState
+    from triva3d.analysis.commgraph import partners
+    ring = CHAIN.split("5 c S")[0].replace('6 0 p3 P 0 "P3"', '6 0 p3 P 0 "P3"\n6 0 p4 P 0 "P4"')
+    ring += '5 m L "m" "1 1 1"\n5 x S "X" "1 0 0"\n'
+    ring += "".join(f"12 0 p{i} S x\n" for i in range(1, 5))
+    for i in range(1, 5):
+        ring += f"15 {i} 0 L p{i} m r{i}\n16 {i + 0.5} 0 L p{i % 4 + 1} m r{i}\n"
+    tr = paje(ring + "".join(f"13 9 p{i} S\n" for i in range(1, 5)), types="")
+    p1 = tr.find("containers", "P1")
+    name = lambda mask: sorted(tr.display_name("containers", int(c))  # noqa: E731
+                               for c in np.flatnonzero(mask))
+    assert name(partners(tr, p1, 1)) == ["P1", "P2", "P4"]
+    assert name(partners(tr, p1, 2)) == ["P1", "P2", "P3", "P4"]
+    assert name(partners(tr, p1, 1, window=(0, 1.2))) == ["P1", "P2"]  # r4 is later
+    v = View(tr, ViewState(base="treemap", focus="P1"), size=(400, 300))
+    v.render()
+    outline = v.scene._slots["focus"][0].GetMapper().GetInput()
+    assert outline.GetNumberOfCells() == 12 * 3
+    v.state.focus_radius = 2
+    v.render()
+    assert v.scene._slots["focus"][0].GetMapper().GetInput().GetNumberOfCells() == 12 * 4
+    v.state.focus = None
+    v.render()
+    assert v.scene._slots["focus"] == []

@@ -571,6 +571,11 @@ def add_scene_options(r):
                         "(Ravel: how much later than the earliest at its logical step a "
                         "communication event ends) or their duration (log scale), blue to "
                         "red")
+    r.add_argument("--focus", metavar="CONTAINER",
+                   help="outline the containers this one exchanges messages with in the "
+                        "window (Ravel's focus), within --focus-radius messages")
+    r.add_argument("--focus-radius", type=_count, metavar="N",
+                   help=f"how many messages away from the focus (default {default.focus_radius})")
     r.add_argument("--aggregate", metavar="LEVEL",
                    help="columns for a level of the container hierarchy (a type name or a "
                         "depth), each showing per time bin its subtree's shares of the state "

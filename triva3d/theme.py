@@ -12,6 +12,8 @@ BOX_RGB, BOX_OPACITY = (0.05, 0.05, 0.06), 0.85
 #: treemap node's columns in 3D).
 SELECTION_RGB = (255, 220, 0)
 HOVER_RGB = (0, 220, 255)
+#: The outline of the processes a focused one exchanges with (Ravel's focus).
+FOCUS_RGB = (255, 90, 200)
 #: The rim of every legend swatch (a key as light or dark as its row still shows).
 SWATCH_EDGE = (150, 150, 150)
 

@@ -175,6 +175,13 @@ def _names(name, optional=False):
     return check
 
 
+def _radius(v):
+    if isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 1000:
+        return v
+    raise OptionsError(f"focus radius must be a whole number of messages, 1 to 1000, "
+                       f"not {v!r}")
+
+
 def _aggregate(v):
     """auto, none, or a level of the container hierarchy (a type name or a depth)."""
     if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
@@ -303,6 +310,9 @@ SETTINGS = (
     Setting("view", "iso", _view, "camera", "camera", "view"),
     Setting("camera", None, _camera, "camera", "camera"),
     Setting("selection", None, _selection, "selection", "selection", fresh=True),
+    Setting("focus", None, _optional_text("focus"), "selection", "selection", "focus",
+            fresh=True),
+    Setting("focus_radius", 1, _radius, "selection", "selection", "focus_radius"),
     Setting("time_unit", None, _choice("time unit", TIME_UNITS, optional=True), "overlay",
             "time", "time_unit"),
     Setting("now", None, _time, "overlay", "movie"),

@@ -451,8 +451,13 @@ class DetailsDock(Dock):
         self.collapse = QtWidgets.QPushButton("Collapse into parent")
         self.expand.clicked.connect(lambda: self._fold(aggregated.expand))
         self.collapse.clicked.connect(lambda: self._fold(aggregated.collapse))
+        self.focus = QtWidgets.QPushButton("Focus")
+        self.focus.setToolTip("outline the containers this one exchanges messages with "
+                              "(again: no focus)")
+        self.focus.clicked.connect(self._focus)
         row.addWidget(self.expand)
         row.addWidget(self.collapse)
+        row.addWidget(self.focus)
         self.form.addRow(row)
         self.picked = None
         self.show_picked(None)
@@ -467,6 +472,17 @@ class DetailsDock(Dock):
                              (self.collapse, aggregated.collapse)):
             button.setEnabled(node is not None
                               and fold(trace, s.expanded, node) != s.expanded)
+        self.focus.setEnabled(self._container() is not None or s.focus is not None)
+
+    def _container(self):
+        """The name of the container of what is picked (None: none)."""
+        p = self.picked or {}
+        return p.get("container") if p.get("kind") in ("state", "event", "variable") \
+            else p.get("name") if p.get("kind") in ("container", "aggregate") else None
+
+    def _focus(self):
+        name = self._container()
+        self.state.focus = None if name == self.state.focus else name
 
     def _fold(self, fold):
         self.window.keep_camera()

@@ -15,7 +15,8 @@ import numpy as np
 from vtkmodules.vtkCommonCore import vtkCommand
 
 from .. import colors
-from ..theme import HOVER_RGB, SELECTION_RGB
+from ..errors import OptionsError
+from ..theme import FOCUS_RGB, HOVER_RGB, SELECTION_RGB
 from ..viewstate import ViewState
 from . import base, entities, pick, polydata
 from .geometry import EVENT_PX, EXACT_LIMIT, Geometry, box_edges
@@ -77,6 +78,7 @@ class Scene:
         if stages & {"geometry", "selection"}:
             self._selection = state.selection
             self._outline(state.selection)
+            self._focus(state)
         if stages & {"overlay", "properties"}:
             self._labels = state.labels
             opacity = _line_opacity(state)
@@ -192,9 +194,23 @@ class Scene:
         particles and the base's edges show now."""
         return self.geometry.legend_entries(*self._keys)
 
-    def highlight(self, containers):
-        """Outline the columns of `containers` (rows, or a mask) over the whole
-        window's height (a panel's hover); empty: none."""
+    def _focus(self, state):
+        """Outline the columns of the focus container's partners within its radius
+        in the window's messages (analysis.commgraph.partners); none without."""
+        if state.focus is None:
+            self._set("focus", [])
+            return
+        from ..analysis.commgraph import partners
+        tr, g = self.trace, self.geometry
+        rows = tr.find("containers", state.focus)
+        if not len(rows):
+            raise OptionsError(f"{tr.source}: no container named {state.focus!r} to focus on")
+        near = partners(tr, rows, state.focus_radius, (g.frame.t0, g.frame.t1))
+        self._set("focus", self._column_outlines(near, FOCUS_RGB, 2))
+
+    def _column_outlines(self, containers, rgb, width):
+        """Actors outlining the columns of `containers` (rows or a mask) over the
+        window's height."""
         g, lay = self.geometry, self.layout
         mask = np.zeros(len(lay.x), bool)
         mask[containers] = True
@@ -202,8 +218,13 @@ class Scene:
         boxes = np.c_[lay.x[c] - lay.w[c] / 2, lay.x[c] + lay.w[c] / 2, lay.y[c] - lay.h[c] / 2,
                       lay.y[c] + lay.h[c] / 2, np.zeros(len(c)), np.full(len(c), g.frame.height)]
         p0, p1 = box_edges(boxes)
-        self._set("highlight", [polydata.actor(polydata.segments(p0, p1), color=HOVER_RGB,
-                                               line_width=2)] if len(c) else [])
+        return [polydata.actor(polydata.segments(p0, p1), color=rgb, line_width=width)] \
+            if len(c) else []
+
+    def highlight(self, containers):
+        """Outline the columns of `containers` (rows, or a mask) over the whole
+        window's height (a panel's hover); empty: none."""
+        self._set("highlight", self._column_outlines(containers, HOVER_RGB, 2))
 
     def _particles_of(self):
         if self._particles is None:
