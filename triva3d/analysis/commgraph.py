@@ -1,5 +1,4 @@
 """The communication graph of a trace: who exchanges messages with whom."""
-import numpy as np
 
 from .roles import platform_link_types
 
