@@ -77,6 +77,21 @@ def cmd_steps(args):
     print(f"{args.output}: {s.summary()}", file=sys.stderr)
 
 
+def cmd_calltree(args):
+    from .analysis.calltree import calltree
+    from .errors import OptionsError
+    suffix = os.path.splitext(args.output)[1].lower()
+    if suffix not in (".csv", ".folded"):
+        raise OptionsError(f"{args.output}: a call tree is written as .csv or .folded")
+    trace, _ = _load(args)
+    tree = calltree(trace, window=args.window, containers=args.containers)
+    if suffix == ".folded":
+        tree.write_folded(args.output)
+    else:
+        tree.write_csv(args.output)
+    print(f"{args.output}: {tree.summary()}", file=sys.stderr)
+
+
 def _window(text):
     try:
         t0, t1 = (float(v) for v in text.split(":"))
@@ -500,6 +515,15 @@ def parser():
     st.add_argument("--clusters", type=_count, metavar="K",
                     help="group the processes into at most K clusters by lateness")
     st.add_argument("-o", "--output", required=True, metavar="OUT.csv")
+
+    ct = trace_command("calltree", cmd_calltree, "call paths (CallFlow): calls, inclusive and "
+                       "exclusive time per container and calling context, as CSV or folded "
+                       "stacks (flame graphs, speedscope)")
+    ct.add_argument("--window", type=_window, metavar="T0:T1",
+                    help="time interval (default: the whole trace)")
+    ct.add_argument("--containers", type=_list, metavar="A,B",
+                    help="only these containers (and those below them)")
+    ct.add_argument("-o", "--output", required=True, metavar="OUT.csv|OUT.folded")
 
     from .analysis import CELLS, FUNCTIONS
     from .analysis.timeslice import NESTED

@@ -67,14 +67,70 @@ def nesting_parents(trace):
     return nesting_parents_of(st.container, st.type, st.start, st.imbrication)
 
 
+@njit(cache=True)
+def _counting(order, key, n_keys):
+    """`order` stably sorted by key[order] (integers in [0, n_keys)): a counting sort."""
+    count = np.zeros(n_keys + 1, np.int64)
+    for i in order:
+        count[key[i] + 1] += 1
+    for k in range(n_keys):
+        count[k + 1] += count[k]
+    out = np.empty_like(order)
+    for i in order:
+        out[count[key[i]]] = i
+        count[key[i]] += 1
+    return out
+
+
+def _by(order, key, n_keys):
+    """`order` stably sorted by key[order]: counting where the keys are few."""
+    if n_keys <= 4 * len(order) + 1024:
+        return _counting(order, key, n_keys)
+    return order[np.argsort(key[order], kind="stable")]
+
+
+@njit(cache=True)
+def _in_order(container, start, imbrication):
+    """Are the states by container, then start, then depth (as readers write them)?"""
+    for i in range(1, len(start)):
+        c0, c1 = container[i - 1], container[i]
+        if c1 < c0 or (c1 == c0 and (start[i] < start[i - 1] or (
+                start[i] == start[i - 1] and imbrication[i] < imbrication[i - 1]))):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _nesting_in_order(container, stype, imbrication, nt, depth):
+    """_nesting_parents for states in order (see _in_order): a stack per type."""
+    parent = np.full(len(container), -1, np.int64)
+    stack = np.full((nt, depth), -1, np.int64)
+    for i in range(len(container)):
+        k, t = imbrication[i], stype[i]
+        if k > 0:
+            p = stack[t, k - 1]
+            if p >= 0 and container[p] == container[i]:
+                parent[i] = p
+        stack[t, k] = i
+    return parent
+
+
 def nesting_parents_of(container, stype, start, imbrication):
     """The same for states given by their columns (a subset: positions in it)."""
-    # by container and type, start, then depth: three stable sorts (lexsort: 1.5x slower)
-    order = np.argsort(imbrication, kind="stable")
+    n = len(start)
+    nt = int(stype.max()) + 1 if len(stype) else 1
+    deepest = int(imbrication.max()) + 1 if n else 1
+    if nt * deepest <= 1 << 22 and _in_order(container, start, imbrication):
+        return _nesting_in_order(container, stype, imbrication, nt, deepest)  # no sort
+    # by container and type, start, then depth: one sort of the starts, two counting
+    # sorts (three argsorts took 2.6 s for 1e7 states)
+    depth = imbrication.astype(np.int64)
+    order = _by(np.arange(n, dtype=np.int64), depth, int(depth.max(initial=0)) + 1)
     order = order[np.argsort(start[order], kind="stable")]
-    key = container.astype(np.int64) * (int(stype.max()) + 1 if len(stype) else 1) + stype
-    order = order[np.argsort(key[order], kind="stable")]
-    return _nesting_parents(order, container, stype, imbrication.astype(np.int64))
+    key = container.astype(np.int64) * nt + stype
+    order = _by(order, key, int(key.max(initial=0)) + 1)
+    del key
+    return _nesting_parents(order, container, stype, depth)
 
 
 @njit(cache=True)

@@ -1,0 +1,75 @@
+"""Call paths (issue 30): `calltree` of a synthetic Trace built in memory (1e7
+states on 1000 processes, every tenth nested in the one before; see synth.py),
+best of 3 after compilation, with its peak extra memory against the states table,
+then the same states shuffled (the nesting must be sorted out);
+and a whole `triva3d calltree` process on the shared OTF2 ping-pong. Prints its
+figures.
+
+Usage: python benchmarks/bench_calltree.py [--states 1e7]
+"""
+import argparse
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from synth import make_trace  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from triva3d.analysis.calltree import calltree  # noqa: E402
+from triva3d.trace import SCHEMA, Table  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--states", type=float, default=1e7)
+    a = ap.parse_args()
+    n = int(a.states)
+    tr = make_trace(n, 0, n_procs=1000)
+    calltree(make_trace(1000, 0, n_procs=10))  # compile
+    st = tr.states
+    table = sum(getattr(st, c).nbytes for c in ("container", "type", "value", "start", "end",
+                                                "imbrication"))
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        tree = calltree(tr)
+        times.append(time.perf_counter() - t)
+    tracemalloc.start()
+    calltree(tr)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"calltree, {n:.0e} states by container and start ({tree.summary()}): best "
+          f"{min(times):.2f} s, median {sorted(times)[1]:.2f} s; peak numpy memory "
+          f"{peak / 2**20:.0f} MiB (the states table: {table / 2**20:.0f} MiB); process "
+          f"max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MiB")
+    # the same states in other orders: by container and end (as a reader closes them),
+    # and shuffled (the worst case): the nesting is sorted out
+    for what, perm in (("by container and end", np.lexsort((st.end, st.container))),
+                       ("shuffled", np.random.default_rng(0).permutation(n))):
+        tr.states = Table("states", {c: getattr(st, c)[perm] for c in SCHEMA["states"]})
+        t = time.perf_counter()
+        calltree(tr)
+        print(f"calltree, the same {n:.0e} states {what}: {time.perf_counter() - t:.2f} s")
+    pp = DATA / "otf2" / "ping-pong-otf2"
+    if pp.exists():
+        with tempfile.TemporaryDirectory() as d:
+            cmd = [sys.executable, "-m", "triva3d.cli", "calltree", str(pp), "-o",
+                   f"{d}/c.csv", "--no-cache"]
+            runs = []
+            for _ in range(3):
+                t = time.perf_counter()
+                subprocess.run(cmd, check=True, capture_output=True)
+                runs.append(time.perf_counter() - t)
+        print(f"triva3d calltree ping-pong-otf2, whole process: best {min(runs):.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""Call paths (CallFlow; issue 30): inclusive and exclusive time per calling context,
+on an OTF2 archive written with otf2.writer and a Pajé Push/Pop trace whose numbers
+are worked out by hand below, and on the shared ping-pong."""
+import csv
+import subprocess
+import sys
+
+import numpy as np
+import otf2
+import pytest
+from otf2.enums import Paradigm, RegionRole
+
+from triva3d import load
+from triva3d.analysis.calltree import calltree
+from triva3d.errors import Triva3dError
+
+# One thread, times in ms: main [0, 100] calls A [10, 40] (which calls B [15, 25]),
+# B [50, 70], and A [75, 95], which calls itself [80, 90], which calls B [82, 86].
+CALLS = [("main", 0, 100), ("A", 10, 40), ("B", 15, 25), ("B", 50, 70), ("A", 75, 95),
+         ("A", 80, 90), ("B", 82, 86)]
+#   path          calls  inclusive  exclusive
+WHOLE = {"main": (1, 100, 100 - 30 - 20 - 20), "main;A": (2, 50, 20 + 10),
+         "main;A;B": (1, 10, 10), "main;B": (1, 20, 20), "main;A;A": (1, 10, 6),
+         "main;A;A;B": (1, 4, 4)}
+# within [20, 85]: main 65 less A (20 + 10) and B 20; A's [20, 40] and [75, 85] less
+# B [20, 25] and A [80, 85]; A;A [80, 85] less B [82, 85]
+WINDOW = {"main": (1, 65, 15), "main;A": (2, 30, 20), "main;A;B": (1, 5, 5),
+          "main;B": (1, 20, 20), "main;A;A": (1, 5, 2), "main;A;A;B": (1, 3, 3)}
+
+
+def write_archive(path):
+    with otf2.writer.open(str(path), timer_resolution=1000) as w:
+        d = w.definitions
+        node = d.system_tree_node("node")
+        group = d.location_group("Process", system_tree_parent=node)
+        ev = w.event_writer("Main thread", group=group)
+        reg = {n: d.region(n, paradigm=Paradigm.USER, region_role=RegionRole.FUNCTION)
+               for n in ("main", "A", "B")}
+        marks = sorted([(s, 1, n) for n, s, _ in CALLS] + [(e, 0, n) for n, _, e in CALLS],
+                       key=lambda m: (m[0], m[1]))
+        for t, enter, name in marks:
+            (ev.enter if enter else ev.leave)(t, reg[name])
+
+
+def table(tree, scale=1.0):
+    paths, calls, inc, exc = tree.merged("sum")
+    return {tree.text(p): (int(n), round(i / scale, 9), round(e / scale, 9))
+            for p, n, i, e in zip(paths, calls, inc, exc)}
+
+
+def test_nesting_recursion_and_two_callers_from_otf2(tmp_path):
+    write_archive(tmp_path / "a")
+    tr = load(tmp_path / "a", cache=False)
+    assert table(calltree(tr), 1e-3) == WHOLE
+    t0 = tr.states.start.min()  # the archive's first time
+    assert table(calltree(tr, window=(t0 + 0.020, t0 + 0.085)), 1e-3) == WINDOW
+
+
+def test_the_same_from_paje_push_pop(paje):
+    lines = sorted([(s, 1, n) for n, s, _ in CALLS] + [(e, 0, n) for n, _, e in CALLS],
+                   key=lambda m: (m[0], m[1]))
+    body = "".join(f"12 {t} p1 S {n}\n" if enter else f"13 {t} p1 S\n" for t, enter, n in lines)
+    tr = paje('5 main S "main" "1 0 0"\n5 A S "A" "0 1 0"\n5 B S "B" "0 0 1"\n' + body)
+    tree = calltree(tr)
+    assert table(tree) == WHOLE and not tree.flat
+    assert table(calltree(tr, window=(20, 85))) == WINDOW
+    assert table(calltree(tr, containers=["P1"])) == WHOLE
+    assert len(calltree(tr, containers=["P2"])) == 0  # P2 holds no state
+    with pytest.raises(Triva3dError, match="no container named 'Nowhere'"):
+        calltree(tr, containers=["Nowhere"])
+
+
+def test_a_flat_trace_says_so(paje):
+    tree = calltree(paje('5 a S "A" "1 0 0"\n12 0 p1 S a\n13 2 p1 S\n12 1 p2 S a\n'
+                         '13 4 p2 S\n'))
+    assert tree.flat and "flat tree" in tree.summary()
+    paths, calls, inc, exc = tree.merged("mean")
+    assert calls.tolist() == [1] and inc.tolist() == [2.5] and exc.tolist() == [2.5]
+    _, _, inc, _ = tree.merged("max")
+    assert inc.tolist() == [3]
+    with pytest.raises(Triva3dError, match="aggregation must be one of"):
+        tree.merged("median")
+
+
+def test_mpi_init_dominates_the_ping_pong_and_the_command(data, tmp_path):
+    pp = data / "otf2" / "ping-pong-otf2"
+    out = tmp_path / "c.csv"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "calltree", str(pp), "-o",
+                        str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "7 call paths, 2 deep, on 2 containers" in r.stderr
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["container", "path", "calls", "inclusive", "exclusive"]
+    for rank in ("MPI Rank 0", "MPI Rank 1"):
+        mine = [x for x in rows if x["container"].startswith(rank)]
+        top = max(mine, key=lambda x: float(x["exclusive"]))
+        assert top["path"] == "int main(int, char**);MPI_Init"
+        main = next(x for x in mine if x["path"] == "int main(int, char**)")
+        kids = sum(float(x["inclusive"]) for x in mine if x["path"].count(";") == 1)
+        assert float(main["exclusive"]) == pytest.approx(float(main["inclusive"]) - kids)
+    folded = tmp_path / "c.folded"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "calltree", str(pp), "-o",
+                        str(folded)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = dict(line.rsplit(" ", 1) for line in folded.read_text().splitlines())
+    init = sum(float(x["exclusive"]) for x in rows if x["path"].endswith("MPI_Init"))
+    assert int(lines["int main(int, char**);MPI_Init"]) == round(init * 1e6)
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "calltree", str(pp), "-o",
+                        str(tmp_path / "c.png")], capture_output=True, text=True)
+    assert r.returncode == 2 and "a call tree is written as .csv or .folded" in r.stderr

@@ -1,0 +1,166 @@
+"""Calling-context trees from nested states (CallFlow's input): a trace with nested
+regions (OTF2 Enter/Leave, Pajé Push/Pop) holds the call path of every state, the
+chain of the values of the states it is nested in, root first (recursion keeps its
+depth: main;f;f is not main;f).
+
+`calltree(trace, window, containers)` sums, per container and call path, the calls
+(states overlapping the window), the inclusive time (each state clipped to the
+window) and the exclusive time (its inclusive time less that of the states nested
+in it); `CallTree.merged(how)` aggregates over the containers (sum, mean, min,
+max), the per-container rows staying as the distribution. A path is a row of
+`paths` (parent path, value); `CallTree.text(path)` folds it as "main;A;B".
+"""
+import csv
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import OptionsError
+from ..output import writing
+from ..trace import Kind
+from . import FUNCTIONS
+from .timeslice import nesting_parents
+
+
+@dataclass
+class CallTree:
+    """Per (container, path): `container`, `path` (rows of the paths table),
+    `calls`, `inclusive`, `exclusive` (seconds in the window), sorted by container
+    then path; the paths table: `path_parent` (-1: a root), `path_value` (value
+    code), `path_depth`; `flat` when no state is nested in another."""
+    trace: object
+    container: np.ndarray
+    path: np.ndarray
+    calls: np.ndarray
+    inclusive: np.ndarray
+    exclusive: np.ndarray
+    path_parent: np.ndarray
+    path_value: np.ndarray
+    path_depth: np.ndarray
+    window: tuple
+    flat: bool
+
+    def __len__(self):
+        return len(self.container)
+
+    def text(self, path, sep=";"):
+        """Path `path` folded root first: "main;A;B"."""
+        name = self.trace.display_name
+        out = []
+        while path >= 0:
+            out.append(name("values", int(self.path_value[path])))
+            path = self.path_parent[path]
+        return sep.join(reversed(out))
+
+    def merged(self, how="sum"):
+        """(paths, calls, inclusive, exclusive) over all containers, aggregated
+        with `how` (sum, mean, min, max) over the containers holding each path."""
+        if how not in FUNCTIONS:
+            raise OptionsError(f"aggregation must be one of {', '.join(FUNCTIONS)}, "
+                               f"not {how!r}")
+        paths, inv = np.unique(self.path, return_inverse=True)
+        out = []
+        for col in (self.calls.astype(np.float64), self.inclusive, self.exclusive):
+            if how in ("sum", "mean"):
+                v = np.bincount(inv, weights=col, minlength=len(paths))
+                if how == "mean":
+                    v = v / np.bincount(inv, minlength=len(paths))
+            else:
+                v = np.full(len(paths), -np.inf if how == "max" else np.inf)
+                (np.maximum if how == "max" else np.minimum).at(v, inv, col)
+            out.append(v)
+        return (paths, *out)
+
+    def write_csv(self, path):
+        """`container,path,calls,inclusive,exclusive`, a row per (container, path)."""
+        name = self.trace.display_name
+        texts = {}
+        with writing(path, newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["container", "path", "calls", "inclusive", "exclusive"])
+            for c, p, n, inc, exc in zip(self.container.tolist(), self.path.tolist(),
+                                         self.calls.tolist(), self.inclusive.tolist(),
+                                         self.exclusive.tolist()):
+                if p not in texts:
+                    texts[p] = self.text(p)
+                w.writerow([name("containers", c), texts[p], n, repr(inc), repr(exc)])
+
+    def write_folded(self, path, unit=1e-6):
+        """The folded stacks flame-graph tools and speedscope read: "main;A;B N" per
+        path, N its exclusive time summed over the containers in `unit` (default
+        microseconds), rounded; paths of none left out."""
+        paths, _, _, exc = self.merged("sum")
+        n = np.rint(exc / unit).astype(np.int64)
+        with writing(path) as f:
+            for p, k in zip(paths.tolist(), n.tolist()):
+                if k > 0:
+                    f.write(f"{self.text(p)} {k}\n")
+
+    def summary(self):
+        deep = int(self.path_depth.max(initial=-1)) + 1
+        return (f"{len(self.path_value)} call paths, {deep} deep, on "
+                f"{len(np.unique(self.container))} containers"
+                + (" (no state is nested in another: a flat tree)" if self.flat else ""))
+
+
+def _interned(key, n_keys):
+    """(the distinct keys, sorted; each key's index among them), keys in [0, n_keys):
+    a table of the keys where they are few, else a sort."""
+    if n_keys > 4 * len(key) + 4096:
+        return np.unique(key, return_inverse=True)
+    seen = np.zeros(n_keys, bool)
+    seen[key] = True
+    uniq = np.flatnonzero(seen)
+    index = np.cumsum(seen) - 1
+    return uniq, index[key]
+
+
+def calltree(trace, window=None, containers=None):
+    """The CallTree of `trace` within `window` (t0, t1; None: all of it), over the
+    `containers` named (with their subtrees; None: all)."""
+    st = trace.states
+    t0, t1 = window if window is not None else (trace.start_time, trace.end_time)
+    if t1 < t0:
+        raise OptionsError(f"time window {t0:g}:{t1:g} ends before it starts")
+    keep = (st.end >= t0) & (st.start <= t1) & (trace.types.kind[st.type] == Kind.STATE)
+    if containers is not None:
+        rows = [r for name in containers for r in trace.find("containers", name).tolist()]
+        if not rows:
+            raise OptionsError(f"{trace.source}: no container named "
+                               f"{', '.join(map(repr, containers))}")
+        keep &= trace.subtree(rows)[st.container]
+    nested = len(st) > 0 and st.imbrication.max() > 0
+    parent = nesting_parents(trace) if nested else np.full(len(st), -1, np.int64)
+    # the path of every state, level by level: (its parent's path, its value) interned
+    path = np.full(len(st), -1, np.int64)
+    depth = st.imbrication.astype(np.int64)
+    p_parent, p_value, p_depth = [], [], []
+    n_paths, nv = 0, len(trace.values) + 1
+    for d in range(int(depth.max(initial=-1)) + 1):
+        rows = np.flatnonzero(depth == d)
+        up = np.where(parent[rows] >= 0, path[np.maximum(parent[rows], 0)], -1)
+        key = (up + 1) * nv + st.value[rows]
+        uniq, inv = _interned(key, (n_paths + 1) * nv)
+        path[rows] = n_paths + inv
+        p_parent.append(uniq // nv - 1)
+        p_value.append(uniq % nv)
+        p_depth.append(np.full(len(uniq), d))
+        n_paths += len(uniq)
+    rows = np.flatnonzero(keep)
+    inc = np.minimum(st.end[rows], t1) - np.maximum(st.start[rows], t0)
+    own = np.zeros(len(st))
+    own[rows] = inc
+    child = rows[parent[rows] >= 0]
+    exc_all = own.copy()
+    np.subtract.at(exc_all, parent[child], own[child])
+    exc = np.maximum(exc_all[rows], 0.0)
+    key = st.container[rows].astype(np.int64) * max(n_paths, 1) + path[rows]
+    uniq, inv = _interned(key, len(trace.containers) * max(n_paths, 1))
+    sums = [np.bincount(inv, weights=w, minlength=len(uniq))
+            for w in (np.ones(len(rows)), inc, exc)]
+    cat = (lambda parts, dt: np.concatenate(parts).astype(dt) if parts  # noqa: E731
+           else np.zeros(0, dt))
+    return CallTree(trace, (uniq // max(n_paths, 1)).astype(np.int64),
+                    uniq % max(n_paths, 1), sums[0].astype(np.int64), sums[1], sums[2],
+                    cat(p_parent, np.int64), cat(p_value, np.int64), cat(p_depth, np.int64),
+                    (float(t0), float(t1)), not nested)
