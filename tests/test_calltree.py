@@ -5,7 +5,6 @@ import csv
 import subprocess
 import sys
 
-import numpy as np
 import otf2
 import pytest
 from otf2.enums import Paradigm, RegionRole
