@@ -5,6 +5,7 @@ import csv
 import subprocess
 import sys
 
+import numpy as np
 import otf2
 import pytest
 from otf2.enums import Paradigm, RegionRole
@@ -106,5 +107,43 @@ def test_mpi_init_dominates_the_ping_pong_and_the_command(data, tmp_path):
     init = sum(float(x["exclusive"]) for x in rows if x["path"].endswith("MPI_Init"))
     assert int(lines["int main(int, char**);MPI_Init"]) == round(init * 1e6)
     r = subprocess.run([sys.executable, "-m", "triva3d.cli", "calltree", str(pp), "-o",
-                        str(tmp_path / "c.png")], capture_output=True, text=True)
-    assert r.returncode == 2 and "a call tree is written as .csv or .folded" in r.stderr
+                        str(tmp_path / "c.pdf")], capture_output=True, text=True)
+    assert r.returncode == 2 and "a call tree is written as .csv, .folded, .svg" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "calltree", str(pp), "-o",
+                        str(tmp_path / "c.svg")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    import xml.etree.ElementTree as ET
+    tips = [t.text for t in ET.parse(tmp_path / "c.svg").getroot().iter(
+        "{http://www.w3.org/2000/svg}title")]
+    assert any(t.startswith("int main(int, char**);MPI_Init: 2 calls") for t in tips)
+
+
+def test_the_sankey_of_the_worked_example(paje, tmp_path):
+    """Node heights follow inclusive time, the callees' ribbons stack inside their
+    caller below its exclusive part, and a threshold summarizes what it leaves out
+    (CallFlow section 7.1)."""
+    from triva3d.panels.sankey import Sankey, svg, write
+    lines = sorted([(s, 1, n) for n, s, _ in CALLS] + [(e, 0, n) for n, _, e in CALLS],
+                   key=lambda m: (m[0], m[1]))
+    body = "".join(f"12 {t} p1 S {n}\n" if enter else f"13 {t} p1 S\n" for t, enter, n in lines)
+    tr = paje('5 main S "main" "1 0 0"\n5 A S "A" "0 1 0"\n5 B S "B" "0 0 1"\n' + body)
+    sk = Sankey(calltree(tr), threshold=0.0, height=500)
+    texts = [sk.tree.text(int(p)) for p in sk.paths]
+    assert sorted(texts) == sorted(WHOLE)
+    h = dict(zip(texts, sk.rects[:, 3]))
+    for path, (_, inc, _) in WHOLE.items():
+        assert h[path] == pytest.approx(inc * sk.scale)
+    for i, j, y0, _, height in sk.ribbons:  # inside the caller, below its own time
+        x, y, _, hh = sk.rects[i]
+        assert y + sk.exclusive[i] * sk.scale - 1e-9 <= y0 and y0 + height <= y + hh + 1e-9
+    # at 5 %, main;A;A;B (4 of 100) is left out and said
+    sk = Sankey(calltree(tr), threshold=0.05)
+    assert sk.left_out == 1 and sk.left_out_time == pytest.approx(4)
+    assert "1 paths under the threshold" in sk.title()
+    assert svg(sk).count("<rect") >= len(sk.paths) + 1
+    write(sk, tmp_path / "s.png")
+    import imageio.v3 as iio
+    img = iio.imread(tmp_path / "s.png")
+    assert img.shape[:2] == (int(sk.height + 2 * 11 + 8), int(sk.width))
+    red = (np.abs(img.astype(int)[:, :, :3] - sk.rgb()[texts.index("main")]).max(axis=2) <= 2)
+    assert red.mean() > 0.05  # main's node, the biggest, in its colour

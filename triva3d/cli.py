@@ -81,12 +81,16 @@ def cmd_calltree(args):
     from .analysis.calltree import calltree
     from .errors import OptionsError
     suffix = os.path.splitext(args.output)[1].lower()
-    if suffix not in (".csv", ".folded"):
-        raise OptionsError(f"{args.output}: a call tree is written as .csv or .folded")
+    if suffix not in (".csv", ".folded", ".svg", ".png"):
+        raise OptionsError(f"{args.output}: a call tree is written as .csv, .folded, .svg "
+                           "or .png")
     trace, _ = _load(args)
     tree = calltree(trace, window=args.window, containers=args.containers)
     if suffix == ".folded":
         tree.write_folded(args.output)
+    elif suffix in (".svg", ".png"):
+        from .panels.sankey import Sankey, write
+        write(Sankey(tree, how=args.agg, threshold=args.threshold / 100), args.output)
     else:
         tree.write_csv(args.output)
     print(f"{args.output}: {tree.summary()}", file=sys.stderr)
@@ -516,6 +520,7 @@ def parser():
                     help="group the processes into at most K clusters by lateness")
     st.add_argument("-o", "--output", required=True, metavar="OUT.csv")
 
+    from .analysis import FUNCTIONS
     ct = trace_command("calltree", cmd_calltree, "call paths (CallFlow): calls, inclusive and "
                        "exclusive time per container and calling context, as CSV or folded "
                        "stacks (flame graphs, speedscope)")
@@ -523,7 +528,13 @@ def parser():
                     help="time interval (default: the whole trace)")
     ct.add_argument("--containers", type=_list, metavar="A,B",
                     help="only these containers (and those below them)")
-    ct.add_argument("-o", "--output", required=True, metavar="OUT.csv|OUT.folded")
+    ct.add_argument("--agg", choices=FUNCTIONS, default=FUNCTIONS[0],
+                    help=f"the Sankey's aggregation over the containers (default {FUNCTIONS[0]})")
+    ct.add_argument("--threshold", type=_non_negative, default=1.0, metavar="PERCENT",
+                    help="the Sankey leaves out call paths under this share of the total "
+                         "inclusive time, and says how much (default 1)")
+    ct.add_argument("-o", "--output", required=True,
+                    metavar="OUT.csv|OUT.folded|OUT.svg|OUT.png")
 
     from .analysis import CELLS, FUNCTIONS
     from .analysis.timeslice import NESTED

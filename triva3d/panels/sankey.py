@@ -1,0 +1,187 @@
+"""The Sankey view of a call tree (CallFlow section 7.1): a column per call depth,
+a node per calling context, its height proportional to its inclusive time (merged
+over the containers), the part that is its exclusive time drawn darker inside it
+from its top; a ribbon from each node to each of its callees as wide as the
+callee's inclusive time, the callees stacked in the caller's order, so that a tree
+needs no dummy node and never crosses. Paths under `threshold` of the total are
+left out and summarized (`left_out`), not lost: their time stays in their callers'.
+
+`Sankey` is the model (rectangles, ribbons, names, numbers); `svg` draws it, each
+shape with a tooltip of its calling context and numbers; `write` writes it as SVG,
+or as PNG through Qt's SVG renderer (offscreen).
+"""
+import html
+
+import numpy as np
+
+from .. import colors
+from ..output import writing
+from ..theme import BACKGROUND_RGB, TEXT_RGB
+
+#: Share of the picture's height between two nodes of a column, and of a column's
+#: width a node takes (the rest: its ribbons).
+GAP, NODE_W = 0.02, 0.36
+
+
+class Sankey:
+    """The Sankey of CallTree `tree` aggregated with `how` over the containers, in a
+    `width` x `height` box, without the paths under `threshold` (a fraction) of the
+    total inclusive time."""
+
+    def __init__(self, tree, how="sum", threshold=0.01, width=1000.0, height=600.0):
+        self.tree, self.how = tree, how
+        paths, calls, inc, exc = tree.merged(how)
+        total = inc[tree.path_parent[paths] < 0].sum()
+        kept = inc >= threshold * total if total > 0 else np.zeros(len(paths), bool)
+        order = np.argsort(tree.path_depth[paths], kind="stable")
+        keep = np.zeros(len(tree.path_value), bool)
+        for i in order:  # a path is drawn if it and its callers are (callers first)
+            p = tree.path_parent[paths[i]]
+            keep[paths[i]] = kept[i] and (p < 0 or keep[p])
+        self.left_out = int((~keep[paths]).sum())
+        self.left_out_time = float(exc[~keep[paths]].sum())
+        self.paths = paths[keep[paths]]
+        at = {int(p): i for i, p in enumerate(paths.tolist())}
+        pick = np.array([at[int(p)] for p in self.paths.tolist()], np.int64)
+        self.calls, self.inclusive, self.exclusive = calls[pick], inc[pick], exc[pick]
+        self.total, self.width, self.height = float(total), float(width), float(height)
+        self._layout()
+
+    def _layout(self):
+        """Node rectangles (x, y, w, h; y down from the top) and ribbons."""
+        tree, n = self.tree, len(self.paths)
+        depth = tree.path_depth[self.paths]
+        deepest = int(depth.max(initial=0)) + 1
+        col_w = self.width / max(deepest, 1)
+        scale = (self.height * (1 - GAP * 4)) / self.total if self.total > 0 else 0.0
+        index = {int(p): i for i, p in enumerate(self.paths.tolist())}
+        children = {i: [] for i in range(n)}
+        roots = []
+        for i, p in enumerate(self.paths.tolist()):
+            up = int(tree.path_parent[p])
+            (children[index[up]] if up in index else roots).append(i)
+        for k in children:  # the biggest callee first
+            children[k].sort(key=lambda j: -self.inclusive[j])
+        roots.sort(key=lambda j: -self.inclusive[j])
+        rect = np.zeros((n, 4))
+        ribbons = []  # (caller, callee, y0 at the caller, y0 at the callee, height)
+        next_y = np.zeros(deepest)
+        stack = list(reversed(roots))
+        while stack:  # depth first: a callee below its caller's earlier callees
+            i = stack.pop()
+            d = int(depth[i])
+            h = self.inclusive[i] * scale
+            y = next_y[d]
+            rect[i] = (d * col_w, y, col_w * NODE_W, h)
+            next_y[d] = y + h + GAP * self.height / 2
+            if children[i]:  # its callees start no higher than it
+                next_y[d + 1] = max(next_y[d + 1], y)
+            stack.extend(reversed(children[i]))
+        for i in range(n):  # ribbons: the callees stacked down the caller's right side
+            y = rect[i, 1] + self.exclusive[i] * scale
+            for j in children[i]:
+                ribbons.append((i, j, y, rect[j, 1], rect[j, 3]))
+                y += rect[j, 3]
+        self.rects, self.ribbons, self.scale = rect, ribbons, scale
+
+    def labels(self, font):
+        """(node, y) of the names written beside their nodes, top down in each
+        column, where they do not overlap the one above."""
+        out, below = [], {}
+        for i in np.lexsort((self.rects[:, 1], self.rects[:, 0])).tolist():
+            x, y, _, h = self.rects[i]
+            y = max(y, below.get(x, -np.inf))
+            if y + font <= self.rects[i, 1] + max(h, font) + font:  # near its node
+                out.append((i, y))
+                below[x] = y + font + 2
+        return out
+
+    def name(self, i):
+        return self.tree.trace.display_name("values", int(self.tree.path_value[self.paths[i]]))
+
+    def tip(self, i):
+        """The tooltip of node i: its calling context and numbers."""
+        return (f"{self.tree.text(int(self.paths[i]))}: {self.calls[i]:.6g} calls, "
+                f"inclusive {self.inclusive[i]:.6g}, exclusive {self.exclusive[i]:.6g} "
+                f"{self.tree.trace.unit()} ({self.how} over the containers)")
+
+    def rgb(self):
+        """(n, 3) the nodes' colours: their values' in the 3D scene."""
+        value_rgb = colors.scene_palette(self.tree.trace)[0]
+        return value_rgb[self.tree.path_value[self.paths]].reshape(-1, 3)
+
+    def title(self):
+        t0, t1 = self.tree.window
+        unit = self.tree.trace.unit()
+        out = (f"{self.tree.trace.name}   call paths {t0:.6g} .. {t1:.6g} {unit}   "
+               f"height: inclusive time ({self.how}), dark: exclusive")
+        if self.left_out:
+            out += (f"   ({self.left_out} paths under the threshold, "
+                    f"{self.left_out_time:.3g} {unit} exclusive, not drawn)")
+        return out
+
+
+def svg(sk, font=11.0):
+    """The Sankey as SVG text: nodes in their values' colours with their exclusive
+    part darker, ribbons in the callee's colour, names where they fit, tooltips."""
+    W, H, top = sk.width, sk.height, 2 * font + 8
+    text_fill = "rgb(%d,%d,%d)" % tuple(np.round(np.array(TEXT_RGB) * 255))
+    css = lambda c: "rgb(%d,%d,%d)" % tuple(int(v) for v in c)  # noqa: E731
+    lines = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W:g}" height="{H + top:g}" '
+             f'viewBox="0 0 {W:g} {H + top:g}" font-family="sans-serif" font-size="{font:g}">',
+             f'<rect width="{W:g}" height="{H + top:g}" fill="{css(BACKGROUND_RGB)}"/>',
+             f'<text x="6" y="{font + 4:g}" fill="{text_fill}">{html.escape(sk.title())}</text>']
+    rgb = sk.rgb()
+    for i, j, y0, y1, h in sk.ribbons:
+        x0 = sk.rects[i, 0] + sk.rects[i, 2]
+        x1 = sk.rects[j, 0]
+        xm = (x0 + x1) / 2
+        a, b = y0 + top, y1 + top
+        lines.append(f'<path d="M{x0:.2f},{a:.2f} C{xm:.2f},{a:.2f} {xm:.2f},{b:.2f} '
+                     f'{x1:.2f},{b:.2f} L{x1:.2f},{b + h:.2f} C{xm:.2f},{b + h:.2f} '
+                     f'{xm:.2f},{a + h:.2f} {x0:.2f},{a + h:.2f} Z" fill="{css(rgb[j])}" '
+                     f'fill-opacity="0.45"><title>{html.escape(sk.tip(j))}</title></path>')
+    for i, (x, y, w, h) in enumerate(sk.rects):
+        tip = html.escape(sk.tip(i))
+        lines.append(f'<rect x="{x:.2f}" y="{y + top:.2f}" width="{w:.2f}" height="{h:.2f}" '
+                     f'fill="{css(rgb[i])}" stroke="#000" stroke-width="0.5">'
+                     f'<title>{tip}</title></rect>')
+        e = sk.exclusive[i] * sk.scale
+        if e > 0:
+            dark = np.round(rgb[i] * 0.55)
+            lines.append(f'<rect x="{x + w * 0.6:.2f}" y="{y + top:.2f}" width="{w * 0.4:.2f}" '
+                         f'height="{e:.2f}" fill="{css(dark)}"><title>{tip}</title></rect>')
+    for i, y in sk.labels(font):
+        x, _, w, _ = sk.rects[i]
+        lines.append(f'<text x="{x + w + 3:.2f}" y="{y + top + font:.2f}" '
+                     f'fill="{text_fill}">{html.escape(sk.name(i))}</text>')
+    lines.append("</svg>")
+    return "\n".join(lines) + "\n"
+
+
+def write(sk, path):
+    """The Sankey to `path`: SVG, or PNG (the SVG drawn by Qt, offscreen)."""
+    text = svg(sk)
+    if str(path).lower().endswith(".png"):
+        import os
+        import sys
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        from PySide6.QtCore import QByteArray
+        from PySide6.QtGui import QGuiApplication, QImage, QPainter
+        from PySide6.QtSvg import QSvgRenderer
+        app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])  # (fonts)
+        renderer = QSvgRenderer(QByteArray(text.encode()))
+        img = QImage(renderer.defaultSize(), QImage.Format_RGB888)
+        painter = QPainter(img)
+        renderer.render(painter)
+        painter.end()
+        with writing(path, text=False) as f:
+            from PySide6.QtCore import QBuffer, QIODevice
+            buf = QBuffer()
+            buf.open(QIODevice.WriteOnly)
+            img.save(buf, "PNG")
+            f.write(bytes(buf.data()))
+        del app
+        return
+    with writing(path) as f:
+        f.write(text)
