@@ -18,6 +18,7 @@ from .. import colors
 from ..output import writing
 from ..theme import BACKGROUND_RGB, TEXT_RGB
 
+_APP = []  # the Qt application a PNG needed, where none was running
 #: Share of the picture's height between two nodes of a column, and of a column's
 #: width a node takes (the rest: its ribbons).
 GAP, NODE_W = 0.02, 0.36
@@ -169,7 +170,8 @@ def write(sk, path):
         from PySide6.QtCore import QByteArray
         from PySide6.QtGui import QGuiApplication, QImage, QPainter
         from PySide6.QtSvg import QSvgRenderer
-        app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])  # (fonts)
+        if QGuiApplication.instance() is None:  # (fonts need one; kept for the process)
+            _APP.append(QGuiApplication(sys.argv[:1]))
         renderer = QSvgRenderer(QByteArray(text.encode()))
         img = QImage(renderer.defaultSize(), QImage.Format_RGB888)
         painter = QPainter(img)
@@ -181,7 +183,6 @@ def write(sk, path):
             buf.open(QIODevice.WriteOnly)
             img.save(buf, "PNG")
             f.write(bytes(buf.data()))
-        del app
         return
     with writing(path) as f:
         f.write(text)
