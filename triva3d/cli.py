@@ -33,7 +33,8 @@ def _load(args):
 
 
 #: Options that name files a command reads, and files it writes.
-INPUTS = ("trace", "input", "topology", "mapping", "state", "colors", "path", "config")
+INPUTS = ("trace", "other", "input", "topology", "mapping", "state", "colors", "path",
+          "config")
 OUTPUTS = ("output", "csv", "save_state", "script")
 
 
@@ -94,6 +95,23 @@ def cmd_calltree(args):
     else:
         tree.write_csv(args.output)
     print(f"{args.output}: {tree.summary()}", file=sys.stderr)
+
+
+def cmd_compare(args):
+    from .analysis.compare import compare, read_mapping
+    from .errors import OptionsError
+    from .load import load
+    if os.path.splitext(args.output)[1].lower() != ".csv":
+        raise OptionsError(f"{args.output}: a comparison is written as .csv")
+    a, _ = _load(args)
+    b = load(args.other, lenient=args.lenient, cache=not args.no_cache)
+    mapping = read_mapping(args.mapping) if args.mapping else None
+    c = compare(a, b, window=args.window, level=args.level, how=args.agg, mapping=mapping)
+    for note in c.notes():
+        print(f"triva3d: note: {note}", file=sys.stderr)
+    c.write_csv(args.output)
+    print(f"{args.output}: {len(c.rows)} rows, {len({r[0] for r in c.rows})} containers "
+          "matched", file=sys.stderr)
 
 
 def _window(text):
@@ -521,6 +539,19 @@ def parser():
     st.add_argument("-o", "--output", required=True, metavar="OUT.csv")
 
     from .analysis import FUNCTIONS
+    cp = trace_command("compare", cmd_compare, "compare two runs container by container: "
+                       "seconds per state value, messages, variable integrals, in A and B "
+                       "and B - A, as CSV")
+    cp.add_argument("other", metavar="B", help="the second run (Pajé or OTF2)")
+    cp.add_argument("--window", type=_window, metavar="T0:T1",
+                    help="seconds from each run's own start (default: each whole run)")
+    cp.add_argument("--level", metavar="TYPE",
+                    help="container type or depth to compare at (default: the leaves)")
+    cp.add_argument("--agg", choices=FUNCTIONS, default=FUNCTIONS[0],
+                    help=f"aggregation up to the level (default {FUNCTIONS[0]})")
+    cp.add_argument("--mapping", metavar="CSV",
+                    help="A's container name, B's, a pair a line (default: same names)")
+    cp.add_argument("-o", "--output", required=True, metavar="OUT.csv")
     ct = trace_command("calltree", cmd_calltree, "call paths (CallFlow): calls, inclusive and "
                        "exclusive time per container and calling context, as CSV or folded "
                        "stacks (flame graphs, speedscope)")

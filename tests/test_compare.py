@@ -1,0 +1,74 @@
+"""Two runs compared (issue 32): pairs written by hand whose differences are known,
+and generated work-stealing runs without and with a planted slow site."""
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from triva3d import load
+from triva3d.analysis.compare import compare, read_mapping
+from triva3d.bases.readers import read_topology
+from triva3d.errors import Triva3dError
+from triva3d.generate import workstealing, write
+
+ROOT = Path(__file__).resolve().parents[1]
+STATES = '5 r S "Running" "0 1 0"\n5 w S "Waiting" "1 0 0"\n'
+# A starts at 100: P1 runs 10 s then waits 2; P2 runs 5. B starts at 0: P1 runs 12,
+# and P2 is called P3 there.
+A = STATES + "12 100 p1 S r\n12 100 p2 S r\n13 105 p2 S\n13 110 p1 S\n12 110 p1 S w\n13 112 p1 S\n"
+B = STATES.replace("P2", "P3") + "12 0 p1 S r\n12 0 p2 S r\n13 3 p2 S\n13 12 p1 S\n"
+TYPES_B = '0 P 0 "Process"\n2 S P "State"\n6 0 p1 P 0 "P1"\n6 0 p2 P 0 "P3"\n'
+
+
+def rows(c):
+    return {(name, what): (a, b, d) for name, what, a, b, d in c.rows}
+
+
+def test_a_hand_made_pair(paje, tmp_path):
+    a = paje(A)
+    b = paje(B, types=TYPES_B)
+    c = compare(a, b)
+    assert rows(c) == {("P1", "Running"): (10, 12, 2), ("P1", "Waiting"): (2, 0, -2)}
+    assert c.only_a == ["P2"] and c.only_b == ["P3"]
+    assert c.notes() == ["1 containers only in A: P2", "1 containers only in B: P3"]
+    # a window is read from each run's own start: [0, 4] of each
+    c = compare(a, b, window=(0, 4), mapping={"P2": "P3"})
+    assert rows(c) == {("P1", "Running"): (4, 4, 0), ("P2", "Running"): (4, 3, -1)}
+    assert c.only_a == [] and c.only_b == []
+    # the mapping from a file, and its mistakes in one line
+    m = tmp_path / "m.csv"
+    m.write_text("a,b\nP2,P3\n")
+    assert read_mapping(m) == {"P2": "P3"}
+    m.write_text("a,b\nP2\n")
+    with pytest.raises(Triva3dError, match=r"m.csv:2: expected two names"):
+        read_mapping(m)
+    with pytest.raises(Triva3dError, match="the mapping names 'P9'"):
+        compare(a, b, mapping={"P2": "P9"})
+
+
+def test_the_hosts_behind_a_slow_site_stand_out(tmp_path):
+    """The same run, then with every message touching siteB 0.5 s slower: the 8
+    hosts of siteB are the 8 whose RSTEAL time grew most; the command's CSV agrees."""
+    topo = read_topology(str(ROOT / "topologies" / "two_site_grid.dot"))
+    for name, slow in (("a", None), ("b", "siteB")):
+        write(workstealing(topo, processes=32, work=5.0, seed=2, slow_site=slow,
+                           slow_latency=0.5), tmp_path / f"{name}.trace")
+    a, b = (load(tmp_path / f"{n}.trace", cache=False) for n in "ab")
+    c = compare(a, b, level="Host")
+    top = [name for name, _ in c.largest("RSTEAL", 8)]
+    assert sorted(top) == [f"b-{i}" for i in range(1, 9)]
+    out = tmp_path / "c.csv"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "compare", str(tmp_path / "a.trace"),
+                        str(tmp_path / "b.trace"), "--level", "Host", "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with open(out) as f:
+        table = list(csv.DictReader(f))
+    assert list(table[0]) == ["container", "value", "a", "b", "difference"]
+    got = {(x["container"], x["value"]): float(x["difference"]) for x in table}
+    for (name, what, _, _, d) in c.rows:
+        assert got[(name, what)] == pytest.approx(d)
+    assert {x["value"] for x in table} >= {"RUN", "RSTEAL", "IDLE", "links:count",
+                                           "links:bytes"}

@@ -1,0 +1,128 @@
+"""Two runs compared container by container (issue 32): the Time-Slice of each,
+matched by container name (or through a mapping), and their difference.
+
+`compare(a, b, ...)` returns a `Comparison`: per matched container (at a level,
+aggregated) and value, A's number, B's, and B - A: the seconds in each state value
+(exclusive time, as the treemap counts it), and per container the messages sent
+(`links:count`, `links:bytes`) and the time integral of each variable type
+(`variable:TYPE`); what neither run holds is left out. Windows are offsets from
+each run's own start (its first state, message, variable or event), so both runs
+are read from their start (None: each whole). Containers found in one run only are
+listed, never silently dropped.
+"""
+import csv
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import OptionsError, TraceError, read_text
+from ..output import writing
+from .aggregate import aggregate
+from .timeslice import Slicer
+
+
+def read_mapping(path):
+    """{name in A: name in B} from a CSV of two columns (a header line "a,b" is
+    skipped); a TraceError names the line of a bad row."""
+    out = {}
+    for k, row in enumerate(csv.reader(read_text(path, "the mapping").splitlines()), 1):
+        if not row or (k == 1 and [c.strip().lower() for c in row] == ["a", "b"]):
+            continue
+        if len(row) != 2 or not all(c.strip() for c in row):
+            raise TraceError(path, k, "expected two names: A's container, B's")
+        out[row[0].strip()] = row[1].strip()
+    return out
+
+
+def run_start(trace):
+    """When the run starts: its first state, message, variable piece or event (the
+    containers may be created long before)."""
+    firsts = [col.min() for col in (trace.states.start, trace.links.start,
+                                    trace.variables.start, trace.events.time) if len(col)]
+    return float(min(firsts)) if firsts else trace.start_time
+
+
+def _numbers(trace, window, level, how):
+    """{container name: {what: number}} at `level` of `trace` in `window` (offsets
+    from the run's start)."""
+    t0 = run_start(trace)
+    w = None if window is None else (t0 + window[0], t0 + window[1])
+    sl = Slicer(trace).slice(w)
+    cols, names = [], []
+    values = sl.slicer.state_values
+    for v in sorted({trace.display_name("values", int(x)) for x in values}):
+        c, carriers = sl.metric(f"state:{v}")
+        cols.append((c, carriers))
+        names.append(v)
+    if len(trace.links):
+        for m in ("count", "bytes") if sl.slicer.has_sizes else ("count",):
+            cols.append(sl.metric(f"links:{m}"))
+            names.append(f"links:{m}")
+    present = set(np.unique(trace.variables.type).tolist())
+    for t in [t for t in sl.slicer.variable_types.tolist() if t in present]:
+        name = trace.display_name("types", t)
+        cols.append(sl.metric(f"variable:{name}"))
+        names.append(f"variable:{name}")
+    rows = trace.level(level)
+    out = {}
+    for (v, carriers), what in zip(cols, names):
+        agg = aggregate(trace, v, carriers, how)
+        for r in rows.tolist():
+            if not np.isnan(agg[r]):
+                out.setdefault(trace.display_name("containers", r), {})[what] = float(agg[r])
+    for r in rows.tolist():
+        out.setdefault(trace.display_name("containers", r), {})
+    return out
+
+
+@dataclass
+class Comparison:
+    """Rows (container, what, a, b, b - a) of two runs, and the containers of each
+    run that the other lacks."""
+    rows: list
+    only_a: list = field(default_factory=list)
+    only_b: list = field(default_factory=list)
+
+    def write_csv(self, path):
+        with writing(path, newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["container", "value", "a", "b", "difference"])
+            w.writerows((c, v, repr(a), repr(b), repr(d)) for c, v, a, b, d in self.rows)
+
+    def largest(self, what, n=5):
+        """The `n` containers whose `what` grew most from A to B: (container, b - a)."""
+        hits = sorted(((c, d) for c, v, _, _, d in self.rows if v == what),
+                      key=lambda cd: -cd[1])
+        return hits[:n]
+
+    def notes(self):
+        out = []
+        for who, names in (("A", self.only_a), ("B", self.only_b)):
+            if names:
+                out.append(f"{len(names)} containers only in {who}: "
+                           + ", ".join(names[:5]) + (" ..." if len(names) > 5 else ""))
+        return out
+
+
+def compare(a, b, window=None, level=None, how="sum", mapping=None):
+    """The Comparison of traces `a` and `b` (see the module)."""
+    if window is not None and window[1] < window[0]:
+        raise OptionsError(f"time window {window[0]:g}:{window[1]:g} ends before it starts")
+    na, nb = _numbers(a, window, level, how), _numbers(b, window, level, how)
+    to_b = {name: (mapping or {}).get(name, name) for name in na}
+    missing = [m for m in (mapping or {}).values() if m not in nb]
+    if missing:
+        raise OptionsError(f"{b.source}: the mapping names {missing[0]!r}, which B does "
+                           "not hold at this level")
+    rows = []
+    for name, numbers in na.items():
+        other = nb.get(to_b[name])
+        if other is None:
+            continue
+        for what in sorted(set(numbers) | set(other)):
+            x, y = numbers.get(what, 0.0), other.get(what, 0.0)
+            if x or y:  # (nothing in either: nothing to compare)
+                rows.append((name, what, x, y, y - x))
+    matched = {to_b[n] for n in na if to_b[n] in nb}
+    return Comparison(rows, only_a=[n for n in na if to_b[n] not in nb],
+                      only_b=[n for n in nb if n not in matched])
