@@ -11,14 +11,18 @@ shape with a tooltip of its calling context and numbers; `write` writes it as SV
 or as PNG through Qt's SVG renderer (offscreen).
 """
 import html
+import os
+import subprocess
+import sys
+import tempfile
 
 import numpy as np
 
 from .. import colors
+from ..errors import TraceError
 from ..output import writing
 from ..theme import BACKGROUND_RGB, TEXT_RGB
 
-_APP = []  # the Qt application a PNG needed, where none was running
 #: Share of the picture's height between two nodes of a column, and of a column's
 #: width a node takes (the rest: its ribbons).
 GAP, NODE_W = 0.02, 0.36
@@ -161,28 +165,41 @@ def svg(sk, font=11.0):
 
 
 def write(sk, path):
-    """The Sankey to `path`: SVG, or PNG (the SVG drawn by Qt, offscreen)."""
+    """The Sankey to `path`: SVG, or PNG (the SVG drawn by Qt's SVG renderer, offscreen,
+    in a process of its own: the caller's Qt, if any, is left alone)."""
     text = svg(sk)
-    if str(path).lower().endswith(".png"):
-        import os
-        import sys
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        from PySide6.QtCore import QByteArray
-        from PySide6.QtGui import QGuiApplication, QImage, QPainter
-        from PySide6.QtSvg import QSvgRenderer
-        if QGuiApplication.instance() is None:  # (fonts need one; kept for the process)
-            _APP.append(QGuiApplication(sys.argv[:1]))
-        renderer = QSvgRenderer(QByteArray(text.encode()))
-        img = QImage(renderer.defaultSize(), QImage.Format_RGB888)
-        painter = QPainter(img)
-        renderer.render(painter)
-        painter.end()
-        with writing(path, text=False) as f:
-            from PySide6.QtCore import QBuffer, QIODevice
-            buf = QBuffer()
-            buf.open(QIODevice.WriteOnly)
-            img.save(buf, "PNG")
-            f.write(bytes(buf.data()))
+    if not str(path).lower().endswith(".png"):
+        with writing(path) as f:
+            f.write(text)
         return
-    with writing(path) as f:
-        f.write(text)
+    with tempfile.TemporaryDirectory() as d:
+        src, out = f"{d}/s.svg", f"{d}/s.png"
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(text)
+        r = subprocess.run([sys.executable, "-m", __name__, src, out], capture_output=True,
+                           text=True, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+        if r.returncode != 0:
+            raise TraceError(str(path), None, "cannot draw the PNG: "
+                             + (r.stderr.strip().splitlines() or ["Qt failed"])[-1])
+        with open(out, "rb") as f, writing(path, text=False) as g:
+            g.write(f.read())
+
+
+def _svg_to_png(src, out):
+    """Draw the SVG file `src` into the PNG file `out` with Qt (this process's own
+    application, offscreen)."""
+    from PySide6.QtGui import QGuiApplication, QImage, QPainter
+    from PySide6.QtSvg import QSvgRenderer
+    app = QGuiApplication(sys.argv[:1])  # (fonts need one)
+    renderer = QSvgRenderer(src)
+    img = QImage(renderer.defaultSize(), QImage.Format_RGB888)
+    painter = QPainter(img)
+    renderer.render(painter)
+    painter.end()
+    if not img.save(out, "PNG"):
+        sys.exit(f"cannot write {out}")
+    app.quit()
+
+
+if __name__ == "__main__":
+    _svg_to_png(*sys.argv[1:3])
