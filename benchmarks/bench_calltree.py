@@ -9,14 +9,13 @@ Usage: python benchmarks/bench_calltree.py [--states 1e7]
 """
 import argparse
 import resource
-import subprocess
 import sys
-import tempfile
 import time
 import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from processes import best_run  # noqa: E402
 from synth import make_trace  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -60,15 +59,8 @@ def main():
         print(f"calltree, the same {n:.0e} states {what}: {time.perf_counter() - t:.2f} s")
     pp = DATA / "otf2" / "ping-pong-otf2"
     if pp.exists():
-        with tempfile.TemporaryDirectory() as d:
-            cmd = [sys.executable, "-m", "triva3d.cli", "calltree", str(pp), "-o",
-                   f"{d}/c.csv", "--no-cache"]
-            runs = []
-            for _ in range(3):
-                t = time.perf_counter()
-                subprocess.run(cmd, check=True, capture_output=True)
-                runs.append(time.perf_counter() - t)
-        print(f"triva3d calltree ping-pong-otf2, whole process: best {min(runs):.2f} s")
+        print(f"triva3d calltree ping-pong-otf2, whole process: best "
+              f"{best_run(['calltree', pp], 'c.csv'):.2f} s")
 
 
 if __name__ == "__main__":

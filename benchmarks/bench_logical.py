@@ -6,13 +6,12 @@ OTF2 ping-pong. Prints its figures.
 Usage: python benchmarks/bench_logical.py [--states 1e6] [--links 1e5]
 """
 import argparse
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from processes import best_run  # noqa: E402
 from synth import make_trace  # noqa: E402
 
 from triva3d import steps  # noqa: E402
@@ -37,15 +36,8 @@ def main():
               f"best {min(times):.2f} s ({s.summary()})")
     pp = DATA / "otf2" / "ping-pong-otf2"
     if pp.exists():
-        with tempfile.TemporaryDirectory() as d:
-            cmd = [sys.executable, "-m", "triva3d.cli", "steps", str(pp), "-o", f"{d}/s.csv",
-                   "--no-cache"]
-            runs = []
-            for _ in range(3):
-                t = time.perf_counter()
-                subprocess.run(cmd, check=True, capture_output=True)
-                runs.append(time.perf_counter() - t)
-        print(f"triva3d steps ping-pong-otf2, whole process: best {min(runs):.2f} s")
+        print(f"triva3d steps ping-pong-otf2, whole process: best "
+              f"{best_run(['steps', pp], 's.csv'):.2f} s")
 
 
 if __name__ == "__main__":
