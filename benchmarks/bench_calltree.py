@@ -15,16 +15,13 @@ import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from processes import best_run  # noqa: E402
+from processes import ping_pong  # noqa: E402
 from synth import make_trace  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from triva3d.analysis.calltree import calltree  # noqa: E402
 from triva3d.trace import SCHEMA, Table  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -57,10 +54,7 @@ def main():
         t = time.perf_counter()
         calltree(tr)
         print(f"calltree, the same {n:.0e} states {what}: {time.perf_counter() - t:.2f} s")
-    pp = DATA / "otf2" / "ping-pong-otf2"
-    if pp.exists():
-        print(f"triva3d calltree ping-pong-otf2, whole process: best "
-              f"{best_run(['calltree', pp], 'c.csv'):.2f} s")
+    ping_pong("calltree", "c.csv")
 
 
 if __name__ == "__main__":

@@ -11,13 +11,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from processes import best_run  # noqa: E402
+from processes import ping_pong  # noqa: E402
 from synth import make_trace  # noqa: E402
 
 from triva3d import steps  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -34,10 +31,7 @@ def main():
             times.append(time.perf_counter() - t)
         print(f"steps, {a.states:.0e} states + {a.links:.0e} messages, clusters {k}: "
               f"best {min(times):.2f} s ({s.summary()})")
-    pp = DATA / "otf2" / "ping-pong-otf2"
-    if pp.exists():
-        print(f"triva3d steps ping-pong-otf2, whole process: best "
-              f"{best_run(['steps', pp], 's.csv'):.2f} s")
+    ping_pong("steps", "s.csv")
 
 
 if __name__ == "__main__":

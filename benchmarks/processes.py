@@ -16,3 +16,12 @@ def best_run(args, out_name, runs=3):
             subprocess.run(cmd, check=True, capture_output=True)
             times.append(time.perf_counter() - t)
     return min(times)
+
+
+def ping_pong(command, out_name):
+    """Print the best whole `triva3d COMMAND` on the shared OTF2 ping-pong (if there)."""
+    from pathlib import Path
+    pp = Path(__file__).resolve().parents[2] / "shared" / "data" / "otf2" / "ping-pong-otf2"
+    if pp.exists():
+        print(f"triva3d {command} ping-pong-otf2, whole process: best "
+              f"{best_run([command, pp], out_name):.2f} s")
