@@ -131,6 +131,21 @@ def test_named_phases_and_clusters(paje):
     assert len(s.medoids) == 2
     with pytest.raises(Triva3dError, match="no state value named 'nothing'"):
         steps(tr, phases=["nothing"])
+    # the clusters as a level of the hierarchy: the treemap's Cluster nodes sum their
+    # members' time (Ravel section 3.3)
+    from triva3d.analysis.logical import clustered_trace
+    from triva3d.panels.treemap import TimeSliceTreemap
+    ct = clustered_trace(tr, 2)
+    groups = {ct.display_name("containers", int(c)): sorted(
+        ct.display_name("containers", int(k)) for k in ct.children(c))
+        for c in ct.level("Cluster")}
+    assert sorted(groups.values()) == [["P1", "P2"], ["P3", "P4"]]
+    assert all(name.startswith("Cluster ") and "(P" in name for name in groups)
+    tm = TimeSliceTreemap(ct, level="Cluster", values=["MPI_Recv"])
+    recv = {tm.name_of(n): tm.numbers[tm.containers[n], 0] for n in set(tm.cell_node.tolist())}
+    late = next(n for n, m in groups.items() if m == ["P3", "P4"])
+    # each receive lasts 1 s, P3's and P4's second one 2 s
+    assert recv[late] == pytest.approx(2 * (1 + 2)) and sum(recv.values()) == pytest.approx(10)
 
 
 def test_otf2_isend_irecv_and_allreduce(tmp_path):
@@ -176,6 +191,14 @@ def test_the_shared_ping_pong_and_the_command(data, tmp_path):
                         "--phases", "nothing"], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1
     assert "no state value named 'nothing'" in r.stderr
+    # the two ranks are never late: one cluster, a level of the treemap
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "treemap",
+                        str(data / "otf2" / "ping-pong-otf2"), "--clusters", "2", "--level",
+                        "Cluster", "-o", str(tmp_path / "t.csv")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with open(tmp_path / "t.csv") as f:
+        nodes = {x["node"] for x in csv.DictReader(f) if x["type"] == "Cluster"}
+    assert len(nodes) == 1 and next(iter(nodes)).startswith("Cluster 0 (MPI Rank")
 
 
 def test_a_trace_without_messages_has_no_steps(paje):

@@ -12,7 +12,7 @@ import time
 from .errors import Triva3dError
 
 
-def _load(args):
+def _load(args, as_asked=True):
     from tqdm import tqdm
     from .load import load
     t0 = time.perf_counter()
@@ -24,6 +24,9 @@ def _load(args):
             bar.update(done - bar.n)
         trace = load(args.trace, lenient=args.lenient, cache=not args.no_cache,
                      progress=None if bar.disable else progress)
+    if as_asked and getattr(args, "clusters", None):  # (steps: a column, not a level)
+        from .analysis.logical import clustered_trace
+        trace = clustered_trace(trace, args.clusters)
     if getattr(args, "time", None) == "logical":
         from .analysis.logical import logical_trace
         trace = logical_trace(trace)
@@ -70,7 +73,7 @@ def cmd_stats(args):
 
 def cmd_steps(args):
     from .analysis.logical import steps
-    trace, _ = _load(args)
+    trace, _ = _load(args, as_asked=False)
     s = steps(trace, phases=args.phases, n_clusters=args.clusters)
     for note in s.notes:
         print(f"triva3d: note: {note}", file=sys.stderr)
@@ -594,9 +597,17 @@ def parser():
                     help="image size in pixels, or SVG size in points (default "
                          f"{SIZE[0]}x{SIZE[1]})")
     tm.add_argument("--highlight", metavar="NODE", help="outline this node and its ancestors")
+    add_clusters(tm)
     add_time_unit(tm)
     tm.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg|OUT.csv")
     return p
+
+
+def add_clusters(c):
+    c.add_argument("--clusters", type=_count, metavar="K",
+                   help="put the processes under at most K clusters of processes alike in "
+                        "lateness (Ravel), a level named Cluster to aggregate to (e.g. "
+                        "--aggregate Cluster, or the treemap's --level Cluster)")
 
 
 def add_scene_options(r):
@@ -642,6 +653,7 @@ def add_scene_options(r):
                         "window (Ravel's focus), within --focus-radius messages")
     r.add_argument("--focus-radius", type=_count, metavar="N",
                    help=f"how many messages away from the focus (default {default.focus_radius})")
+    add_clusters(r)
     r.add_argument("--aggregate", metavar="LEVEL",
                    help="columns for a level of the container hierarchy (a type name or a "
                         "depth), each showing per time bin its subtree's shares of the state "

@@ -574,3 +574,76 @@ def logical_trace(trace, s=None):
         notes=notes)
     out.lateness = s.lateness[keep]
     return out
+
+
+#: The container type of the clusters in a clustered trace.
+CLUSTER_TYPE = "Cluster"
+
+
+def _with_words(names, words):
+    """`names` (a Names) with `words` appended: (the new Names, the first new code)."""
+    from ..trace import Names
+    data = [w.encode() for w in words]
+    return (Names(np.r_[names.arena, np.frombuffer(b"".join(data), np.uint8)],
+                  np.r_[names.offsets, names.offsets[-1] + np.cumsum([len(b) for b in data])]
+                  .astype(np.int64)), len(names))
+
+
+def clustered_trace(trace, k, s=None):
+    """`trace` with its processes (the containers with communication events) under
+    `k` clusters of processes alike in lateness (see clusters), as a hierarchy level
+    named "Cluster" under the root: "Cluster 0 (NAME)" ... named by the process that
+    represents each (its medoid), for the treemap, the communication graph and 3D to
+    aggregate to (Ravel section 3.3). Entities of the other containers are left out
+    (said in the notes)."""
+    from ..trace import Trace
+    s = steps(trace) if s is None else s
+    cluster_of = clusters(s, k)
+    procs = np.flatnonzero(cluster_of >= 0)
+    tr, cont, ty = trace, trace.containers, trace.types
+    n_cl = len(s.medoids) if s.medoids is not None else 0
+    words = [CLUSTER_TYPE] + [f"Cluster {c} ({tr.display_name('containers', int(m))})"
+                              for c, m in enumerate(s.medoids if n_cl else [])]
+    names, first = _with_words(tr.names, words)
+    cl_type = len(ty)
+    # new containers: the root, the clusters, the processes (parents before children)
+    new_of = np.full(len(cont), -1, np.int64)
+    new_of[0] = 0
+    new_of[procs] = 1 + n_cl + np.arange(len(procs))
+    containers = {
+        "parent": np.r_[-1, np.zeros(n_cl), 1 + cluster_of[procs]],
+        "type": np.r_[cont.type[0], np.full(n_cl, cl_type), cont.type[procs]],
+        "name": np.r_[cont.name[0], first + 1 + np.arange(n_cl), cont.name[procs]],
+        "alias": np.r_[cont.alias[0], np.full(n_cl, -1), cont.alias[procs]],
+        "start": np.r_[cont.start[0], np.full(n_cl, cont.start[0]), cont.start[procs]],
+        "end": np.r_[cont.end[0], np.full(n_cl, cont.end[0]), cont.end[procs]]}
+    # the processes' types hang under the cluster type, the cluster type under the root's
+    ptypes = np.unique(cont.type[procs])
+    types = {"kind": np.r_[ty.kind, Kind.CONTAINER], "parent": np.r_[ty.parent, cont.type[0]],
+             "name": np.r_[ty.name, first], "alias": np.r_[ty.alias, -1],
+             "start_type": np.r_[ty.start_type, -1], "end_type": np.r_[ty.end_type, -1]}
+    types["parent"][ptypes] = cl_type
+    columns, extra, dropped = {"types": types, "containers": containers}, {}, 0
+    for table, who in (("states", ("container",)), ("variables", ("container",)),
+                       ("events", ("container",)),
+                       ("links", ("container", "start_container", "end_container"))):
+        t = getattr(tr, table)
+        keep = np.ones(len(t), bool)
+        for col in who[-2:] if table == "links" else who:
+            keep &= new_of[getattr(t, col)] >= 0
+        dropped += int((~keep).sum())
+        cols = {c: getattr(t, c)[keep] for c in t.columns}
+        for col in who:
+            cols[col] = new_of[cols[col]]
+            if table == "links" and col == "container":  # a link's own container: the root
+                cols[col] = np.where(cols[col] < 0, 0, cols[col])
+        columns[table] = cols
+        extra[table] = {f: v[keep] for f, v in t.extra.items()}
+    vals = tr.values
+    columns["values"] = {"type": vals.type, "name": vals.name, "alias": vals.alias}
+    notes = [f"{dropped} entities of containers without communication left out"] if dropped \
+        else []
+    return Trace.from_columns(
+        names, columns, extra=extra,
+        type_colors=np.r_[tr.type_colors, np.full((1, 4), np.nan, np.float32)],
+        value_colors=tr.value_colors, source=tr.source, time_unit=tr.time_unit, notes=notes)
