@@ -365,6 +365,22 @@ def test_nested_time_is_exclusive_by_default(paje):
         Slicer(tr, nested="both")
 
 
+def test_the_overview_counts_each_instant_once_in_its_deepest_state(paje):
+    """Issue 31.4: per 1 s bin of NESTED, P1 is in A, then B over [2, 5] and C over
+    [3, 4] (its deepest state), P2 in A over [0, 6] and [7, 9]: nested states count,
+    and a container is never counted twice."""
+    from triva3d.analysis.overview import Overview
+    tr = paje(NESTED)
+    ov = Overview(tr)
+    got, _ = ov.activity(10, (0.0, 10.0))
+    col = {tr.display_name("values", int(v)): k for k, v in enumerate(ov.values)}
+    a, b, c = got[:, col["A"]], got[:, col["B"]], got[:, col["C"]]
+    assert a.tolist() == [2, 2, 1, 1, 1, 2, 1, 2, 2, 1]
+    assert b.tolist() == [0, 0, 1, 0, 1, 0, 0, 0, 0, 0]
+    assert c.tolist() == [0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
+    assert (got.sum(axis=1) <= 2).all()
+
+
 def test_a_leaf_never_holds_more_state_time_than_the_slice(data):
     """The OTF2 ping-pong: MPI_Init (97% of each rank) and main nest; counted once,
     each rank's cells sum to at most the slice and MPI_Init dominates main."""
