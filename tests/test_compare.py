@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from triva3d import load
@@ -48,6 +49,27 @@ def test_a_hand_made_pair(paje, tmp_path):
         compare(a, b, mapping={"P2": "P9"})
 
 
+def test_the_difference_treemap(paje, tmp_path):
+    """B's areas, coloured by B - A on the diverging map: P1's Running (+2 s, the
+    largest change) full red, its Waiting (-2 s) full blue; P3 is not in A."""
+    from triva3d.colors import EMPTY, diverging
+    from triva3d.panels.difference import DifferenceTreemap
+    from triva3d.panels.treemap import write as write_treemap
+    a, b = paje(A), paje(B, types=TYPES_B)
+    tm = DifferenceTreemap(a, b)
+    got = {(tm.name_of(tm.cell_node[j]), tm.value_names[tm.cell_col[j]]): d
+           for j, d in enumerate(tm.difference)}
+    assert got[("P1", "Running")] == 2 and np.isnan(got[("P3", "Running")])
+    rgb = {k: tuple(c) for k, c in zip(got, tm.cell_rgb())}
+    assert rgb[("P1", "Running")] == tuple(diverging([1.0])[0])
+    assert rgb[("P3", "Running")] == EMPTY
+    assert tm.title().startswith(f"{b.name} minus {a.name}")
+    assert [t for t, _ in tm.legend_entries()][:5] == [
+        "B - A -2 s", "B - A -1 s", "B - A +0 s", "B - A +1 s", "B - A +2 s"]
+    write_treemap(tm, tmp_path / "d.svg")
+    assert "P1 / Running: 12" in (tmp_path / "d.svg").read_text()
+
+
 def test_the_hosts_behind_a_slow_site_stand_out(tmp_path):
     """The same run, then with every message touching siteB 0.5 s slower: the 8
     hosts of siteB are the 8 whose RSTEAL time grew most; the command's CSV agrees."""
@@ -72,3 +94,11 @@ def test_the_hosts_behind_a_slow_site_stand_out(tmp_path):
         assert got[(name, what)] == pytest.approx(d)
     assert {x["value"] for x in table} >= {"RUN", "RSTEAL", "IDLE", "links:count",
                                            "links:bytes"}
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "compare", str(tmp_path / "a.trace"),
+                        str(tmp_path / "b.trace"), "--level", "Host", "-o",
+                        str(tmp_path / "d.png")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    import imageio.v3 as iio
+    img = iio.imread(tmp_path / "d.png").astype(int)
+    red = (np.abs(img - (215, 55, 45)).max(axis=2) <= 40).mean()
+    assert red > 0.02  # siteB's grown RSTEAL and IDLE

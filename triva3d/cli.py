@@ -104,15 +104,24 @@ def cmd_compare(args):
     from .analysis.compare import compare, read_mapping
     from .errors import OptionsError
     from .load import load
-    if os.path.splitext(args.output)[1].lower() != ".csv":
-        raise OptionsError(f"{args.output}: a comparison is written as .csv")
+    suffix = os.path.splitext(args.output)[1].lower()
+    if suffix not in (".csv", ".png", ".jpg", ".jpeg", ".svg"):
+        raise OptionsError(f"{args.output}: a comparison is written as .csv, or as the "
+                           "difference treemap in .png, .jpg or .svg")
     a, _ = _load(args)
     b = load(args.other, lenient=args.lenient, cache=not args.no_cache)
     mapping = read_mapping(args.mapping) if args.mapping else None
     c = compare(a, b, window=args.window, level=args.level, how=args.agg, mapping=mapping)
     for note in c.notes():
         print(f"triva3d: note: {note}", file=sys.stderr)
-    c.write_csv(args.output)
+    if suffix == ".csv":
+        c.write_csv(args.output)
+    else:
+        from .panels.difference import DifferenceTreemap
+        from .panels.treemap import write
+        tm = DifferenceTreemap(a, b, window=args.window, mapping=mapping, level=args.level,
+                               how=args.agg)
+        write(tm, args.output)
     print(f"{args.output}: {len(c.rows)} rows, {len({r[0] for r in c.rows})} containers "
           "matched", file=sys.stderr)
 
@@ -544,7 +553,7 @@ def parser():
     from .analysis import FUNCTIONS
     cp = trace_command("compare", cmd_compare, "compare two runs container by container: "
                        "seconds per state value, messages, variable integrals, in A and B "
-                       "and B - A, as CSV")
+                       "and B - A, as CSV, or the difference treemap (PNG, JPEG, SVG)")
     cp.add_argument("other", metavar="B", help="the second run (Pajé or OTF2)")
     cp.add_argument("--window", type=_window, metavar="T0:T1",
                     help="seconds from each run's own start (default: each whole run)")
@@ -554,7 +563,7 @@ def parser():
                     help=f"aggregation up to the level (default {FUNCTIONS[0]})")
     cp.add_argument("--mapping", metavar="CSV",
                     help="A's container name, B's, a pair a line (default: same names)")
-    cp.add_argument("-o", "--output", required=True, metavar="OUT.csv")
+    cp.add_argument("-o", "--output", required=True, metavar="OUT.csv|OUT.png|OUT.svg")
     ct = trace_command("calltree", cmd_calltree, "call paths (CallFlow): calls, inclusive and "
                        "exclusive time per container and calling context, as CSV or folded "
                        "stacks (flame graphs, speedscope)")

@@ -127,6 +127,23 @@ def ramp(x):
     return out
 
 
+#: A diverging map for signed numbers: blue below zero, light grey at zero, red above.
+DIVERGING = np.array([(50, 100, 215), (205, 205, 205), (215, 55, 45)], np.float64)
+
+
+def diverging(x):
+    """Colours of numbers in [-1, 1] along DIVERGING (NaN: EMPTY)."""
+    x = np.asarray(x, np.float64)
+    out = np.empty(x.shape + (3,), np.uint8)
+    ok = ~np.isnan(x)
+    t = np.clip(x[ok], -1, 1)
+    ends = np.where((t < 0)[:, None], DIVERGING[0], DIVERGING[2])
+    k = np.abs(t)[:, None]
+    out[ok] = np.round(DIVERGING[1] * (1 - k) + ends * k).astype(np.uint8)
+    out[~ok] = EMPTY
+    return out
+
+
 def kind_rgb(kinds):
     return np.array([KIND_RGB.get(k, OTHER_KIND) for k in kinds], np.uint8).reshape(-1, 3)
 

@@ -314,7 +314,7 @@ class TimeSliceTreemap:
         cx, cy = (nr[:, 0] + nr[:, 2] / 2)[self.cell_node], (nr[:, 1] + nr[:, 3] / 2)[self.cell_node]
         under = np.flatnonzero((r[:, 0] <= cx) & (cx <= r[:, 0] + r[:, 2])
                                & (r[:, 1] <= cy) & (cy <= r[:, 1] + r[:, 3]))
-        rgb[self.cell_node[under]] = self.value_rgb[self.cell_col[under]]  # the cell there
+        rgb[self.cell_node[under]] = self.cell_rgb()[under]  # the cell there
         rgb = rgb[nodes]
         dark = colors.contrast(rgb, np.zeros(3)) > colors.contrast(rgb, np.full(3, 255))
         return [(int(n), self.name_of(n), int(ink))

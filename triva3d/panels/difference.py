@@ -1,0 +1,57 @@
+"""The difference treemap of two runs (issue 32.5): the Time-Slice treemap of B, laid
+out by B's numbers, each cell coloured by B - A (the same container by name, or
+through a mapping, and the same value) on a diverging map, blue where B holds less,
+red where it holds more, grey for no change (or none in A); writers as any treemap's.
+"""
+import numpy as np
+
+from .. import colors
+from ..analysis.compare import run_start
+from .treemap import TimeSliceTreemap
+
+
+class DifferenceTreemap(TimeSliceTreemap):
+    """B's treemap (`b`, `window` from each run's own start, `level`, `how`, `metric`,
+    `values` as TimeSliceTreemap's) with the differences to `a`."""
+
+    def __init__(self, a, b, window=None, mapping=None, **options):
+        wa = wb = None
+        if window is not None:
+            sa, sb = run_start(a), run_start(b)
+            wa, wb = (sa + window[0], sa + window[1]), (sb + window[0], sb + window[1])
+        base = TimeSliceTreemap(a, window=wa, **options)
+        super().__init__(b, window=wb, **options)
+        to_b = {k: v for k, v in (mapping or {}).items()}
+        numbers = {}
+        for i, c in enumerate(base.containers):
+            name = a.display_name("containers", int(c))
+            numbers[to_b.get(name, name)] = base.node_numbers(i)
+        d = np.full(len(self.cell_rects), np.nan)
+        for j in range(len(self.cell_rects)):
+            node = self.cell_node[j]
+            there = numbers.get(self.name_of(node))
+            if there is not None:
+                d[j] = self.cell_number(j) - there.get(self.value_names[self.cell_col[j]], 0.0)
+        self.difference = d
+        self.span = float(np.nanmax(np.abs(d))) if np.isfinite(d).any() else 0.0
+        self.a = a
+
+    def cell_rgb(self):
+        """(cells, 3): B - A of each cell on the diverging map (EMPTY: not in A)."""
+        return colors.diverging(self.difference / self.span if self.span > 0
+                                else np.where(np.isnan(self.difference), np.nan, 0.0))
+
+    def title(self):
+        return f"{self.trace.name} minus {self.a.name}   " + super().title().split("   ", 1)[1]
+
+    def legend_entries(self):
+        stops = np.linspace(-1, 1, 5)
+        keys = [(f"B - A {x * self.span:+.3g} {self.unit}", rgb)
+                for x, rgb in zip(stops, colors.diverging(stops))]
+        missing = int(np.isnan(self.difference).sum())
+        if missing:
+            keys.append((f"{missing} cells not in A", np.array(colors.EMPTY, np.uint8)))
+        return keys + [(line, None) for line in self.left_out] + [
+            ("each node's cells: its values (named in the SVG's tooltips, the CSV)", None),
+            (f"area: {self.unit} in B ({self.how}{self.time_kind}), {self.t0:.6g} .. "
+             f"{self.t1:.6g}", None)]
