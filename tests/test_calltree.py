@@ -147,3 +147,27 @@ def test_the_sankey_of_the_worked_example(paje, tmp_path):
     assert img.shape[:2] == (int(sk.height + 2 * 11 + 8), int(sk.width))
     red = (np.abs(img.astype(int)[:, :, :3] - sk.rgb()[texts.index("main")]).max(axis=2) <= 2)
     assert red.mean() > 0.05  # main's node, the biggest, in its colour
+
+
+def test_a_call_path_chosen_in_3d(paje):
+    """Issue 30.6: with the call path main;A chosen, its states and their callees
+    (A;B, A;A, A;A;B) keep their colours, main and main;B are dimmed; a path no state
+    has is a one-line error."""
+    from triva3d import ViewState
+    from triva3d.bases.layout import make_layout
+    from triva3d.scene.geometry import Geometry
+    lines = sorted([(s, 1, n) for n, s, _ in CALLS] + [(e, 0, n) for n, _, e in CALLS],
+                   key=lambda m: (m[0], m[1]))
+    body = "".join(f"12 {t} p1 S {n}\n" if enter else f"13 {t} p1 S\n" for t, enter, n in lines)
+    tr = paje('5 main S "main" "1 0 0"\n5 A S "A" "0 1 0"\n5 B S "B" "0 0 1"\n' + body)
+    g = Geometry(tr, make_layout(tr, base="treemap"), ViewState(call_path="main;A"))
+    st = tr.states
+    rows = np.arange(len(st))
+    plain = g.value_rgb[st.value]
+    bright = (g.state_rgb(rows) == plain).all(axis=1)
+    span = [(tr.display_name("values", int(v)), float(a)) for v, a in zip(st.value, st.start)]
+    on = {("A", 10), ("B", 15), ("A", 75), ("A", 80), ("B", 82)}
+    assert {k for k, b in zip(span, bright) if b} == on
+    assert any("call path main;A" in t for t, _ in g.legend_entries())
+    with pytest.raises(Triva3dError, match="no call path 'main;C'"):
+        g.update(ViewState(call_path="main;C"))

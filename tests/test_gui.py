@@ -153,6 +153,13 @@ def test_a_click_picks_the_state_drawn_there(qtbot):
     qtbot.waitUntil(lambda: len(w.view.scene._slots.get("focus", [])) == 1, timeout=PATIENCE_MS)
     w.details_dock.focus.click()
     assert w.state.focus is None
+    # Call path (issue 30.6): the picked state's, the others dimmed; again: none
+    assert "call path: " in w.details_dock.text.toPlainText()
+    w.details_dock.path.click()
+    assert w.state.call_path == w.geometry.call_path_of(int(top))
+    qtbot.waitUntil(lambda: w.geometry._within is not None, timeout=PATIENCE_MS)
+    w.details_dock.path.click()
+    assert w.state.call_path is None
 
 
 def test_ctrl_drag_moves_a_node_and_the_move_is_saved(qtbot, tmp_path):

@@ -663,6 +663,9 @@ def add_scene_options(r):
     r.add_argument("--focus-radius", type=_count, metavar="N",
                    help=f"how many messages away from the focus (default {default.focus_radius})")
     add_clusters(r)
+    r.add_argument("--call-path", metavar="MAIN;A;B",
+                   help="draw the states on this call path (and what it calls) in their "
+                        "colours, the others dimmed (see triva3d calltree)")
     r.add_argument("--aggregate", metavar="LEVEL",
                    help="columns for a level of the container hierarchy (a type name or a "
                         "depth), each showing per time bin its subtree's shares of the state "

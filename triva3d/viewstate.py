@@ -299,6 +299,8 @@ SETTINGS = (
     Setting("aggregate", "auto", _aggregate, "geometry", "drawing", "aggregate", fresh=True),
     Setting("color_by", "value", _choice("colour by", COLOR_BY), "geometry", "drawing",
             "color_by"),
+    Setting("call_path", None, _optional_text("call path"), "geometry", "selection",
+            "call_path", fresh=True),
     Setting("expanded", (), _names("expanded"), "geometry", "drawing", "expand", fresh=True),
     Setting("link_opacity", 0.7, _opacity, "properties", "drawing", "link_opacity"),
     Setting("labels", True, _flag("labels"), "properties", "drawing"),

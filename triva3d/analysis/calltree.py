@@ -45,11 +45,10 @@ class CallTree:
 
     def text(self, path, sep=";"):
         """Path `path` folded root first: "main;A;B"."""
-        name = self.trace.display_name
         out = []
         while path >= 0:
-            out.append(name("values", int(self.path_value[path])))
-            path = self.path_parent[path]
+            out.append(self.trace.display_name("values", int(self.path_value[path])))
+            path = int(self.path_parent[path])
         return sep.join(reversed(out))
 
     def merged(self, how="sum"):
@@ -115,6 +114,64 @@ def _interned(key, n_keys):
     return uniq, index[key]
 
 
+class CallPaths:
+    """The call path of every state of `trace`: `path` per state (a row of the paths
+    table: `parent_path`, `value`, `depth`), `parent` the state each is nested in;
+    `flat` when none is nested."""
+
+    def __init__(self, trace):
+        st = trace.states
+        self.trace = trace
+        self.flat = not (len(st) > 0 and st.imbrication.max() > 0)
+        self.parent = (np.full(len(st), -1, np.int64) if self.flat
+                       else nesting_parents(trace))
+        # level by level: (the parent's path, the value) interned
+        path = np.full(len(st), -1, np.int64)
+        depth = st.imbrication.astype(np.int64)
+        parts = ([], [], [])
+        n, nv = 0, len(trace.values) + 1
+        for d in range(int(depth.max(initial=-1)) + 1):
+            rows = np.flatnonzero(depth == d)
+            up = np.where(self.parent[rows] >= 0, path[np.maximum(self.parent[rows], 0)], -1)
+            uniq, inv = _interned((up + 1) * nv + st.value[rows], (n + 1) * nv)
+            path[rows] = n + inv
+            for part, col in zip(parts, (uniq // nv - 1, uniq % nv, np.full(len(uniq), d))):
+                part.append(col)
+            n += len(uniq)
+        self.path = path
+        self.parent_path, self.value, self.depth = (
+            np.concatenate(p).astype(np.int64) if p else np.zeros(0, np.int64) for p in parts)
+
+    def find(self, text, sep=";"):
+        """The path folded as `text` ("main;A;B"); OptionsError if no state has it."""
+        names = [n.strip() for n in text.split(sep)]
+        at = -1
+        for name in names:
+            codes = self.trace.find("values", name)
+            hit = np.flatnonzero((self.parent_path == at) & np.isin(self.value, codes))
+            if not len(hit):
+                raise OptionsError(f"{self.trace.source}: no call path {text!r}")
+            at = int(hit[0])
+        return at
+
+    def text(self, path, sep=";"):
+        """Path `path` folded root first: "main;A;B"."""
+        out = []
+        while path >= 0:
+            out.append(self.trace.display_name("values", int(self.value[path])))
+            path = int(self.parent_path[path])
+        return sep.join(reversed(out))
+
+    def within(self, path):
+        """Mask over the states: those on `path` or called from it (its subtree)."""
+        inside = np.zeros(len(self.value), bool)
+        inside[path] = True
+        for d in range(int(self.depth[path]) + 1, int(self.depth.max(initial=0)) + 1):
+            at = np.flatnonzero(self.depth == d)
+            inside[at] = inside[self.parent_path[at]]
+        return inside[self.path]
+
+
 def calltree(trace, window=None, containers=None):
     """The CallTree of `trace` within `window` (t0, t1; None: all of it), over the
     `containers` named (with their subtrees; None: all)."""
@@ -129,23 +186,8 @@ def calltree(trace, window=None, containers=None):
             raise OptionsError(f"{trace.source}: no container named "
                                f"{', '.join(map(repr, containers))}")
         keep &= trace.subtree(rows)[st.container]
-    nested = len(st) > 0 and st.imbrication.max() > 0
-    parent = nesting_parents(trace) if nested else np.full(len(st), -1, np.int64)
-    # the path of every state, level by level: (its parent's path, its value) interned
-    path = np.full(len(st), -1, np.int64)
-    depth = st.imbrication.astype(np.int64)
-    p_parent, p_value, p_depth = [], [], []
-    n_paths, nv = 0, len(trace.values) + 1
-    for d in range(int(depth.max(initial=-1)) + 1):
-        rows = np.flatnonzero(depth == d)
-        up = np.where(parent[rows] >= 0, path[np.maximum(parent[rows], 0)], -1)
-        key = (up + 1) * nv + st.value[rows]
-        uniq, inv = _interned(key, (n_paths + 1) * nv)
-        path[rows] = n_paths + inv
-        p_parent.append(uniq // nv - 1)
-        p_value.append(uniq % nv)
-        p_depth.append(np.full(len(uniq), d))
-        n_paths += len(uniq)
+    paths = CallPaths(trace)
+    parent, path, n_paths = paths.parent, paths.path, len(paths.value)
     rows = np.flatnonzero(keep)
     inc = np.minimum(st.end[rows], t1) - np.maximum(st.start[rows], t0)
     own = np.zeros(len(st))
@@ -158,9 +200,7 @@ def calltree(trace, window=None, containers=None):
     uniq, inv = _interned(key, len(trace.containers) * max(n_paths, 1))
     sums = [np.bincount(inv, weights=w, minlength=len(uniq))
             for w in (np.ones(len(rows)), inc, exc)]
-    cat = (lambda parts, dt: np.concatenate(parts).astype(dt) if parts  # noqa: E731
-           else np.zeros(0, dt))
     return CallTree(trace, (uniq // max(n_paths, 1)).astype(np.int64),
                     uniq % max(n_paths, 1), sums[0].astype(np.int64), sums[1], sums[2],
-                    cat(p_parent, np.int64), cat(p_value, np.int64), cat(p_depth, np.int64),
-                    (float(t0), float(t1)), not nested)
+                    paths.parent_path, paths.value, paths.depth, (float(t0), float(t1)),
+                    paths.flat)

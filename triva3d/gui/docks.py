@@ -455,6 +455,11 @@ class DetailsDock(Dock):
         self.focus.setToolTip("outline the containers this one exchanges messages with "
                               "(again: no focus)")
         self.focus.clicked.connect(self._focus)
+        self.path = QtWidgets.QPushButton("Call path")
+        self.path.setToolTip("keep the colours of the states on this call path and its "
+                             "callees, dim the others (again: all)")
+        self.path.clicked.connect(self._call_path)
+        row.addWidget(self.path)
         row.addWidget(self.expand)
         row.addWidget(self.collapse)
         row.addWidget(self.focus)
@@ -473,12 +478,17 @@ class DetailsDock(Dock):
             button.setEnabled(node is not None
                               and fold(trace, s.expanded, node) != s.expanded)
         self.focus.setEnabled(self._container() is not None or s.focus is not None)
+        self.path.setEnabled(bool(picked and "call path" in picked) or s.call_path is not None)
 
     def _container(self):
         """The name of the container of what is picked (None: none)."""
         p = self.picked or {}
         return p.get("container") if p.get("kind") in ("state", "event", "variable") \
             else p.get("name") if p.get("kind") in ("container", "aggregate") else None
+
+    def _call_path(self):
+        path = (self.picked or {}).get("call path")
+        self.state.call_path = None if path == self.state.call_path else path
 
     def _focus(self):
         name = self._container()

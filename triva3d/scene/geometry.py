@@ -44,6 +44,8 @@ BUNDLE_LIMIT, BUNDLE_BINS, BUNDLE_TARGET = 20_000, 100, 5_000
 #: Unfolding: what ended FADE of the window before `now` is HISTORY of the way to
 #: the background.
 FADE, HISTORY = 0.1, 0.5
+#: How far states off the chosen call path go towards the background.
+DIMMED = 0.8
 
 
 #: The parts of a Geometry: immutable (made whole, never changed in place).
@@ -175,6 +177,7 @@ class Geometry:
         self._rules = self._palette_of = self._value_order = None
         self._owners_of = self._pairs = self._nest = None
         self._metrics = {}  # colour-by metric -> (per state, its range)
+        self._paths = self._within = None  # call paths; the states on the chosen one
         self.update(state or ViewState())
 
     def _lanes(self, state, owner_key):
@@ -305,6 +308,7 @@ class Geometry:
                 tr, overrides, self.roles)
             self._palette_of = (overrides, dict(state.variables))
         self.color_by = state.color_by
+        self._choose_path(state.call_path)
         t0, t1 = state.window or self.data_span
         self.frame = Frame(float(t0), float(t1), state.scale * self.extent)
         self.now = state.now if state.unfold else None
@@ -425,9 +429,38 @@ class Geometry:
                 self._metrics[kind] = (v, (0.0, hi), False)
         return self._metrics[kind]
 
+    def call_path_of(self, row):
+        """The call path of state `row`, folded "main;A;B"."""
+        if self._paths is None:
+            from ..analysis.calltree import CallPaths
+            self._paths = CallPaths(self.trace)
+        p = self._paths
+        return p.text(int(p.path[row]))
+
+    def _choose_path(self, text):
+        """The states on call path `text` ("main;A", and what it calls), the others
+        to be dimmed; None: no path chosen."""
+        if text is None:
+            self._within = None
+            return
+        if self._within is None or self._within[0] != text:
+            if self._paths is None:
+                from ..analysis.calltree import CallPaths
+                self._paths = CallPaths(self.trace)
+            self._within = (text, self._paths.within(self._paths.find(text)))
+
     def state_rgb(self, rows):
         """Colours of the states `rows`: their values', or their colour-by metric
-        along colors.ramp (grey where they have none)."""
+        along colors.ramp (grey where they have none); those off the chosen call
+        path dimmed towards the background."""
+        rgb = self._state_rgb(rows)
+        if self._within is not None:
+            off = ~self._within[1][rows]
+            bg = np.asarray(BACKGROUND_RGB, np.float64)
+            rgb[off] = np.round(rgb[off] * (1 - DIMMED) + bg * DIMMED).astype(np.uint8)
+        return rgb
+
+    def _state_rgb(self, rows):
         st = self.trace.states
         if self.color_by == "value":
             return self.value_rgb[st.value[rows]]
@@ -469,7 +502,7 @@ class Geometry:
         index, width = lod.atlas(texels)
         del texels
         st = self.trace.states
-        if self.color_by == "value":
+        if self.color_by == "value" and self._within is None:
             img = lod.texel_colors(index, st.value, self.value_rgb)
         else:
             img = np.empty(index.shape + (3,), np.uint8)
@@ -699,8 +732,10 @@ class Geometry:
         return lids, self._lid_rgb(value, rows[item]), rows[item]
 
     def _lid_rgb(self, value, rows):
-        """A lid's colour: its value's, or the colour-by metric of its state `rows`."""
-        return self.value_rgb[value] if self.color_by == "value" else self.state_rgb(rows)
+        """A lid's colour: its value's, or as its state `rows` is drawn (a colour-by
+        metric, a chosen call path)."""
+        return self.value_rgb[value] if self.color_by == "value" and self._within is None \
+            else self.state_rgb(rows)
 
     def _lod_lids(self, texels, boxes):
         """One lid a level-of-detail column (`boxes`) at its top, the value of most
@@ -788,6 +823,9 @@ class Geometry:
                 ("" if not cls[ty] or name(tr.types.name[ty]).startswith(cls[ty])
                  else f"{cls[ty]}: ") + f"{name(tr.types.name[ty])} (of {of})")
         out += [(", ".join(texts), np.array(rgb, np.uint8)) for rgb, texts in profiles.items()]
+        if self._within is not None:
+            out.append((f"call path {self._within[0]} (and its callees); the rest dimmed",
+                        None))
         note = self.aggregation_note(short=True)
         if note:
             out.append((note, None))

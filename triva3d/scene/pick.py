@@ -146,7 +146,10 @@ def pick(g, proj, x, y):
         return out
     if kind == "link":
         row = int(ln.rows[row])
-    return details(g.trace, g.layout, kind, row)
+    out = details(g.trace, g.layout, kind, row)
+    if kind == "state":
+        out["call path"] = g.call_path_of(row)
+    return out
 
 
 def aggregate_details(g, column, z=None):
