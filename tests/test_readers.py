@@ -22,7 +22,7 @@ def test_each_format_is_told_by_content(trace_file, tmp_path):
     name; anything else is no one's (load hands it to Pajé, which says what is wrong)."""
     otf2gen.mpi_ring(tmp_path / "ring")
     (anchor,) = glob.glob(str(tmp_path / "ring" / "*.otf2"))
-    otf2, cached, paje = READERS[0], READERS[1], PAJE
+    store, otf2, cached, paje = READERS[0], READERS[1], READERS[2], PAJE
     assert reader_of(tmp_path / "ring") == (otf2, anchor)
     assert reader_of(anchor) == (otf2, anchor)
     trace = trace_file(HEADER + TYPES + BODY, name="t.dot")
@@ -34,7 +34,11 @@ def test_each_format_is_told_by_content(trace_file, tmp_path):
         assert reader_of(trace_file(other)) is None
     with pytest.raises(TraceError, match="holds nothing: an empty file"):
         load(trace_file(""))
-    assert DIALOG_FILTER.startswith("Traces (*.otf2 *.t3dcache *.trace *.paje);;")
+    from triva3d.store import ingest  # a store: its folder, or its store.json
+    ingest(load(trace), tmp_path / "st")
+    assert reader_of(tmp_path / "st") == (store, tmp_path / "st")
+    assert reader_of(tmp_path / "st" / "store.json") == (store, str(tmp_path / "st"))
+    assert DIALOG_FILTER.startswith("Traces (store.json *.otf2 *.t3dcache *.trace *.paje);;")
     assert DIALOG_FILTER.endswith(";;All files (*)")
 
 

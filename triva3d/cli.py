@@ -126,6 +126,17 @@ def cmd_compare(args):
           "matched", file=sys.stderr)
 
 
+def cmd_ingest(args):
+    from .store import ingest
+    trace, seconds = _load(args, as_asked=False)
+    t0 = time.perf_counter()
+    n = ingest(trace, args.output)
+    print(f"{args.output}: a store of {len(trace.states)} states, {len(trace.links)} links, "
+          f"{len(trace.variables)} variable pieces, {len(trace.events)} events in {n} files "
+          f"(read in {seconds:.2f} s, written in {time.perf_counter() - t0:.2f} s)",
+          file=sys.stderr)
+
+
 def _window(text):
     try:
         t0, t1 = (float(v) for v in text.split(":"))
@@ -550,6 +561,9 @@ def parser():
                     help="group the processes into at most K clusters by lateness")
     st.add_argument("-o", "--output", required=True, metavar="OUT.csv")
 
+    ig = trace_command("ingest", cmd_ingest, "write a trace as a partitioned Parquet store, "
+                       "a folder that every command then opens as a trace")
+    ig.add_argument("-o", "--output", required=True, metavar="DIR")
     from .analysis import FUNCTIONS
     cp = trace_command("compare", cmd_compare, "compare two runs container by container: "
                        "seconds per state value, messages, variable integrals, in A and B "

@@ -33,12 +33,24 @@ def _sniff_otf2(path, head):
     return anchor_of(path)
 
 
+def _read_store(path, *, lenient, progress):
+    from .store import read_store
+    return read_store(path, lenient=lenient, progress=progress)
+
+
+def _sniff_store(path, head):
+    from .store import is_store
+    folder = os.path.dirname(path) if os.path.basename(path) == "store.json" else path
+    return folder if is_store(folder) else None
+
+
 def _sniff_cache(path, head):
     return path if head.startswith(b"PK\x03\x04") else None  # of these formats, the one zip
 
 
 PAJE = Reader("Pajé traces", _sniff_paje, _read_paje, ("*.trace", "*.paje"), True)
-READERS = (Reader("OTF2 archives", _sniff_otf2, _read_otf2, ("*.otf2",), True),
+READERS = (Reader("triva3d stores", _sniff_store, _read_store, ("store.json",), False),
+           Reader("OTF2 archives", _sniff_otf2, _read_otf2, ("*.otf2",), True),
            Reader("triva3d caches", _sniff_cache, _cache.open_saved,
                   ("*" + _cache.SUFFIX,), False),
            PAJE)

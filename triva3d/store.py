@@ -1,0 +1,147 @@
+"""A trace as a partitioned Parquet dataset (issue 34.1): `triva3d ingest TRACE -o DIR`
+writes it, and DIR then opens as a trace of its own (an entry of load.READERS).
+
+DIR holds `store.json` (the format, the source, the time unit, the reader's report
+and which user-defined fields each table has), `names.parquet` (the interned names),
+`types.parquet`, `values.parquet` and `containers.parquet` (small: each one file, the
+colours beside the types and values), and a dataset per entity table (`states/`,
+`links/`, `variables/`, `events/`) partitioned by container bucket
+(`bucket=K`: containers K * size to (K + 1) * size - 1), each file sorted by container
+then start (or time) in row groups of ROW_GROUP rows with min/max statistics, zstd
+compressed. A `row` column keeps the Trace's own order, so that reading the store
+back gives the very Trace (dump for dump).
+"""
+import json
+import os
+
+import numpy as np
+
+from .errors import TraceError
+from .output import writing
+from .trace import SCHEMA, Names, Trace, check
+
+FORMAT = 1
+MARK = "triva3d-store"
+#: Rows per row group, and at most this many container buckets.
+ROW_GROUP, BUCKETS = 1 << 20, 64
+ENTITIES = ("states", "links", "variables", "events")
+RGBA = ("r", "g", "b", "a")
+
+
+def is_store(path):
+    """Whether `path` is a store's folder."""
+    meta = os.path.join(str(path), "store.json")
+    if not os.path.isfile(meta):
+        return False
+    try:
+        with open(meta, encoding="utf-8") as f:
+            return json.load(f).get("mark") == MARK
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def ingest(trace, out):
+    """Write `trace` as a store in the folder `out` (made if needed; a store there
+    is replaced). Returns the number of files written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    os.makedirs(out, exist_ok=True)
+    n_cont = len(trace.containers)
+    size = max(1, -(-n_cont // BUCKETS))
+    files = 0
+
+    def table(columns):
+        return pa.table({k: np.ascontiguousarray(v) for k, v in columns.items()})
+
+    def write_small(name, columns):
+        nonlocal files
+        pq.write_table(table(columns), os.path.join(out, f"{name}.parquet"),
+                       compression="zstd")
+        files += 1
+    names = trace.names
+    data = pa.py_buffer(np.ascontiguousarray(names.arena))
+    offsets = pa.py_buffer(np.ascontiguousarray(names.offsets, np.int64))
+    arr = pa.LargeBinaryArray.from_buffers(pa.large_binary(), len(names), [None, offsets, data])
+    pq.write_table(pa.table({"name": arr}), os.path.join(out, "names.parquet"),
+                   compression="zstd")
+    files += 1
+    for name, colors in (("types", trace.type_colors), ("values", trace.value_colors)):
+        t = getattr(trace, name)
+        write_small(name, {**t.columns, **{c: colors[:, k] for k, c in enumerate(RGBA)}})
+    write_small("containers", trace.containers.columns)
+    for name in ENTITIES:
+        t = getattr(trace, name)
+        time = t.columns["time" if name == "events" else "start"]
+        order = np.lexsort((time, t.container))
+        cols = {c: v[order] for c, v in t.columns.items()}
+        cols.update({f"extra.{k}": v[order] for k, v in t.extra.items()})
+        cols["row"] = order.astype(np.int64)
+        bucket = (cols["container"] // size).astype(np.int32)
+        folder = os.path.join(out, name)
+        for b in np.unique(bucket).tolist() or [0]:
+            keep = bucket == b
+            part = os.path.join(folder, f"bucket={b}")
+            os.makedirs(part, exist_ok=True)
+            pq.write_table(table({c: v[keep] for c, v in cols.items()}),
+                           os.path.join(part, "part-0.parquet"), compression="zstd",
+                           row_group_size=ROW_GROUP, write_statistics=True)
+            files += 1
+    meta = {"mark": MARK, "format": FORMAT, "source": str(trace.source),
+            "time_unit": trace.time_unit, "unit_note": trace.unit_note,
+            "report": [list(r) for r in trace.report], "other_records": trace.other_records,
+            "bucket_size": size, "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA}}
+    with writing(os.path.join(out, "store.json")) as f:
+        json.dump(meta, f, indent=1, default=_plain)
+    return files + 1
+
+
+def _plain(v):
+    """JSON for what json does not write itself: numpy numbers, paths."""
+    return v.item() if isinstance(v, np.generic) else str(v)
+
+
+def read_store(path, *, lenient=False, progress=None):
+    """The Trace of the store at `path` (`lenient`, `progress`: unused, it reads at
+    once); TraceError when it is not a store of this version, or a damaged one."""
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+    path = str(path)
+    try:
+        with open(os.path.join(path, "store.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        if meta.get("mark") != MARK or meta.get("format") != FORMAT:
+            raise TraceError(path, None, "a store of another triva3d version: ingest again")
+        names_col = pq.read_table(os.path.join(path, "names.parquet")).column("name")
+        chunk = names_col.combine_chunks()
+        _, offsets, data = chunk.buffers()
+        offsets = np.frombuffer(offsets, np.int64, len(chunk) + 1, chunk.offset * 8)
+        arena = np.frombuffer(data, np.uint8, int(offsets[-1])) if data else \
+            np.zeros(0, np.uint8)
+        columns, extra, colors = {}, {}, {}
+        for name in ("types", "values", "containers"):
+            t = pq.read_table(os.path.join(path, f"{name}.parquet"))
+            columns[name] = {c: t.column(c).to_numpy() for c in SCHEMA[name]}
+            if name != "containers":
+                colors[name] = np.stack([t.column(c).to_numpy() for c in RGBA], axis=1)
+        for name in ENTITIES:
+            t = ds.dataset(os.path.join(path, name), format="parquet",
+                           partitioning="hive").to_table()
+            order = np.argsort(t.column("row").to_numpy(), kind="stable")
+            columns[name] = {c: t.column(c).to_numpy()[order] for c in SCHEMA[name]}
+            extra[name] = {k: t.column(f"extra.{k}").to_numpy()[order]
+                           for k in meta["extra"].get(name, [])}
+        trace = Trace.from_columns(
+            Names(arena, offsets - offsets[0]), columns, extra,
+            colors["types"].astype(np.float32), colors["values"].astype(np.float32),
+            source=path, report=[tuple(r) for r in meta["report"]], files=[path],
+            other_records=meta.get("other_records"), time_unit=meta["time_unit"],
+            unit_note=meta.get("unit_note"))
+    except TraceError:
+        raise
+    except Exception as e:  # untrusted: any damage
+        raise TraceError(path, None, f"not a readable triva3d store: {e or type(e).__name__}") \
+            from None
+    why = check(trace)
+    if why:
+        raise TraceError(path, None, f"not a readable triva3d store: {why}")
+    return trace
