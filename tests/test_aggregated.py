@@ -144,6 +144,13 @@ def test_picking_a_column_gives_its_node_and_shares(cosine):
     p0, _ = g.outline({"kind": "aggregate", "row": int(s.nodes[0])})
     assert len(p0) == 12
     assert any("value shares per bin" in text for text, _ in g.legend_entries())
+    # the names written are the columns' (and above), not those they stand for
+    names = set(v.scene.overlay.texts)
+    assert {"Site-0", "Site-1"} <= names
+    assert not any(n.startswith(("Cluster-", "Machine-", "Processor-")) for n in names)
+    v.state.aggregate = "none"
+    v.render()
+    assert any(n.startswith("Machine-") for n in v.scene.overlay.texts)
 
 
 def test_render_command_aggregates_and_says_so(cosine, tmp_path):

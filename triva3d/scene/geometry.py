@@ -850,6 +850,21 @@ class Geometry:
             out.append(("edges: width bandwidth, colour latency", None))
         return out
 
+    def named_containers(self):
+        """The containers whose names the picture writes: all (None), or when columns
+        are aggregated, the nodes they stand for and the containers above them."""
+        if self.owner is None:
+            return None
+        shown = np.zeros(len(self.owner), bool)
+        shown[np.unique(self.owner)] = True
+        parent = self.trace.containers.parent
+        up = np.unique(self.owner)
+        while len(up):
+            up = parent[up]
+            up = up[(up >= 0) & ~shown[np.maximum(up, 0)]]
+            shown[up] = True
+        return shown
+
     def aggregation_note(self, short=False):
         """A line on what the aggregated columns stand for (None: not aggregated);
         `short`: the legend's."""

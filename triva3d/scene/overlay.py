@@ -63,13 +63,16 @@ def text_size(actor, text=None):
     return bbox[1] - bbox[0] + 1, bbox[3] - bbox[2] + 1
 
 
-def label_candidates(trace, layout):
+def label_candidates(trace, layout, shown=None):
     """(points (n, 3), texts, priorities) of the names worth writing, each once: on
     a timeline, the name of each row; else node names (not the root's, which spans
-    a treemap) and container names that are not their node's."""
+    a treemap) and container names that are not their node's. `shown` (a mask over
+    the containers; None: all): only these containers' names, and only the nodes
+    that hold one of them or no container at all (aggregated columns: their names,
+    not those of the containers they stand for)."""
     if layout.base == "timeline":
         rows = np.flatnonzero(layout.w > 0)
-        rows = rows[rows > 0]
+        rows = rows[(rows > 0) & (True if shown is None else shown[rows])]
         return (np.c_[layout.x[rows], layout.y[rows], np.zeros(len(rows))],
                 [trace.display_name("containers", c) for c in rows], np.ones(len(rows)))
     r = layout.node_rects
@@ -78,8 +81,13 @@ def label_candidates(trace, layout):
     prio = [1e12 + r[:, 2] * r[:, 3]]
     if layout.base == "treemap":
         prio[0][0] = -np.inf  # the root
+    if shown is not None:  # a node of containers, none of them shown: no name
+        on = layout.node >= 0
+        holds = np.bincount(layout.node[on], minlength=len(r)) > 0
+        keeps = np.bincount(layout.node[on & shown], minlength=len(r)) > 0
+        prio[0][holds & ~keeps] = -np.inf
     cells = np.flatnonzero((layout.w > 0) & (layout.rule != R_DESCENDANTS))
-    cells = cells[cells > 0]
+    cells = cells[(cells > 0) & (True if shown is None else shown[cells])]
     if layout.base not in ("treemap", "timeline") and len(cells):
         names = [trace.display_name("containers", c) for c in cells]
         node = layout.node[cells]
@@ -176,6 +184,7 @@ class Overlay:
 
     def __init__(self, trace, layout, bounds, extent, renderers):
         self.points, self.texts, _ = label_candidates(trace, layout)
+        self.trace, self.layout, self.named = trace, layout, None
         #: Row names stand left of where the rows start; other names centred.
         self.right_aligned = layout.base == "timeline"
         self.bounds, self.extent = bounds, extent
@@ -193,6 +202,14 @@ class Overlay:
             color=[255 * c for c in TEXT_RGB], line_width=1))
         self.legend = Legend(self._new, lambda a: self._size(a, a.GetInput()))
         self._ticks = []
+
+    def name_only(self, shown):
+        """Write only the names of the containers `shown` (a mask; None: all), and of
+        the nodes holding them (see label_candidates); again only when it changes."""
+        key = None if shown is None else shown.tobytes()
+        if key != self.named:
+            self.named = key
+            self.points, self.texts, _ = label_candidates(self.trace, self.layout, shown)
 
     def _new(self, prop):
         self.props.append(prop)

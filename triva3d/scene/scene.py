@@ -59,6 +59,7 @@ class Scene:
         #: the edges' strips (their latency colours give way to grey under the heat)
         self._edges = ground[0] if edges is not None and image is None else None
         self.overlay = Overlay(trace, layout, g.bounds, g.extent, self.renderers)
+        self.overlay.name_only(g.named_containers())
         self._entities(_line_opacity(state))
         self.apply({"overlay", "selection", "properties"}, state)
 
@@ -71,6 +72,7 @@ class Scene:
         if "geometry" in stages:
             g.update(state)
             self._entities(_line_opacity(state))
+            self.overlay.name_only(g.named_containers())
         if stages & {"geometry", "overlay"}:
             unit = self.trace.unit(state.time_unit)
             self.overlay.set_frame(g.frame, unit, self._title(state, unit))
