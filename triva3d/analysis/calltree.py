@@ -22,6 +22,15 @@ from . import FUNCTIONS
 from .timeslice import nesting_parents
 
 
+def _fold(trace, parent, value, path, sep):
+    """Path `path` of a paths table (`parent`, `value`) folded root first."""
+    out = []
+    while path >= 0:
+        out.append(trace.display_name("values", int(value[path])))
+        path = int(parent[path])
+    return sep.join(reversed(out))
+
+
 @dataclass
 class CallTree:
     """Per (container, path): `container`, `path` (rows of the paths table),
@@ -45,11 +54,7 @@ class CallTree:
 
     def text(self, path, sep=";"):
         """Path `path` folded root first: "main;A;B"."""
-        out = []
-        while path >= 0:
-            out.append(self.trace.display_name("values", int(self.path_value[path])))
-            path = int(self.path_parent[path])
-        return sep.join(reversed(out))
+        return _fold(self.trace, self.path_parent, self.path_value, path, sep)
 
     def merged(self, how="sum"):
         """(paths, calls, inclusive, exclusive) over all containers, aggregated
@@ -156,11 +161,7 @@ class CallPaths:
 
     def text(self, path, sep=";"):
         """Path `path` folded root first: "main;A;B"."""
-        out = []
-        while path >= 0:
-            out.append(self.trace.display_name("values", int(self.value[path])))
-            path = int(self.parent_path[path])
-        return sep.join(reversed(out))
+        return _fold(self.trace, self.parent_path, self.value, path, sep)
 
     def within(self, path):
         """Mask over the states: those on `path` or called from it (its subtree)."""
