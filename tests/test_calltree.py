@@ -171,3 +171,24 @@ def test_a_call_path_chosen_in_3d(paje):
     assert any("call path main;A" in t for t, _ in g.legend_entries())
     with pytest.raises(Triva3dError, match="no call path 'main;C'"):
         g.update(ViewState(call_path="main;C"))
+
+
+def test_distributions_across_containers(paje, tmp_path):
+    """CallFlow sections 7.2-7.3: P1 runs A for 2 s, P2 for 6 s: A's distribution is
+    (2, 6), its mini-histogram puts one container in the first and one in the last
+    of 10 bins, and the SVG draws it with min, median and max in the tooltip."""
+    from triva3d.panels.sankey import Sankey, svg
+    tr = paje('5 a S "A" "1 0 0"\n5 b S "B" "0 1 0"\n12 0 p1 S a\n12 0 p2 S a\n'
+              '12 1 p2 S b\n13 2 p1 S\n13 3 p2 S\n13 6 p2 S\n')
+    tree = calltree(tr)
+    a = next(p for p in range(len(tree.path_value)) if tree.text(p) == "A")
+    cont, v = tree.distribution(a)
+    names = [tr.display_name("containers", int(c)) for c in cont]
+    assert dict(zip(names, v.tolist())) == {"P1": 2.0, "P2": 6.0}
+    sk = Sankey(tree, threshold=0.0)
+    i = [tree.text(int(p)) for p in sk.paths].index("A")
+    counts, span = sk.histogram(i)
+    assert counts.tolist() == [1] + [0] * 8 + [1] and span == (2.0, 6.0)
+    text = svg(sk)
+    assert text.count('class="hist"') == 2
+    assert "inclusive over 2 containers: min 2, median 4, max 6" in text

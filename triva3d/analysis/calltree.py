@@ -56,6 +56,13 @@ class CallTree:
         """Path `path` folded root first: "main;A;B"."""
         return _fold(self.trace, self.path_parent, self.path_value, path, sep)
 
+    def distribution(self, path, what="inclusive"):
+        """(containers, values): each container holding call path `path` and its
+        `what` (calls, inclusive or exclusive) there, the spread across the ranks
+        (CallFlow section 7.2)."""
+        mine = self.path == path
+        return self.container[mine], getattr(self, what)[mine].astype(np.float64)
+
     def merged(self, how="sum"):
         """(paths, calls, inclusive, exclusive) over all containers, aggregated
         with `how` (sum, mean, min, max) over the containers holding each path."""

@@ -7,7 +7,9 @@ needs no dummy node and never crosses. Paths under `threshold` of the total are
 left out and summarized (`left_out`), not lost: their time stays in their callers'.
 
 `Sankey` is the model (rectangles, ribbons, names, numbers); `svg` draws it, each
-shape with a tooltip of its calling context and numbers; `write` writes it as SVG,
+shape with a tooltip of its calling context, numbers and their spread over the
+containers, and in each node held by several containers a mini-histogram of its
+inclusive time across them (section 7.3); `write` writes it as SVG,
 or as PNG through Qt's SVG renderer (offscreen).
 """
 import html
@@ -26,6 +28,8 @@ from ..theme import BACKGROUND_RGB, TEXT_RGB
 #: Share of the picture's height between two nodes of a column, and of a column's
 #: width a node takes (the rest: its ribbons).
 GAP, NODE_W = 0.02, 0.36
+#: Bins of the mini-histograms drawn in the nodes held by several containers.
+HIST_BINS = 10
 
 
 class Sankey:
@@ -105,10 +109,22 @@ class Sankey:
         return self.tree.trace.display_name("values", int(self.tree.path_value[self.paths[i]]))
 
     def tip(self, i):
-        """The tooltip of node i: its calling context and numbers."""
+        """The tooltip of node i: its calling context and numbers, and their spread
+        over the containers."""
+        _, v = self.tree.distribution(int(self.paths[i]))
         return (f"{self.tree.text(int(self.paths[i]))}: {self.calls[i]:.6g} calls, "
                 f"inclusive {self.inclusive[i]:.6g}, exclusive {self.exclusive[i]:.6g} "
-                f"{self.tree.trace.unit()} ({self.how} over the containers)")
+                f"{self.tree.trace.unit()} ({self.how} over the containers); inclusive over "
+                f"{len(v)} containers: min {v.min():.6g}, median {np.median(v):.6g}, "
+                f"max {v.max():.6g}")
+
+    def histogram(self, i, bins=HIST_BINS):
+        """(counts, (low, high)) of node i's inclusive time over the containers
+        holding it, in `bins` bins (a mini-histogram: CallFlow section 7.3)."""
+        _, v = self.tree.distribution(int(self.paths[i]))
+        lo, hi = float(v.min()), float(v.max())
+        counts, _ = np.histogram(v, bins=bins, range=(lo, hi if hi > lo else lo + 1))
+        return counts, (lo, hi)
 
     def rgb(self):
         """(n, 3) the nodes' colours: their values' in the 3D scene."""
@@ -151,6 +167,16 @@ def svg(sk, font=11.0):
         lines.append(f'<rect x="{x:.2f}" y="{y + top:.2f}" width="{w:.2f}" height="{h:.2f}" '
                      f'fill="{css(rgb[i])}" stroke="#000" stroke-width="0.5">'
                      f'<title>{tip}</title></rect>')
+        counts, _ = sk.histogram(i)
+        if counts.sum() > 1 and h >= 3 * font:  # the spread over the containers
+            bw, top_y = w * 0.6 / len(counts), y + top + h
+            for k, n in enumerate(counts.tolist()):
+                bh = (h * 0.4) * n / counts.max()
+                if bh > 0:
+                    lines.append(f'<rect class="hist" x="{x + k * bw:.2f}" '
+                                 f'y="{top_y - bh:.2f}" width="{bw * 0.9:.2f}" '
+                                 f'height="{bh:.2f}" fill="{text_fill}" fill-opacity="0.7">'
+                                 f'<title>{tip}</title></rect>')
         e = sk.exclusive[i] * sk.scale
         if e > 0:
             dark = np.round(rgb[i] * 0.55)
