@@ -200,12 +200,11 @@ def columns(boxes, height, n_bins, per_row):
 @dataclass(frozen=True, eq=False)
 class AggregatedStates:
     """States drawn as the aggregated columns of `nodes` (per drawn column, the
-    container whose subtree it stands for; `level`: the depth aggregated to, with
-    `expanded` nodes handed to their children): `mask` and `n` of the states
-    drawn, as in LodStates; `boxes` (m, 6); `members` (m) the (container, state
-    type) pairs each column sums; `frac` (m, bins, nv) the shares of the `keys`
-    (values, stacked in this order); the `atlas` image, `per_row` columns across;
-    the `lids` (each column's value of most time in the window, rows -1);
+    container whose subtree it stands for): `mask` and `n` of the states drawn, as
+    in LodStates; `boxes` (m, 6); `members` (m) the (container, state type) pairs
+    each column sums; `frac` (m, bins, nv) the shares of the `keys` (values,
+    stacked in this order); the `atlas` image, `per_row` columns across; the
+    `lids` (each column's value of most time in the window; rows -1 - the column);
     `values` as in ExactStates."""
     mask: np.ndarray
     n: int
@@ -220,7 +219,6 @@ class AggregatedStates:
     per_row: int
     lids: tuple
     values: np.ndarray
-    level: int
     mode = "aggregated"
 
     @property

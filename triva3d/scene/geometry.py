@@ -382,14 +382,9 @@ class Geometry:
             self._nest = (nesting_parents(tr) if len(st) and st.imbrication.max() > 0
                           else np.full(len(st), -1, np.int64))
         return AggregatedStates(mask, int(count.sum()), cols.container[present], boxes, members,
-                                drawn_of, stacked, values=values, level=self._level_of(present),
+                                drawn_of, stacked, values=values,
                                 **self._aggregate(mask, boxes, drawn_of, members, stacked,
                                                   self.n_bins))
-
-    def _level_of(self, present):
-        """The depth most drawn columns stand for."""
-        depth = self.trace.depth[self.cols.container[present]]
-        return int(np.bincount(depth).argmax()) if len(depth) else 0
 
     def _aggregate(self, mask, boxes, drawn_of, members, stacked, n_bins):
         """The fields of AggregatedStates that follow the screen (see _binned)."""
@@ -429,12 +424,16 @@ class Geometry:
                 self._metrics[kind] = (v, (0.0, hi), False)
         return self._metrics[kind]
 
-    def call_path_of(self, row):
-        """The call path of state `row`, folded "main;A;B"."""
+    def _call_paths(self):
+        """The trace's CallPaths, made on first use."""
         if self._paths is None:
             from ..analysis.calltree import CallPaths
             self._paths = CallPaths(self.trace)
-        p = self._paths
+        return self._paths
+
+    def call_path_of(self, row):
+        """The call path of state `row`, folded "main;A;B"."""
+        p = self._call_paths()
         return p.text(int(p.path[row]))
 
     def _choose_path(self, text):
@@ -444,10 +443,8 @@ class Geometry:
             self._within = None
             return
         if self._within is None or self._within[0] != text:
-            if self._paths is None:
-                from ..analysis.calltree import CallPaths
-                self._paths = CallPaths(self.trace)
-            self._within = (text, self._paths.within(self._paths.find(text)))
+            p = self._call_paths()
+            self._within = (text, p.within(p.find(text)))
 
     def state_rgb(self, rows):
         """Colours of the states `rows`: their values', or their colour-by metric
