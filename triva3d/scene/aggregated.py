@@ -18,7 +18,7 @@ from numba import njit
 from ..colors import EMPTY
 from ..trace import depth_of
 from .boxes import box_points
-from .lod import MAX_SIDE, MAX_TEXELS, _column, is_set
+from .lod import MAX_SIDE, MAX_TEXELS, _column, is_set, set_rows
 
 #: Above this many containers with state columns, "auto" aggregates to the deepest
 #: level with at most this many.
@@ -221,13 +221,14 @@ class AggregatedStates:
     values: np.ndarray
     mode = "aggregated"
 
-    @property
-    def rows(self):
-        return np.flatnonzero(np.unpackbits(self.mask))
-
     def shows(self, row):
         """States are not drawn one by one here."""
         return False
+
+    @property
+    def rows(self):
+        """The Trace rows of the states summed, made on each use from the mask."""
+        return set_rows(self.mask)
 
     def mesh(self, height):
         return columns(self.boxes, height, self.bins, self.per_row)

@@ -98,7 +98,7 @@ class LodStates:
     @property
     def rows(self):
         """The Trace rows of the states drawn, made on each use from the mask."""
-        return np.flatnonzero(np.unpackbits(self.mask))
+        return lod.set_rows(self.mask)
 
     def shows(self, row):
         """Is state `row` drawn?"""

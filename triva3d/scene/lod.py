@@ -58,6 +58,11 @@ def _column(first, keys, nt, c, t):
     return j
 
 
+def set_rows(bits):
+    """The rows whose bits are set in np.packbits' `bits`."""
+    return np.flatnonzero(np.unpackbits(bits))
+
+
 @njit(cache=True)
 def is_set(bits, r):
     """Bit r of np.packbits' `bits` (big-endian bit order)."""
