@@ -719,3 +719,26 @@ def test_an_aggregated_column_expands_and_collapses_from_the_details_dock(qtbot)
     w.details_dock.collapse.click()
     assert w.state.expanded == ()
     qtbot.waitUntil(lambda: len(w.geometry.states.nodes) == 8, timeout=PATIENCE_MS)
+
+
+def test_the_colour_by_box_offers_the_variables_and_refuses_a_bad_name(qtbot, data,
+                                                                       monkeypatch):
+    """Issue 29.5: the Base dock's colour-by box lists the trace's variable types;
+    choosing variable:power colours simu-mardi's hosts by it (the legend's stops
+    say power); a name the trace lacks is a dialog, and the colouring stays."""
+    shown = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning",
+                        lambda parent, title, text: shown.append(text))
+    w = opened(qtbot, data / "paje/simu-mardi.trace")
+    box = w.base_dock.color_by
+    items = [box.itemText(i) for i in range(box.count())]
+    assert items == ["value", "lateness", "duration", "variable:bandwidth",
+                     "variable:latency", "variable:power"]
+    box.setCurrentText("variable:power")
+    box.textActivated.emit("variable:power")
+    assert w.state.color_by == "variable:power"
+    assert any(t.startswith("power ") for t, _ in w.geometry.legend_entries())
+    box.textActivated.emit("slice:state%:nope")
+    qtbot.waitUntil(lambda: len(shown) == 1, timeout=PATIENCE_MS)
+    assert "nope" in shown[0] and w.state.color_by == "variable:power"
+    assert box.currentText() == "variable:power"

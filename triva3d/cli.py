@@ -665,12 +665,14 @@ def add_scene_options(r):
                    help="the vertical axis: physical time, or logical steps (Ravel: each "
                         "communication event a box at its step, messages between steps; "
                         "see triva3d steps)")
-    from .viewstate import COLOR_BY
-    r.add_argument("--color-by", choices=COLOR_BY,
-                   help="what colours the states: their value (default), their lateness "
+    r.add_argument("--color-by", metavar="WHAT",
+                   help="what colours the states, blue to red: value (default), lateness "
                         "(Ravel: how much later than the earliest at its logical step a "
-                        "communication event ends) or their duration (log scale), blue to "
-                        "red")
+                        "communication event ends), duration (log scale), variable:TYPE "
+                        "(the variable's mean over each state, on its container or the "
+                        "nearest above, e.g. variable:power_used) or slice:METRIC (the "
+                        "container's Time-Slice value of the window, any treemap metric, "
+                        "e.g. slice:state%%:MPI_Wait)")
     r.add_argument("--focus", metavar="CONTAINER",
                    help="outline the containers this one exchanges messages with in the "
                         "window (Ravel's focus), within --focus-radius messages")

@@ -30,8 +30,10 @@ from .units import TIME_UNITS
 
 DETAILS = ("auto", "exact", "lod")
 #: What colours the states: their value, or a metric along a colour ramp (lateness:
-#: Ravel's, see analysis.logical; duration: on a log scale).
+#: Ravel's, see analysis.logical; duration: on a log scale), or one named by a
+#: prefix: "variable:TYPE", "slice:METRIC" (see analysis.colorby).
 COLOR_BY = ("value", "lateness", "duration")
+COLOR_BY_NAMED = ("variable:", "slice:")
 #: Named views: (azimuth, elevation) in degrees. Azimuth 0 looks from the front
 #: (-y) towards +y; positive azimuths turn to the right (+x); elevation 90 looks down.
 VIEWS = {"iso": (35.0, 30.0), "top": (0.0, 90.0), "side": (0.0, 0.0), "timeline": (0.0, 0.0)}
@@ -122,6 +124,14 @@ def _choice(name, choices, optional=False):
             return v
         raise OptionsError(f"{name} must be one of {', '.join(choices)}, not {v!r}")
     return check
+
+
+def _color_by(v):
+    if v in COLOR_BY or (isinstance(v, str) and v.startswith(COLOR_BY_NAMED)
+                         and v.partition(":")[2].strip()):
+        return v
+    raise OptionsError(f"colour by must be {', '.join(COLOR_BY)}, variable:TYPE or "
+                       f"slice:METRIC, not {v!r}")
 
 
 def _window(v):
@@ -297,8 +307,7 @@ SETTINGS = (
     Setting("scale", 1.0, _scale, "geometry", "time", "scale"),
     Setting("detail", "auto", _choice("detail", DETAILS), "geometry", "drawing", "detail"),
     Setting("aggregate", "auto", _aggregate, "geometry", "drawing", "aggregate", fresh=True),
-    Setting("color_by", "value", _choice("colour by", COLOR_BY), "geometry", "drawing",
-            "color_by"),
+    Setting("color_by", "value", _color_by, "geometry", "drawing", "color_by", fresh=True),
     Setting("call_path", None, _optional_text("call path"), "geometry", "selection",
             "call_path", fresh=True),
     Setting("expanded", (), _names("expanded"), "geometry", "drawing", "expand", fresh=True),

@@ -125,7 +125,14 @@ class BaseDock(Dock):
         self.opacity.setRange(0, 100)
         self.opacity.valueChanged.connect(lambda v: setattr(s, "link_opacity", v / 100))
         self.detail = self._combo(DETAILS, lambda v: setattr(s, "detail", v))
-        self.color_by = self._combo(COLOR_BY, lambda v: setattr(s, "color_by", v))
+        self.color_by = QtWidgets.QComboBox()  # editable: variable:TYPE, slice:METRIC
+        self.color_by.setEditable(True)
+        self.color_by.setInsertPolicy(QtWidgets.QComboBox.NoInsert)
+        self.color_by.addItems(COLOR_BY)
+        self.color_by.setToolTip("value, lateness, duration, variable:TYPE (its mean over "
+                                 "each state) or slice:METRIC (the container's Time-Slice "
+                                 "value of the window, e.g. slice:state%:MPI_Wait)")
+        self.color_by.textActivated.connect(lambda v: setattr(s, "color_by", v.strip()))
         self.aggregate = QtWidgets.QLineEdit()
         self.aggregate.setPlaceholderText("auto, none, or a level (type or depth)")
         self.aggregate.editingFinished.connect(
@@ -147,6 +154,15 @@ class BaseDock(Dock):
                          ("time unit", self.unit),
                          ("labels", self.labels), ("view", views)):
             self.form.addRow(label, w)
+        self.show_state()
+
+    def show_trace(self, trace, geometry):
+        """The colour-by choices: the fixed ones and each variable type of `trace`."""
+        from ..trace import Kind
+        names = sorted({trace.display_name("types", t)
+                        for t in np.flatnonzero(trace.types.kind == Kind.VARIABLE)})
+        _blocked(self.color_by, lambda: (self.color_by.clear(), self.color_by.addItems(
+            list(COLOR_BY) + [f"variable:{n}" for n in names])))
         self.show_state()
 
     def show_state(self):

@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import colors
+from ..analysis import colorby
 from ..analysis.roles import platform_link_types, variable_roles
-from ..analysis.timeslice import nesting_parents, nesting_parents_of
+from ..analysis.timeslice import Slicer, nesting_parents, nesting_parents_of
 from ..bases.layout import UNIT
 from ..errors import OptionsError
 from ..theme import BACKGROUND_RGB, parse_color
@@ -176,7 +177,8 @@ class Geometry:
         self.n_bins = 512
         self._rules = self._palette_of = self._value_order = None
         self._owners_of = self._pairs = self._nest = None
-        self._metrics = {}  # colour-by metric -> (per state, its range)
+        self._metrics = {}  # (colour-by, window of a slice:) -> its colorby.Metric
+        self._slicer = None  # for colour by a Time-Slice value, made at first use
         self._paths = self._within = None  # call paths; the states on the chosen one
         self.update(state or ViewState())
 
@@ -407,22 +409,17 @@ class Geometry:
         return dict(bins=bins, frac=frac, atlas=img, per_row=per_row, lids=lids)
 
     def metric(self):
-        """(per state the colour-by metric (NaN: none), (low, high) over the trace,
-        log scale?) of the current `color_by`, made once per metric."""
-        kind = self.color_by
-        if kind not in self._metrics:
-            st = self.trace.states
-            if kind == "duration":
-                v = (st.end - st.start).astype(np.float64)
-                pos = v[v > 0]
-                span = (float(pos.min()), float(pos.max())) if len(pos) else (1.0, 1.0)
-                self._metrics[kind] = (v, span, True)
-            else:  # lateness
-                from ..analysis.logical import state_lateness
-                v = state_lateness(self.trace)
-                hi = float(np.nanmax(v)) if np.isfinite(v).any() else 0.0
-                self._metrics[kind] = (v, (0.0, hi), False)
-        return self._metrics[kind]
+        """The analysis.colorby Metric of the current `color_by`, made once per
+        metric (a Time-Slice value: per window)."""
+        key = (self.color_by, (self.frame.t0, self.frame.t1)
+               if self.color_by.startswith("slice:") else None)
+        if key not in self._metrics:
+            if key[1] is not None and self._slicer is None:
+                self._slicer = Slicer(self.trace)
+            self._metrics = {k: m for k, m in self._metrics.items() if k[1] is None}
+            self._metrics[key] = colorby.per_state(self.trace, self.color_by, key[1],
+                                                   self._slicer)
+        return self._metrics[key]
 
     def _call_paths(self):
         """The trace's CallPaths, made on first use."""
@@ -461,8 +458,8 @@ class Geometry:
         st = self.trace.states
         if self.color_by == "value":
             return self.value_rgb[st.value[rows]]
-        v, (lo, hi), log = self.metric()
-        x = v[rows]
+        m = self.metric()
+        (lo, hi), log, x = m.span, m.log, m.values[rows]
         with np.errstate(invalid="ignore", divide="ignore"):
             if log:
                 x = (np.log(x) - np.log(lo)) / max(np.log(hi) - np.log(lo), 1e-300)
@@ -475,13 +472,15 @@ class Geometry:
     def color_keys(self, unit):
         """The legend's keys of the colour-by metric: five stops from low to high
         (times in `unit`), and grey for the states without one."""
-        v, (lo, hi), log = self.metric()
-        x = np.linspace(0, 1, 5)
-        at = np.exp(np.log(lo) + x * (np.log(hi) - np.log(lo))) if log else lo + x * (hi - lo)
-        out = [(f"{self.color_by} {t:.3g} {unit}", rgb) for t, rgb in zip(at, colors.ramp(x))]
-        what = "no lateness (not a communication event)" if self.color_by == "lateness" \
-            else "no duration"
-        return out + [(what, np.array(colors.EMPTY, np.uint8))]
+        m = self.metric()
+        missing = [(m.missing, np.array(colors.EMPTY, np.uint8))]
+        if not np.isfinite(m.values).any():
+            return missing
+        (lo, hi), x = m.span, np.linspace(0, 1, 5)
+        at = np.exp(np.log(lo) + x * (np.log(hi) - np.log(lo))) if m.log else lo + x * (hi - lo)
+        unit = f" {unit}" if m.is_time else ""
+        out = [(f"{m.name} {t:.3g}{unit}", rgb) for t, rgb in zip(at, colors.ramp(x))]
+        return out + missing
 
     def _order_of_values(self):
         """The state values, longest total time over the whole trace first."""
