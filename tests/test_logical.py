@@ -308,3 +308,39 @@ def test_focus_outlines_the_partners_within_a_radius(paje):
     v.state.focus = None
     v.render()
     assert v.scene._slots["focus"] == []
+
+
+def test_the_morph_slides_each_event_from_its_time_to_its_step(paje, tmp_path):
+    """Issue 29.6: Morph.at(0) is CHAIN's communication events and the time between
+    them as they happened; at(1) the same boxes at their steps, step k at T0 + k x
+    tick with the last box (step 6 + 0.8) ending at the last event's end; half way,
+    each time half way. `animate --morph` writes it as a movie whose keyframes go
+    from physical (0) to logical (1) time."""
+    from triva3d.analysis.logical import BOX, Morph
+    tr = paje(CHAIN, types="")
+    s = steps(tr)
+    m = Morph(tr, s)
+    rows = m.logical.step_rows
+    t0, t1 = float(s.start.min()), float(s.end.max())
+    assert (t0, t1) == (0.5, 3.6) and m.tick == pytest.approx((t1 - t0) / (6 + BOX))
+    a, b, h = m.at(0).states, m.at(1).states, m.at(0.5).states
+    assert a.start.tolist() == s.start[rows].tolist() and a.end.tolist() == s.end[rows].tolist()
+    assert b.start == pytest.approx(t0 + m.logical.states.start * m.tick)
+    assert b.end.max() == pytest.approx(t1)
+    assert h.start == pytest.approx((a.start + b.start) / 2)
+    links = m.at(1).links
+    assert links.start == pytest.approx(t0 + (s.step[s.sends] + BOX) * m.tick)
+    out = tmp_path / "m"
+    keys = tmp_path / "k.json"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "animate", tr.source, "--morph",
+                        "--path", "sweep", "--window", "0.5:1", "--duration", "1", "--fps",
+                        "3", "--size", "320x240", "--script", str(keys), "-o", f"{out}/"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert len(list(out.glob("*.png"))) == 3
+    import json
+    frames = json.loads(keys.read_text())["keyframes"]
+    assert [k["state"]["logical"] for k in frames] == [0.0, 1.0]
+    bad = subprocess.run([sys.executable, "-m", "triva3d.cli", "animate", tr.source, "--morph",
+                          "--time", "logical", "-o", f"{out}/"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "leave out --time" in bad.stderr

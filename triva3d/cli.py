@@ -9,7 +9,7 @@ import os
 import sys
 import time
 
-from .errors import Triva3dError
+from .errors import OptionsError, Triva3dError
 
 
 def _load(args, as_asked=True):
@@ -83,7 +83,6 @@ def cmd_steps(args):
 
 def cmd_calltree(args):
     from .analysis.calltree import calltree
-    from .errors import OptionsError
     suffix = os.path.splitext(args.output)[1].lower()
     if suffix not in (".csv", ".folded", ".svg", ".png"):
         raise OptionsError(f"{args.output}: a call tree is written as .csv, .folded, .svg "
@@ -102,7 +101,6 @@ def cmd_calltree(args):
 
 def cmd_compare(args):
     from .analysis.compare import compare, read_mapping
-    from .errors import OptionsError
     from .load import load
     suffix = os.path.splitext(args.output)[1].lower()
     if suffix not in (".csv", ".png", ".jpg", ".jpeg", ".svg"):
@@ -287,10 +285,12 @@ def cmd_animate(args):
     from tqdm import tqdm
     from .movie.encode import check_output
     from .movie.frames import record
-    from .movie.paths import make_path
+    from .movie.paths import make_path, morphed
     from .view import View
     t0 = time.perf_counter()
     check_output(args.output, args.size)
+    if args.morph and args.time == "logical":
+        raise OptionsError("--morph goes from physical to logical time: leave out --time")
     state = _state(args)
     for name in ("unfold", "particles", "heat"):  # given: on top of a --state's
         if getattr(args, name):
@@ -301,6 +301,8 @@ def cmd_animate(args):
     for line in view.warnings():
         print(f"triva3d: warning: {line}", file=sys.stderr)
     keys = make_path(view, args.path, args.duration)
+    if args.morph:
+        keys = morphed(keys)
     if args.script:
         keys.save(args.script)
     with tqdm(unit="frame", desc=os.path.basename(args.output.rstrip("/")),
@@ -531,6 +533,10 @@ def parser():
                         f"coloured by {' or '.join(PARTICLES)} (default {PARTICLES[0]})")
     a.add_argument("--heat", action="store_true",
                    help="colour the base's edges by the traffic that crossed them so far")
+    a.add_argument("--morph", action="store_true",
+                   help="the time axis morphs from physical time (first frame) to logical "
+                        "steps (last frame): each communication event slides to its step, "
+                        "a step drawn (end - start) / steps tall (Ravel; see triva3d steps)")
     a.add_argument("--duration", type=_positive, metavar="S",
                    help=f"seconds of movie (default {DURATION:g}, or the keyframes file's)")
     a.add_argument("--fps", type=_positive, default=FPS, metavar="N",

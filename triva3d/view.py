@@ -49,7 +49,7 @@ class View:
         self.layout = self.scene = self._laid = None
         self._given_layout, self._given_geometry = layout, geometry
         self.legend = legend
-        self._grab = None
+        self._grab = self._morph = None
         self._pending = set(STAGES)  # the stages of the state's changes not applied yet
         self._updating = False
         self.state.events.connect(self._changed, first=True)  # before what draws it
@@ -100,8 +100,8 @@ class View:
                 else:
                     laid = self._laid
                 layout = laid.moved(self.trace, self.state.moved)
-                scene = Scene(self.trace, layout, self.state, legend=self.legend,
-                              geometry=geometry)
+                scene = Scene(self._drawn(), layout, self.state, legend=self.legend,
+                              geometry=geometry if self.state.logical is None else None)
                 self._laid = laid  # as the base laid it out, before the user's moves
                 if self.scene is not None:
                     self.scene.remove_from(self.renderer)
@@ -123,6 +123,16 @@ class View:
             raise
         finally:
             self._updating = False
+
+    def _drawn(self):
+        """The trace the scene draws: the View's, or on its way to logical time (the
+        state's `logical`, see analysis.logical.Morph)."""
+        if self.state.logical is None:
+            return self.trace
+        if self._morph is None or self._morph.source is not self.trace:
+            from .analysis.logical import Morph
+            self._morph = Morph(self.trace)
+        return self._morph.at(self.state.logical)
 
     # -- frames --------------------------------------------------------------------------
     def prepare(self):

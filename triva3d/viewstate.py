@@ -166,6 +166,13 @@ def _opacity(v):
     return float(v)
 
 
+def _fraction(v):
+    if not (v is None or (_number(v) and 0 <= v <= 1)):
+        raise OptionsError(f"logical must be null or within 0..1 (0 physical time, 1 "
+                           f"logical steps), not {v!r}")
+    return None if v is None else float(v)
+
+
 def _flag(name):
     def check(v):
         if not isinstance(v, bool):
@@ -305,6 +312,9 @@ SETTINGS = (
             "leaf_size"),
     Setting("window", None, _window, "geometry", "time", "window", fresh=True),
     Setting("scale", 1.0, _scale, "geometry", "time", "scale"),
+    # how far the time axis has morphed from physical time (0) to logical steps (1),
+    # None: no morph (see analysis.logical.Morph); the base stays, the scene is new
+    Setting("logical", None, _fraction, "moves", "time"),
     Setting("detail", "auto", _choice("detail", DETAILS), "geometry", "drawing", "detail"),
     Setting("aggregate", "auto", _aggregate, "geometry", "drawing", "aggregate", fresh=True),
     Setting("color_by", "value", _color_by, "geometry", "drawing", "color_by", fresh=True),
@@ -589,8 +599,8 @@ del _s
 
 
 def interpolate(a, b, f):
-    """The state a fraction `f` (0..1) of the way from `a` to `b`: times, opacity
-    and the camera move linearly (the view-up is renormalized), the scale
+    """The state a fraction `f` (0..1) of the way from `a` to `b`: times, opacity,
+    the morph to logical time and the camera move linearly (the view-up is renormalized), the scale
     geometrically; the other fields are `a`'s until f reaches 1."""
     f = min(1.0, max(0.0, float(f)))
     out = (b if f >= 1 else a).copy()
@@ -601,6 +611,8 @@ def interpolate(a, b, f):
         out.now = lerp(a.now, b.now)
     out.scale = math.exp(lerp(math.log(a.scale), math.log(b.scale)))
     out.link_opacity = lerp(a.link_opacity, b.link_opacity)
+    if a.logical is not None and b.logical is not None:
+        out.logical = lerp(a.logical, b.logical)
     if a.camera and b.camera:
         ca, cb = a.camera, b.camera
         up = [lerp(p, q) for p, q in zip(ca.view_up, cb.view_up)]

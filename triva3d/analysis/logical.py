@@ -573,7 +573,53 @@ def logical_trace(trace, s=None):
         value_colors=np.r_[tr.value_colors, added], source=tr.source, time_unit="steps",
         notes=notes)
     out.lateness = s.lateness[keep]
+    out.step_rows = np.flatnonzero(keep)  # the Steps row of each state
     return out
+
+
+class Morph:
+    """`trace` between physical time and logical steps (a movie's morph): `at(f)`
+    is its logical trace (see logical_trace) with every state and message a
+    fraction `f` of the way from where it happened to its step's box. Both ends
+    are in `trace`'s unit and span the same times [T0, T1], those of the events
+    and the time between them: step k stands at T0 + k x tick, the last box ends
+    at T1; `f` 0 is the run's communication events and the time between them as
+    they happened."""
+
+    def __init__(self, trace, s=None):
+        s = steps(trace) if s is None else s
+        self.source = trace
+        self.logical = lt = logical_trace(trace, s)
+        rows, ln = lt.step_rows, trace.links
+        t0 = float(s.start.min()) if len(s) else trace.start_time
+        self.span = (t0, float(s.end.max()) if len(s) else trace.end_time)
+        last = float(lt.states.end.max(initial=0))
+        #: How tall a step is drawn, in the trace's unit.
+        self.tick = (self.span[1] - t0) / last if last > 0 and self.span[1] > t0 else 1.0
+        self._times = {
+            "states": ((s.start[rows], s.end[rows]),
+                       (t0 + lt.states.start * self.tick, t0 + lt.states.end * self.tick)),
+            "links": ((ln.start[s.messages], ln.end[s.messages]),
+                      (t0 + lt.links.start * self.tick, t0 + lt.links.end * self.tick))}
+
+    def at(self, f):
+        """The Trace a fraction `f` (0..1) of the way to logical time."""
+        from ..trace import SCHEMA, Trace
+        lt, f = self.logical, min(1.0, max(0.0, float(f)))
+        columns = {t: dict(getattr(lt, t).columns) for t in SCHEMA}
+        for table, ((p0, p1), (l0, l1)) in self._times.items():
+            columns[table]["start"] = p0 + (l0 - p0) * f
+            columns[table]["end"] = p1 + (l1 - p1) * f
+        n = len(lt.containers)
+        columns["containers"]["start"], columns["containers"]["end"] = (
+            np.full(n, t) for t in self.span)
+        out = Trace.from_columns(
+            lt.names, columns, extra={"links": lt.links.extra}, type_colors=lt.type_colors,
+            value_colors=lt.value_colors, source=lt.source, time_unit=self.source.time_unit,
+            notes=lt.notes + [f"{f:.0%} of the way from physical time to logical steps, "
+                              f"a step {self.tick:.6g} {self.source.unit()} tall"])
+        out.lateness = lt.lateness
+        return out
 
 
 #: The container type of the clusters in a clustered trace.

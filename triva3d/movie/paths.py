@@ -216,6 +216,14 @@ def with_cursor(keyframes, view):
     return Keyframes(out)
 
 
+def morphed(keyframes):
+    """The keyframes with the time axis morphing from physical time at the first to
+    logical steps at the last (ViewState.logical, in step with the movie's time)."""
+    d = keyframes.duration or 1.0
+    return Keyframes([(at, s.copy(logical=at / d))
+                      for at, s in zip(keyframes.times, keyframes.states)])
+
+
 def needs_now(state):
     """Does `state` show the run at a time (unfolding, particles, heat)? A movie
     of it then needs a `now` cursor."""

@@ -265,8 +265,10 @@ class Scene:
         base = (os.path.basename(state.topology) if state.topology and state.base != "appgraph"
                 else {"appgraph": "communication graph"}.get(g.layout.base, g.layout.base))
         now = "" if state.now is None else f"   now {state.now:.6g}"
+        morph = "" if state.logical is None else \
+            f"   {state.logical:.0%} of the way to logical steps"
         return (f"{self.trace.name}   {g.frame.t0:.6g} .. {g.frame.t1:.6g} "
-                f"{unit}{now}   on {base}")
+                f"{unit}{now}{morph}   on {base}")
 
     # -- camera-dependent forms ----------------------------------------------------------
     def fit_view(self, renderer):
