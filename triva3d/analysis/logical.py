@@ -34,6 +34,7 @@ from ..errors import OptionsError
 from ..output import writing
 from ..trace import Kind
 from .roles import platform_link_types
+from .timeslice import by_container, in_order
 
 #: MPI's collective operations: one call on each process of a communicator.
 COLLECTIVES = frozenset(
@@ -215,15 +216,21 @@ def steps(trace, phases=None, n_clusters=None):
     # the states holding each message's two ends, then the events they make
     q_cont = np.r_[ln.start_container[msg], ln.end_container[msg]].astype(np.int64)
     q_time = np.r_[ln.start[msg], ln.end[msg]]
-    s_order = np.lexsort((st.start, st.container))
-    q_order = np.lexsort((q_time, q_cont))
+    n_c = len(trace.containers)
+    s_order = (np.arange(len(st)) if in_order(st.container, st.start, st.imbrication)
+               else by_container(st.container, st.start, n_c))
+    q_order = by_container(q_cont, q_time, n_c, stable=False)  # (ties: the same answer)
     held = _holding(st.container.astype(np.int64), st.start, st.end, s_order, q_cont,
                     q_time, q_order)
     names = np.array([trace.names.display(int(n)) for n in trace.values.name], dtype=object)
     coll = _collectives(trace, names)
     n_st = len(st)
-    key = np.where(held >= 0, held, n_st + np.arange(2 * m))
-    keys, inv = np.unique(np.r_[key, coll], return_inverse=True)
+    key = np.r_[np.where(held >= 0, held, n_st + np.arange(2 * m)), coll]
+    mark = np.zeros(n_st + 2 * m, bool)  # the distinct keys, in order: no sort
+    mark[key] = True
+    keys = np.flatnonzero(mark)
+    inv = (np.cumsum(mark) - 1)[key]
+    del mark, key
     ev_of_query, ev_of_coll = inv[:2 * m], inv[2 * m:]
     n = len(keys)
     is_state = keys < n_st
@@ -258,7 +265,8 @@ def steps(trace, phases=None, n_clusters=None):
                                 return_inverse=True)
         group[ev_of_coll] = ev_of_coll[first][g]
     # the graph: each container's events in order, each message send -> receive
-    order = np.lexsort((end, start, container))
+    order = by_container(container, start, n_c)
+    order = order[_ties_by_end(order, container, start, end)]
     same = container[order][1:] == container[order][:-1]
     a = np.r_[order[:-1][same], ev_of_query[:m]]
     b = np.r_[order[1:][same], ev_of_query[m:]]
@@ -278,7 +286,7 @@ def steps(trace, phases=None, n_clusters=None):
     else:
         link_a, link_b = ev_of_query[:m], ev_of_query[m:]
         comp = _components(n, np.r_[link_a, group], np.r_[link_b, np.arange(n)])
-        a, b = _touching(comp, container, step)
+        a, b = _touching(order, container, comp, step)
         comp = _components(n, np.r_[np.arange(n), a], np.r_[comp, b])
         first_start = np.full(n, np.inf)
         np.minimum.at(first_start, comp, start)
@@ -286,23 +294,28 @@ def steps(trace, phases=None, n_clusters=None):
         rank = np.argsort(np.argsort(first_start[labels], kind="stable"), kind="stable")
         phase = rank[np.searchsorted(labels, comp)]
     lateness = _lateness(phase, step, end)
-    # aggregated events: the time between two events of a container
+    # aggregated events: the time between two events of a container, each after
+    # the event before it (that is the order by container, start and end)
     o = order
     gap = same & (start[o][1:] > end[o][:-1])
     nxt = o[1:][gap]
-    agg = dict(container=container[nxt], kind=np.full(len(nxt), AGGREGATE),
-               state=np.full(len(nxt), -1), value=np.full(len(nxt), -1),
-               start=end[o][:-1][gap], end=start[nxt], step=step[nxt], phase=phase[nxt],
-               lateness=np.full(len(nxt), np.nan))
-    ev = dict(container=container, kind=kind, state=row, value=value, start=start, end=end,
-              step=step, phase=phase, lateness=lateness)
-    cols = {k: np.r_[ev[k], agg[k]] for k in ev}
-    final = np.lexsort((cols["kind"] != AGGREGATE, cols["end"], cols["start"],
-                        cols["container"]))
-    where = np.empty(len(final), np.int64)
-    where[final] = np.arange(len(final))
-    out = Steps(trace, **{k: v[final] for k, v in cols.items()},
-                cluster=np.full(len(final), -1, np.int64), messages=msg,
+    where = np.empty(n, np.int64)  # the final row of each event
+    where[o] = np.arange(n) + np.r_[0, np.cumsum(gap)]
+    at = where[o[:-1][gap]] + 1  # and of each aggregated event
+    total = n + len(nxt)
+
+    def rows(events, aggregated, dtype):
+        out = np.empty(total, dtype)
+        out[where] = events
+        out[at] = aggregated
+        return out
+    out = Steps(trace, container=rows(container, container[nxt], np.int64),
+                kind=rows(kind, AGGREGATE, np.int64), state=rows(row, -1, np.int64),
+                value=rows(value, -1, np.int64), start=rows(start, end[o][:-1][gap], float),
+                end=rows(end, start[nxt], float), step=rows(step, step[nxt], np.int64),
+                phase=rows(phase, phase[nxt], np.int64),
+                lateness=rows(lateness, np.nan, float),
+                cluster=np.full(total, -1, np.int64), messages=msg,
                 sends=where[ev_of_query[:m]], recvs=where[ev_of_query[m:]], notes=notes)
     if n_clusters:
         clusters(out, n_clusters)
@@ -319,48 +332,82 @@ def _collectives(trace, names):
              if trace.types.kind[t] == Kind.STATE]
     if typed:
         return np.flatnonzero(np.isin(st.type, typed))
-    return np.flatnonzero(np.isin(names[st.value], list(COLLECTIVES)))
+    codes = [v for v, name in enumerate(names) if name in COLLECTIVES]
+    return np.flatnonzero(np.isin(st.value, codes))
 
 
-def _touching(comp, container, step):
+@njit(cache=True)
+def _touching(order, container, comp, step):
     """Pairs of events (one of each group) whose groups `comp` follow one another on
-    a container: their step ranges there overlap or touch."""
-    key = container.astype(np.int64) * (int(comp.max(initial=0)) + 1) + comp
-    _, first, g = np.unique(key, return_index=True, return_inverse=True)
-    lo = np.full(len(first), np.iinfo(np.int64).max)
-    hi = np.full(len(first), -1)
-    np.minimum.at(lo, g, step)
-    np.maximum.at(hi, g, step)
-    cont = container[first]
-    order = np.lexsort((lo, cont))
-    a, b = [], []
-    reach, holder, cur = -2, -1, -1
-    for i in order.tolist():
-        if cont[i] != cur:
-            cur, reach, holder = cont[i], -2, -1
-        if lo[i] <= reach + 1:
-            a.append(first[holder])
-            b.append(first[i])
-        if hi[i] > reach:
-            reach, holder = hi[i], i
-    return np.array(a, np.int64), np.array(b, np.int64)
+    a container: their step ranges there overlap or touch. `order`: the events by
+    container."""
+    n = len(comp)
+    seen = np.full(n, -1, np.int64)  # the container a group was last seen on
+    lo, hi = np.empty(n, np.int64), np.empty(n, np.int64)
+    rep, groups = np.empty(n, np.int64), np.empty(n, np.int64)
+    a, b = np.empty(n, np.int64), np.empty(n, np.int64)
+    pairs, i = 0, 0
+    while i < len(order):
+        c, g, j = container[order[i]], 0, i
+        while j < len(order) and container[order[j]] == c:
+            e = order[j]
+            k = comp[e]
+            if seen[k] != c:
+                seen[k], lo[k], hi[k], rep[k] = c, step[e], step[e], e
+                groups[g] = k
+                g += 1
+            else:
+                lo[k], hi[k] = min(lo[k], step[e]), max(hi[k], step[e])
+            j += 1
+        mine = groups[:g]
+        reach, holder = -2, -1
+        for k in mine[np.argsort(lo[mine], kind="mergesort")]:
+            if lo[k] <= reach + 1:
+                a[pairs], b[pairs] = rep[holder], rep[k]
+                pairs += 1
+            if hi[k] > reach:
+                reach, holder = hi[k], k
+        i = j
+    return a[:pairs], b[:pairs]
+
+
+@njit(cache=True)
+def _ties_by_end(order, container, start, end):
+    """Positions in `order` (by container, then start) that put the events of one
+    container and start by their end too (stable: then by row)."""
+    out = np.arange(len(order))
+    i = 0
+    while i < len(order):
+        j = i + 1
+        while j < len(order) and container[order[j]] == container[order[i]] \
+                and start[order[j]] == start[order[i]]:
+            j += 1
+        if j - i > 1:
+            out[i:j] = i + np.argsort(end[order[i:j]], kind="mergesort")
+        i = j
+    return out
 
 
 def _fallback(step_of, group, container, order):
     """Steps for nodes left in a cycle: one more than the event before them on
     their container."""
-    step = step_of[group].copy()
-    prev = -1
-    last_c = -1
-    for e in order.tolist():
+    step = _after_previous(step_of[group], container, order)
+    out = step_of.copy()
+    out[group] = np.maximum(out[group], step)
+    return np.maximum(out, 0)
+
+
+@njit(cache=True)
+def _after_previous(step, container, order):
+    step = step.copy()
+    prev, last_c = -1, -1
+    for e in order:
         if container[e] != last_c:
             last_c, prev = container[e], -1
         if step[e] < 0:
             step[e] = prev + 1
         prev = step[e]
-    out = step_of.copy()
-    out[group] = np.maximum(out[group], step)
-    return np.maximum(out, 0)
+    return step
 
 
 def _named_phases(trace, names, container, start):
@@ -438,17 +485,27 @@ def clusters(steps, k):
 
 
 def _distances(lat):
-    """Mean absolute difference over the steps both rows have (inf: none)."""
-    n = len(lat)
+    """Mean absolute difference over the steps both rows have (inf: none, then
+    twice the largest finite distance and one)."""
+    d = _mean_differences(lat)
+    finite = d[np.isfinite(d)]
+    return np.where(np.isinf(d), finite.max(initial=0.0) * 2 + 1, d)
+
+
+@njit(cache=True)
+def _mean_differences(lat):
+    n, m = lat.shape
     d = np.zeros((n, n))
     for i in range(n):
-        both = ~np.isnan(lat[i]) & ~np.isnan(lat)
-        diff = np.where(both, np.abs(lat - lat[i]), 0.0)
-        count = both.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            d[i] = np.where(count > 0, diff.sum(axis=1) / count, np.inf)
-    np.fill_diagonal(d, 0.0)
-    return np.where(np.isinf(d), np.nanmax(np.where(np.isinf(d), np.nan, d)) * 2 + 1, d)
+        for j in range(i + 1, n):
+            total, count = 0.0, 0
+            for s in range(m):
+                x, y = lat[i, s], lat[j, s]
+                if not (np.isnan(x) or np.isnan(y)):
+                    total += abs(x - y)
+                    count += 1
+            d[i, j] = d[j, i] = total / count if count else np.inf
+    return d
 
 
 def _kmedoids(d, k, rounds=100):
