@@ -14,9 +14,13 @@ core switch, so that routes have 2 to 4 hops):
   640x360: the mean of every hundred frames and the resident memory, which must
   stay flat;
 - a whole `triva3d animate` process on the bundled example (10 s at 25 frames/s to
-  MP4).
+  MP4);
+- Sigovan's event particles (`--encoding events`, panels.events): frames/s at
+  1280x720 with about 1e5 particles alive over 16,384 ranks (the picture alone,
+  then with its texts through VTK), and one such frame written to look at.
 
 Usage: python benchmarks/bench_movie.py [--states 100000] [--particles 100000] [--long 1000]
+       [--events-only]
 """
 import argparse
 import subprocess
@@ -74,8 +78,12 @@ def main():
     p.add_argument("--states", type=float, default=1e5)
     p.add_argument("--particles", type=float, default=1e5)
     p.add_argument("--long", type=int, default=1000)
+    p.add_argument("--events-only", action="store_true")
     a = p.parse_args()
     tmp = tempfile.mkdtemp(prefix="triva3d-bench-movie-")
+    events(tmp)
+    if a.events_only:
+        return
     topo = topology(tmp)
     base = {"topology": topo, "pattern": r"(?P<node>host-\d+)"}
 
@@ -119,7 +127,7 @@ def main():
     trace = make_trace(20_000, 20_000)  # as busy at every time: frames alike
     view = View(trace, ViewState(**base, particles="value", unfold=True, heat=True,
                                  window=(0, 2)), size=(640, 360))
-    keys = make_path(view, "sweep", a.long / 25, cursor=True)
+    keys = make_path(view, "sweep", a.long / 25)
     rss0 = rss_mb()
     _, _, times = rate(view, keys)
     means = [f"{1e3 * times[i:i + 100].mean():.0f}" for i in range(0, len(times), 100)]
@@ -137,6 +145,33 @@ def main():
                         "-o", f"{tmp}/small.mp4"], capture_output=True, text=True)
     print(f"whole `triva3d animate` of small.trace (250 frames to MP4): "
           f"{time.perf_counter() - t:.1f} s; {r.stderr.strip().splitlines()[-1]}")
+
+
+def events(tmp, ranks=16384, target=1e5):
+    """Sigovan's particles: frames/s with about `target` alive over `ranks` ranks."""
+    from triva3d import colors
+    from triva3d.output import write_image
+    from triva3d.panels.events import Canvas, Events, EventsPicture
+    trace = make_trace(60 * ranks, 0, n_procs=ranks, procs_per_host=16)  # 1-s states
+    t = time.perf_counter()
+    ev = Events(trace, colors.value_rgb(trace), fade=target / ranks)  # ~ fade + 1 alive each
+    pic = EventsPicture(ev, HD)
+    setup = time.perf_counter() - t
+    nows = np.linspace(20.0, 30.0, 50)
+    alive = int(np.mean([len(ev.live(now)[0]) for now in nows]))
+    for name, draw in (("picture", pic.draw), ("with texts (VTK)", None)):
+        canvas = Canvas() if draw is None else None
+        draw = draw or (lambda now: canvas.draw(pic, now))
+        draw(nows[0])
+        t = time.perf_counter()
+        for now in nows:
+            img = draw(now)
+        print(f"events, {alive} particles alive on {ranks} ranks ({len(ev.rows)} events, "
+              f"set up in {setup:.2f} s), {name}, 1280x720: "
+              f"{len(nows) / (time.perf_counter() - t):5.1f} frames/s")
+    write_image(img, f"{tmp}/events_{ranks}.png")
+    print(f"  a frame to look at: {tmp}/events_{ranks}.png")
+    canvas.close()
 
 
 if __name__ == "__main__":

@@ -303,6 +303,17 @@ def cmd_animate(args):
     keys = make_path(view, args.path, args.duration)
     if args.morph:
         keys = morphed(keys)
+    draw, what = None, view.summary().split(',')[0]
+    if args.encoding == "events":  # Sigovan's particles, rising as `now` climbs
+        from .movie.paths import with_cursor
+        from .panels.events import Canvas, Events, EventsPicture
+        keys = with_cursor(keys, view)
+        picture = EventsPicture(Events(trace, view.scene.geometry.value_rgb, state.hidden),
+                                args.size, state.window)
+        canvas = Canvas()
+        draw = lambda s: canvas.draw(picture, s.now)  # noqa: E731
+        what = (f"{len(picture.events.rows)} events on {len(picture.events.ranks)} ranks, "
+                f"{args.size[0]}x{args.size[1]}")
     if args.script:
         keys.save(args.script)
     with tqdm(unit="frame", desc=os.path.basename(args.output.rstrip("/")),
@@ -310,8 +321,9 @@ def cmd_animate(args):
         def progress(i, n):
             bar.total = n
             bar.update(1)
-        frames, size, seconds = record(view, keys, args.output, args.fps, progress=progress)
-    print(f"{args.output}: {frames} frames of {view.summary().split(',')[0]} at {args.fps:g} "
+        frames, size, seconds = record(view, keys, args.output, args.fps, progress=progress,
+                                       draw=draw)
+    print(f"{args.output}: {frames} frames of {what} at {args.fps:g} "
           f"frames/s ({keys.duration:g} s, {len(keys)} keyframes), {size / 1e6:.1f} MB, "
           f"rendered at {frames / seconds:.1f} frames/s; "
           f"{time.perf_counter() - t0:.1f} s in all", file=sys.stderr)
@@ -360,7 +372,10 @@ def cmd_convert(args):
 def cmd_generate(args):
     from . import generate as g
     t0 = time.perf_counter()
-    if args.kind == "workstealing":
+    if args.kind == "sigovan":
+        program = g.sigovan(args.shape, ranks=args.ranks, iterations=args.iterations,
+                            seed=args.seed)
+    elif args.kind == "workstealing":
         from .bases.readers import read_topology
         zones = args.zones.split(",") if args.zones else None
         program = g.workstealing(read_topology(args.topology), processes=args.processes,
@@ -427,6 +442,17 @@ def add_generate(sub):
     pt.add_argument("--between", metavar="TYPE",
                     help="level (type name) whose containers exchange (default the file's, "
                          "else the leaves)")
+    from .generate.sigovan import SHAPES
+    sg = kind("sigovan", "ranks waiting in MPI_Waitall as one of the five patterns of "
+              "Sigovan et al.'s Fig. 5 (for animate --encoding events)")
+    sg.add_argument("--shape", choices=SHAPES, required=True,
+                    help="horizontal: equal waits; noisy: log-normal; slanted: growing "
+                         "exponentially with the rank; logarithmic: linearly; disparate: "
+                         "every fourth node 100x slower")
+    sg.add_argument("--ranks", type=_count, default=64, metavar="N",
+                    help="ranks, 16 a node (default 64)")
+    sg.add_argument("--iterations", type=_count, default=20, metavar="K",
+                    help="iterations (default 20)")
     ws = kind("workstealing", "processes on a topology's hosts stealing work from one "
               "another (the thesis's KAAPI runs)")
     ws.add_argument("--topology", required=True, metavar="FILE",
@@ -533,6 +559,12 @@ def parser():
                         f"coloured by {' or '.join(PARTICLES)} (default {PARTICLES[0]})")
     a.add_argument("--heat", action="store_true",
                    help="colour the base's edges by the traffic that crossed them so far")
+    from .movie.frames import ENCODINGS
+    a.add_argument("--encoding", choices=ENCODINGS, default=ENCODINGS[0],
+                   help="scene: the 3D scene; events: Sigovan's particles, each event "
+                        "(MPI call, else innermost state) rising from its rank's slot with "
+                        "the log of its age, fading after its end, over a history of where "
+                        "particles went (default scene)")
     a.add_argument("--morph", action="store_true",
                    help="the time axis morphs from physical time (first frame) to logical "
                         "steps (last frame): each communication event slides to its step, "

@@ -7,14 +7,16 @@ seed (`triva3d generate`).
 - `pattern`: the same, with messages in a ring, all-to-all, star or hierarchical
   star (Listing 6.2);
 - `workstealing`: processes on a topology's hosts stealing work from one another
-  (the KAAPI runs of the thesis), optionally with a slow link or site planted.
+  (the KAAPI runs of the thesis), optionally with a slow link or site planted;
+- `sigovan`: ranks waiting as the five patterns of Sigovan et al.'s Fig. 5.
 """
 from .hierarchy import check_config, configured_pattern, hierarchy, pattern, read_config
 from .program import Program
+from .sigovan import sigovan
 from .workstealing import workstealing
 
 __all__ = ["Program", "check_config", "configured_pattern", "hierarchy", "pattern",
-           "read_config", "workstealing", "write", "FORMATS"]
+           "read_config", "sigovan", "workstealing", "write", "FORMATS"]
 
 FORMATS = ("paje", "otf2")
 

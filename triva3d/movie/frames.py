@@ -7,6 +7,8 @@ from .encode import MovieWriter
 
 #: Frames per second, unless told.
 FPS = 25.0
+#: What a movie shows: the 3D scene, or Sigovan's event particles (panels.events).
+ENCODINGS = ("scene", "events")
 
 
 def frame_times(duration, fps):
@@ -16,21 +18,25 @@ def frame_times(duration, fps):
     return np.linspace(0.0, duration, n)
 
 
-def record(view, keyframes, path, fps=FPS, progress=None):
-    """Render `keyframes` through `view` into `path` (.mp4, .gif or a folder);
+def record(view, keyframes, path, fps=FPS, progress=None, draw=None):
+    """Render `keyframes` through `view` into `path` (.mp4, .gif or a folder), or
+    through `draw(state)` (an image: another encoding than the View's scene);
     `progress(i, n)` is called after each frame (an exception it raises stops,
     and the partial file is removed). Returns (frames, bytes, seconds)."""
     t0 = time.perf_counter()
     times = frame_times(keyframes.duration, fps)
-    w, h = view.render_window.GetSize()
-    out = MovieWriter(path, (w, h), fps)
+    out = None
     try:
         for i, s in enumerate(times):
             view.state.assign(keyframes.state_at(s))
-            out.append(view.render())
+            img = view.render() if draw is None else draw(view.state)
+            if out is None:
+                out = MovieWriter(path, (img.shape[1], img.shape[0]), fps)
+            out.append(img)
             if progress:
                 progress(i + 1, len(times))
     except BaseException:  # an error, a cancel, Ctrl-C: no partial movie file
-        out.abort()
+        if out is not None:
+            out.abort()
         raise
     return out.count, out.close(), time.perf_counter() - t0
