@@ -281,7 +281,7 @@ class EventsPicture:
 
     def texts(self, now):
         """(x, y from the bottom, text, justify, valign) written over a frame."""
-        ev, (w, h) = self.events, self.size
+        ev, h = self.events, self.size[1]
         tr = ev.trace
         unit = tr.unit()
         out = [(10, h - 6, f"{tr.name}   now {now:.6g} {unit}   {len(ev.ranks)} ranks, "
