@@ -147,3 +147,15 @@ def test_animate_events_writes_frames_and_refuses_no_events(tmp_path, paje):
     tr = paje('12 0 p1 S "x"\n13 1 p1 S\n')
     with pytest.raises(OptionsError, match="no events to draw"):
         Events(tr, colors.value_rgb(tr), hidden=("x",))
+
+
+def test_playback_moves_now_through_the_window_and_steps_event_by_event():
+    from triva3d.movie.playback import PLAY_SECONDS, advanced, stepped
+    assert advanced(None, 0.0, (10.0, 30.0)) == (10.0, False)  # from the start
+    assert advanced(10.0, 1.0, (10.0, 30.0), speed=2.0) == (10.0 + 20 / PLAY_SECONDS * 2, False)
+    assert advanced(29.9, 5.0, (10.0, 30.0)) == (30.0, True)  # stops at the end
+    times = np.array([1.0, 2.0, 4.0, 8.0])
+    assert stepped(None, times, 1) == 1.0
+    assert stepped(2.0, times, 1) == 4.0 and stepped(2.0, times, -1) == 1.0
+    assert stepped(3.0, times, -1) == 2.0 and stepped(8.0, times, 1) == 8.0
+    assert stepped(1.5, times, 1, window=(3.0, 5.0)) == 4.0

@@ -742,3 +742,51 @@ def test_the_colour_by_box_offers_the_variables_and_refuses_a_bad_name(qtbot, da
     qtbot.waitUntil(lambda: len(shown) == 1, timeout=PATIENCE_MS)
     assert "nope" in shown[0] and w.state.color_by == "variable:power"
     assert box.currentText() == "variable:power"
+
+
+def test_playback_steps_plays_and_picks_a_particle(qtbot, tmp_path):
+    """Issue 33.2: step event by event (the first time something happens, then the
+    next), play at 8x until now moves and pause; drag the strip's now cursor; the
+    events dock draws the particles at now, and a click on one, paused, selects its
+    state."""
+    from triva3d.generate import sigovan, write
+    from triva3d.movie.playback import event_times
+    path = tmp_path / "slanted.trace"
+    write(sigovan("slanted", ranks=32, iterations=2), path)
+    w = opened(qtbot, path)
+    times = event_times(w.trace)
+    w.playback.step(1)
+    assert w.state.now == times[0]
+    w.playback.step(1)
+    assert w.state.now == times[1]
+    w.playback.step(-1)
+    assert w.state.now == times[0]
+    w.playback.speed.setCurrentText("8x")
+    w.playback.play.setChecked(True)
+    qtbot.waitUntil(lambda: w.state.now > 0.01, timeout=PATIENCE_MS)
+    w.playback.play.setChecked(False)
+    at = w.state.now
+    qtbot.wait(100)
+    assert w.state.now == at  # paused
+    strip = w.time_dock.strip
+    qtbot.waitUntil(lambda: strip.now == at, timeout=PATIENCE_MS)
+    x = strip.x_at(at)
+    qtbot.mousePress(strip, QtCore.Qt.LeftButton, pos=QtCore.QPoint(round(x), 20))
+    qtbot.mouseMove(strip, QtCore.QPoint(round(x) + 40, 20))
+    qtbot.mouseRelease(strip, QtCore.Qt.LeftButton, pos=QtCore.QPoint(round(x) + 40, 20))
+    assert w.state.now == pytest.approx(strip.time_at(round(x) + 40))
+    assert w.state.window is None  # the cursor moved, not the brush
+    dock = w.events_dock
+    dock.show()
+    dock.raise_()
+    qtbot.waitUntil(lambda: dock.drawing is not None and dock._drawn_at == w.state.now,
+                    timeout=PATIENCE_MS)
+    i, xs, ys, _ = dock.drawing.particles(w.state.now)
+    assert len(i)
+    qtbot.mouseClick(dock.picture, QtCore.Qt.LeftButton,
+                     pos=QtCore.QPoint(int(xs[0]) + 1, int(ys[0]) + 1))
+    assert w.state.selection == {"kind": "state", "row": int(dock.events.rows[i[0]])}
+    d = dock.drawing  # the dock's own timeline takes now where it is clicked
+    qtbot.mouseClick(dock.picture, QtCore.Qt.LeftButton,
+                     pos=QtCore.QPoint(d.now_x(d.span[0]) + 50, d.size[1] - 20))
+    assert w.state.now == pytest.approx(d.time_at(d.now_x(d.span[0]) + 50))

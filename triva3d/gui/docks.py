@@ -77,6 +77,7 @@ class TimeDock(Dock):
             row.addWidget(w)
         self.form.addRow(row)
         self.strip.window_chosen.connect(lambda w: setattr(self.state, "window", w))
+        self.strip.now_chosen.connect(lambda t: setattr(self.state, "now", t))
 
     def _typed(self):
         t0, t1 = self.t0.value(), self.t1.value()
@@ -97,6 +98,7 @@ class TimeDock(Dock):
                                                                    g.value_rgb):
             self.strip.set_trace(self.strip.overview, g.value_rgb, self.strip.span)
         self.strip.set_window(self.state.window)
+        self.strip.set_now(self.state.now)
         for box, t in ((self.t0, g.frame.t0), (self.t1, g.frame.t1)):
             _blocked(box, lambda b=box, t=t: b.setValue(t))
 
@@ -294,7 +296,41 @@ def _swatch(rgb):
     return QtGui.QIcon(pix)
 
 
-class TreemapDock(Dock):
+class PictureDock(Dock):
+    """A dock showing a picture drawn offscreen (its own `canvas`, one for the
+    dock's life, released when the window closes)."""
+
+    def __init__(self, window, title, name):
+        super().__init__(window, title, name)
+        self.picture = QtWidgets.QLabel()
+        self.picture.setMinimumSize(240, 180)
+        self.picture.setAlignment(QtCore.Qt.AlignLeft | QtCore.Qt.AlignTop)
+        self.canvas = None
+        window.installEventFilter(self)  # its close releases the canvas
+
+    def _show_image(self, img):
+        self._img = img = np.ascontiguousarray(img)
+        self.picture.setPixmap(QtGui.QPixmap.fromImage(QtGui.QImage(
+            img.data, img.shape[1], img.shape[0], 3 * img.shape[1], QtGui.QImage.Format_RGB888)))
+
+    def eventFilter(self, watched, event):
+        if watched is self.window and event.type() == QtCore.QEvent.Close \
+                and self.canvas is not None:
+            self._let_go_of_qt_context()
+            self.canvas.close()
+            self.canvas = None
+        return False
+
+    @staticmethod
+    def _let_go_of_qt_context():
+        """Release the 3D view's GL context: while it is current, the canvas's EGL
+        context cannot be, and the canvas would draw (and free) in Qt's."""
+        current = QtGui.QOpenGLContext.currentContext()
+        if current is not None:
+            current.doneCurrent()
+
+
+class TreemapDock(PictureDock):
     """The Time-Slice treemap of the current window at a level, with an aggregation;
     a click selects the node's container, a container picked in 3D is outlined."""
 
@@ -315,9 +351,6 @@ class TreemapDock(Dock):
         self.values.editingFinished.connect(lambda: setattr(s, "slice_values", tuple(
             v.strip() for v in self.values.text().split(",") if v.strip()) or None))
         self.form.addRow(self.values)
-        self.picture = QtWidgets.QLabel()
-        self.picture.setMinimumSize(240, 180)
-        self.picture.setAlignment(QtCore.Qt.AlignLeft | QtCore.Qt.AlignTop)
         self.picture.mousePressEvent = self._clicked
         self.picture.setMouseTracking(True)
         self.picture.mouseMoveEvent = lambda e: self.hover(self._node_at(e))
@@ -327,9 +360,7 @@ class TreemapDock(Dock):
         self.note.setWordWrap(True)
         self.form.addRow(self.note)
         self.treemap = self.slicer = None
-        self.canvas = None  # the picture's offscreen window, one for the dock's life
         self._shown = self._hovered = None
-        window.installEventFilter(self)  # its close releases the canvas
 
     def show_trace(self, trace, geometry):
         self.trace, self.slicer = trace, None  # one Slicer a trace, made at the first slice
@@ -397,11 +428,7 @@ class TreemapDock(Dock):
         if self.canvas is None:
             self.canvas = Canvas()
         self._let_go_of_qt_context()
-        img = np.ascontiguousarray(self.canvas.draw(self.treemap, self._size, highlight,
-                                                    keys=False))
-        self._img = img
-        self.picture.setPixmap(QtGui.QPixmap.fromImage(QtGui.QImage(
-            img.data, img.shape[1], img.shape[0], 3 * img.shape[1], QtGui.QImage.Format_RGB888)))
+        self._show_image(self.canvas.draw(self.treemap, self._size, highlight, keys=False))
 
     def hover(self, node):
         """Point at treemap node `node` (None: nothing): it and its ancestors are
@@ -423,22 +450,6 @@ class TreemapDock(Dock):
         if self.treemap is not None:
             QtCore.QTimer.singleShot(0, self.refresh)
 
-    def eventFilter(self, watched, event):
-        if watched is self.window and event.type() == QtCore.QEvent.Close \
-                and self.canvas is not None:
-            self._let_go_of_qt_context()
-            self.canvas.close()
-            self.canvas = None
-        return False
-
-    @staticmethod
-    def _let_go_of_qt_context():
-        """Release the 3D view's GL context: while it is current, the canvas's EGL
-        context cannot be, and the canvas would draw (and free) in Qt's."""
-        current = QtGui.QOpenGLContext.currentContext()
-        if current is not None:
-            current.doneCurrent()
-
     def _node_at(self, event):
         """The treemap node under a mouse event, or None."""
         if self.treemap is None:
@@ -452,6 +463,88 @@ class TreemapDock(Dock):
         node = self._node_at(event)
         if node is not None:
             self.state.selection = {"kind": "container", "row": int(self.treemap.containers[node])}
+
+
+class EventsDock(PictureDock):
+    """Sigovan's event particles (panels.events) at the state's `now` over the
+    window, their history gathered as the run plays; a click on a particle, paused,
+    selects its state."""
+
+    def __init__(self, window):
+        super().__init__(window, "Events (particles)", "events")
+        self.form.addRow(self.picture)
+        clear = QtWidgets.QPushButton("Clear history")
+        clear.clicked.connect(self._clear)
+        self.note = QtWidgets.QLabel()
+        self.note.setWordWrap(True)
+        self.form.addRow(clear, self.note)
+        self.picture.mousePressEvent = self._clicked
+        self.picture.mouseMoveEvent = self._dragged
+        self.events = self.drawing = None
+        self._events_of = self._drawing_of = self._drawn_at = None
+        self.visibilityChanged.connect(lambda shown: shown and self.show_state())
+
+    def show_trace(self, trace, geometry):
+        self.events = self.drawing = self._events_of = self._drawing_of = None
+        self.show_state()
+
+    def _clear(self):
+        if self.drawing is not None:
+            self.drawing.clear()
+            self._drawn_at = None
+            self.show_state()
+
+    def _now(self):
+        g = self.window.geometry
+        return self.state.now if self.state.now is not None else g.frame.t0
+
+    def show_state(self):
+        """The particles at now; they join the history when now moved since the last
+        picture (a redraw for another reason adds nothing)."""
+        from ..errors import Triva3dError
+        from ..panels.events import Canvas, Events, EventsPicture
+        g, tr = self.window.geometry, self.window.trace
+        if g is None or not self.isVisible() or not self.window.isVisible():
+            return
+        try:
+            if self._events_of != (tr, self.state.hidden):
+                self.events = Events(tr, g.value_rgb, self.state.hidden)
+                self._events_of, self._drawing_of = (tr, self.state.hidden), None
+            size = (max(self.picture.width(), 320), max(self.picture.height(), 240))
+            if self._drawing_of != (self.events, size, g.frame.t0, g.frame.t1):
+                self.drawing = EventsPicture(self.events, size, (g.frame.t0, g.frame.t1))
+                self._drawing_of = (self.events, size, g.frame.t0, g.frame.t1)
+        except Triva3dError as e:
+            self.picture.setText(str(e))
+            return
+        if self.canvas is None:
+            self.canvas = Canvas()
+        self._let_go_of_qt_context()
+        now = self._now()
+        self._show_image(self.canvas.draw(self.drawing, now, record=now != self._drawn_at))
+        self._drawn_at = now
+        self.note.setText(f"{len(self.events.rows)} events on {len(self.events.ranks)} ranks; "
+                          "play (Space) to see them rise")
+
+    def _clicked(self, event):
+        """On the timeline: now goes there (and follows a drag); on a particle, while
+        paused: its state is the selection."""
+        if self.drawing is None:
+            return
+        p = event.position()
+        if self.drawing.on_timeline(p.y()):
+            self.state.now = self.drawing.time_at(p.x())
+            return
+        if self.window.playback.playing:
+            return
+        row = self.drawing.pick(p.x(), p.y(), self._now())
+        if row is not None:
+            self.state.selection = {"kind": "state", "row": row}
+
+    def _dragged(self, event):
+        if self.drawing is not None and event.buttons() & QtCore.Qt.LeftButton \
+                and self.drawing.on_timeline(event.position().y()):
+            self.state.now = self.drawing.time_at(event.position().x())
 
 
 class DetailsDock(Dock):

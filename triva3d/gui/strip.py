@@ -8,9 +8,13 @@ from ..theme import BACKGROUND_RGB, SELECTION_RGB
 
 class Strip(QtWidgets.QWidget):
     """Drag to choose a window, double-click for the whole trace; `window_chosen`
-    carries (t0, t1) or None."""
+    carries (t0, t1) or None. The "now" cursor, where there is one, is dragged
+    (`now_chosen` carries its time)."""
 
     window_chosen = QtCore.Signal(object)
+    now_chosen = QtCore.Signal(float)
+    #: How near the cursor (pixels) a press takes it rather than brushing.
+    GRAB_PX = 5
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -18,8 +22,9 @@ class Strip(QtWidgets.QWidget):
         self.setMouseTracking(True)
         self.overview = self.value_rgb = None
         self.span = (0.0, 1.0)
-        self.window = None
+        self.window = self.now = None
         self._drag = None
+        self._dragging_now = False
         self._image = None
         self.paint_seconds = 0.0
 
@@ -31,6 +36,11 @@ class Strip(QtWidgets.QWidget):
     def set_window(self, window):
         self.window = window
         self.update()
+
+    def set_now(self, now):
+        if now != self.now:
+            self.now = now
+            self.update()
 
     # -- time <-> pixels ---------------------------------------------------------------
     def time_at(self, x):
@@ -78,6 +88,10 @@ class Strip(QtWidgets.QWidget):
             p.fillRect(QtCore.QRectF(a, 0, max(b - a, 1), self.height()), shade)
             p.setPen(QtGui.QColor(*SELECTION_RGB))
             p.drawRect(QtCore.QRectF(a, 0, max(b - a, 1), self.height() - 1))
+        if self.now is not None:
+            x = self.x_at(self.now)
+            p.setPen(QtGui.QPen(QtGui.QColor(255, 255, 255), 2))
+            p.drawLine(QtCore.QPointF(x, 0), QtCore.QPointF(x, self.height()))
         p.end()
         self.paint_seconds = time.perf_counter() - t
 
@@ -88,15 +102,24 @@ class Strip(QtWidgets.QWidget):
     # -- the brush -----------------------------------------------------------------------
     def mousePressEvent(self, event):
         x = event.position().x()
+        if self.now is not None and abs(x - self.x_at(self.now)) <= self.GRAB_PX:
+            self._dragging_now = True
+            return
         self._drag = [x, x]
         self.update()
 
     def mouseMoveEvent(self, event):
-        if self._drag is not None:
+        if self._dragging_now:
+            self.now_chosen.emit(self.time_at(event.position().x()))
+        elif self._drag is not None:
             self._drag[1] = event.position().x()
             self.update()
 
     def mouseReleaseEvent(self, event):
+        if self._dragging_now:
+            self._dragging_now = False
+            self.now_chosen.emit(self.time_at(event.position().x()))
+            return
         if self._drag is None:
             return
         a, b = sorted(self._drag)

@@ -94,11 +94,17 @@ class MainWindow(QtWidgets.QMainWindow):
         self.interactor.installEventFilter(self)
         self.setCentralWidget(self.interactor)
         self.docks = [docks.TimeDock(self), docks.BaseDock(self), docks.LegendDock(self),
-                      docks.TreemapDock(self), docks.DetailsDock(self)]
-        for dock, area in zip(self.docks, ("bottom", "left", "left", "right", "right")):
+                      docks.TreemapDock(self), docks.DetailsDock(self), docks.EventsDock(self)]
+        for dock, area in zip(self.docks, ("bottom", "left", "left", "right", "right",
+                                           "right")):
             self.addDockWidget(getattr(QtCore.Qt, f"{area.capitalize()}DockWidgetArea"), dock)
         self.time_dock, self.base_dock, self.legend_dock, self.treemap_dock, \
-            self.details_dock = self.docks
+            self.details_dock, self.events_dock = self.docks
+        self.tabifyDockWidget(self.treemap_dock, self.events_dock)  # a tab beside the treemap
+        self.treemap_dock.raise_()
+        from .playback import PlaybackBar
+        self.playback = PlaybackBar(self)
+        self.addToolBar(QtCore.Qt.BottomToolBarArea, self.playback)
         self.progress = QtWidgets.QProgressBar()
         self.progress.setRange(0, 0)
         self.progress.hide()

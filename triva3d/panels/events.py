@@ -269,10 +269,14 @@ class EventsPicture:
         t0, t1 = self.span
         return int(round(self.x0 + (now - t0) / max(t1 - t0, 1e-300) * (self.x1 - self.x0 - 1)))
 
+    def on_timeline(self, y):
+        """Is pixel row `y` (from the top) in the timeline strip?"""
+        return y >= self.size[1] - TIMELINE_PX
+
     def time_at(self, x):
-        """The time under pixel column `x` of the timeline."""
+        """The time under pixel column `x` of the timeline, within its span."""
         t0, t1 = self.span
-        return t0 + (x - self.x0) / max(self.x1 - self.x0 - 1, 1) * (t1 - t0)
+        return min(max(t0 + (x - self.x0) / max(self.x1 - self.x0 - 1, 1) * (t1 - t0), t0), t1)
 
     def _now_line(self, img, now):
         x = min(max(self.now_x(now), self.x0), self.x1 - 1)
