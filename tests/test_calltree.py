@@ -192,3 +192,89 @@ def test_distributions_across_containers(paje, tmp_path):
     text = svg(sk)
     assert text.count('class="hist"') == 2
     assert "inclusive over 2 containers: min 2, median 4, max 6" in text
+
+
+# The super graph (section 6), worked by hand. One process: main [0, 10] calls solve
+# [1, 5] (MPI_Send [2, 3], compute [3, 4] which calls MPI_Recv [3.5, 3.8]) and
+# compute [6, 9] (MPI_Send [7, 8], solve [8.2, 8.8]). Modules: app = main, solve;
+# math = compute; MPI = MPI_Send, MPI_Recv.
+SUPER = [("main", 0, 10), ("solve", 1, 5), ("MPI_Send", 2, 3), ("compute", 3, 4),
+         ("MPI_Recv", 3.5, 3.8), ("compute", 6, 9), ("MPI_Send", 7, 8), ("solve", 8.2, 8.8)]
+MODULES = "region,module\nmain,app\nsolve,app\ncompute,math\nMPI_Send,MPI\nMPI_Recv,MPI\n"
+# app: visits main (10) and main;compute;solve (0.6, held by main's: not counted
+# again); exclusive main 3 + solve 2 + the inner solve 0.6. math: compute 1 + 3,
+# exclusive 0.7 + 1.4. MPI: 1 + 0.3 + 1.
+NODES = {"app": (2, 10, 5.6, ["main", "solve"]), "math": (2, 4, 2.1, ["compute"]),
+         "MPI": (3, 2.3, 2.3, ["MPI_Recv", "MPI_Send"])}
+EDGES = {("app", "math"): 4, ("app", "MPI"): 1, ("math", "MPI"): 1.3, ("math", "app"): 0.6}
+
+
+def super_trace(paje):
+    marks = sorted([(s, 1, n) for n, s, _ in SUPER] + [(e, 0, n) for n, _, e in SUPER],
+                   key=lambda m: (m[0], m[1]))
+    body = "".join(f"12 {t} p1 S {n}\n" if enter else f"13 {t} p1 S\n"
+                   for t, enter, n in marks)
+    values = "".join(f'5 {n} S "{n}" "0.5 0.5 0.5"\n' for n in dict.fromkeys(
+        n for n, _, _ in SUPER))
+    return paje(values + body)
+
+
+def test_the_super_graph_worked_by_hand(paje, tmp_path):
+    from triva3d.analysis.supergraph import read_modules, super_graph
+    tr = super_trace(paje)
+    (tmp_path / "m.csv").write_text(MODULES)
+    mapping = read_modules(tmp_path / "m.csv")
+    sg = super_graph(calltree(tr), mapping)
+    got = {n: (int(c), round(i, 9), round(e, 9), es) for n, c, i, e, es in
+           zip(sg.names, sg.calls, sg.inclusive, sg.exclusive, sg.entries)}
+    assert got == {n: (c, round(i, 9), round(e, 9), es) for n, (c, i, e, es) in NODES.items()}
+    edges = {(sg.names[a], sg.names[b]): round(x, 9)
+             for a, b, x in zip(sg.source, sg.target, sg.weight)}
+    assert edges == {k: round(v, 9) for k, v in EDGES.items()}
+    assert sg.total == 10
+    by_caller = super_graph(calltree(tr), mapping, split="callers")
+    assert dict(zip(by_caller.names, by_caller.inclusive.round(9))) == {
+        "app<-root": 10, "app<-math": 0.6, "math<-app": 4, "MPI<-app": 1, "MPI<-math": 1.3}
+    by_entry = super_graph(calltree(tr), mapping, split="entry")
+    assert sorted(by_entry.names) == ["MPI:MPI_Recv", "MPI:MPI_Send", "app:main", "app:solve",
+                                      "math:compute"]
+    # under 25 % of 10 s: MPI (2.3 s) is left out, summarized, its edges kept
+    cut = super_graph(calltree(tr), mapping, threshold=0.25)
+    assert cut.names == ["app", "math", "(left out)"] and cut.left_out == 1
+    assert cut.left_out_time == pytest.approx(2.3) and cut.inclusive[-1] == pytest.approx(2.3)
+    edges = {(cut.names[a], cut.names[b]): round(x, 9)
+             for a, b, x in zip(cut.source, cut.target, cut.weight)}
+    assert edges == {("app", "math"): 4, ("app", "(left out)"): 1,
+                     ("math", "(left out)"): 1.3, ("math", "app"): 0.6}
+    (tmp_path / "bad.csv").write_text("main,app\nsolve\n")
+    with pytest.raises(Triva3dError, match=r"bad.csv:2: a module line is REGION,MODULE"):
+        read_modules(tmp_path / "bad.csv")
+
+
+def test_the_super_graph_command(paje, data, tmp_path):
+    """The ping-pong by paradigm: COMPILER's main calls MPI, whose MPI_Init holds
+    nearly all of its time; a PNG and a .dot come out; --split needs --modules."""
+    out = tmp_path / "s.csv"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "calltree",
+                        str(data / "otf2/ping-pong-otf2"), "--modules", "auto", "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(out.open()))
+    nodes = {row["source"]: row for row in rows if row["kind"] == "node"}
+    assert set(nodes) == {"COMPILER", "MPI"}
+    assert "MPI_Init" in nodes["MPI"]["entries"].split(";")
+    edge = [row for row in rows if row["kind"] == "edge"]
+    assert [(e["source"], e["target"]) for e in edge] == [("COMPILER", "MPI")]
+    assert float(edge[0]["inclusive"]) == pytest.approx(float(nodes["MPI"]["inclusive"]))
+    for suffix in (".png", ".dot"):
+        r = subprocess.run([sys.executable, "-m", "triva3d.cli", "calltree",
+                            str(data / "otf2/ping-pong-otf2"), "--modules", "auto", "--split",
+                            "entry", "-o", str(tmp_path / f"s{suffix}")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "MPI:MPI_Init" in (tmp_path / "s.dot").read_text()
+    bad = subprocess.run([sys.executable, "-m", "triva3d.cli", "calltree",
+                          str(data / "otf2/ping-pong-otf2"), "--split", "entry", "-o",
+                          str(out)], capture_output=True, text=True)
+    assert bad.returncode == 2 and "give --modules" in bad.stderr

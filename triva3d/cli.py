@@ -84,11 +84,26 @@ def cmd_steps(args):
 def cmd_calltree(args):
     from .analysis.calltree import calltree
     suffix = os.path.splitext(args.output)[1].lower()
-    if suffix not in (".csv", ".folded", ".svg", ".png"):
-        raise OptionsError(f"{args.output}: a call tree is written as .csv, .folded, .svg "
-                           "or .png")
+    if args.modules is None and args.split:
+        raise OptionsError("--split splits the modules of a super graph: give --modules")
+    formats = (".csv", ".svg", ".png", ".dot") if args.modules else (".csv", ".folded",
+                                                                       ".svg", ".png")
+    if suffix not in formats:
+        raise OptionsError(f"{args.output}: a {'super graph' if args.modules else 'call tree'}"
+                           f" is written as {', '.join(formats)}")
     trace, _ = _load(args)
     tree = calltree(trace, window=args.window, containers=args.containers)
+    if args.modules:
+        from .analysis.supergraph import read_modules, super_graph
+        mapping = None if args.modules == "auto" else read_modules(args.modules)
+        sg = super_graph(tree, mapping, args.split, args.threshold / 100)
+        if suffix == ".csv":
+            sg.write_csv(args.output)
+        else:
+            from .panels.supergraph import write
+            write(sg, args.output, trace.unit())
+        print(f"{args.output}: {sg.summary()}", file=sys.stderr)
+        return
     if suffix == ".folded":
         tree.write_folded(args.output)
     elif suffix in (".svg", ".png"):
@@ -626,10 +641,20 @@ def parser():
     ct.add_argument("--agg", choices=FUNCTIONS, default=FUNCTIONS[0],
                     help=f"the Sankey's aggregation over the containers (default {FUNCTIONS[0]})")
     ct.add_argument("--threshold", type=_non_negative, default=1.0, metavar="PERCENT",
-                    help="the Sankey leaves out call paths under this share of the total "
-                         "inclusive time, and says how much (default 1)")
+                    help="the Sankey (and the super graph) leaves out call paths (nodes) "
+                         "under this share of the total inclusive time, and says how much "
+                         "(default 1)")
+    from .analysis.supergraph import SPLITS
+    ct.add_argument("--modules", metavar="auto|REGIONS.csv",
+                    help="the super graph (CallFlow section 6) instead: regions grouped "
+                         "into modules, by a CSV region,module, or auto (OTF2: the "
+                         "region's paradigm; Pajé: its state type); written as .csv "
+                         "(nodes and edges), .svg, .png (dot's layered flow) or .dot")
+    ct.add_argument("--split", choices=SPLITS,
+                    help="with --modules: a node per module and entry function, or per "
+                         "module and calling module")
     ct.add_argument("-o", "--output", required=True,
-                    metavar="OUT.csv|OUT.folded|OUT.svg|OUT.png")
+                    metavar="OUT.csv|OUT.folded|OUT.svg|OUT.png|OUT.dot")
 
     from .analysis import CELLS, FUNCTIONS
     from .analysis.timeslice import NESTED
