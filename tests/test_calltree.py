@@ -278,3 +278,31 @@ def test_the_super_graph_command(paje, data, tmp_path):
                           str(data / "otf2/ping-pong-otf2"), "--split", "entry", "-o",
                           str(out)], capture_output=True, text=True)
     assert bad.returncode == 2 and "give --modules" in bad.stderr
+
+
+def test_a_hatchet_graphframe(tmp_path, paje):
+    """to_hatchet: the worked example's paths as Hatchet nodes, their inclusive and
+    exclusive times summed over the ranks as in the call tree, a row per rank."""
+    hatchet = pytest.importorskip("hatchet")
+    lines = sorted([(s, 1, n) for n, s, _ in CALLS] + [(e, 0, n) for n, _, e in CALLS],
+                   key=lambda m: (m[0], m[1]))
+    body = "".join(f"12 {t} p{k} S {n}\n" if enter else f"13 {t} p{k} S\n"
+                   for k in (1, 2) for t, enter, n in lines)
+    body = "".join(sorted(body.splitlines(keepends=True), key=lambda l: float(l.split()[1])))
+    tr = paje('5 main S "main" "1 0 0"\n5 A S "A" "0 1 0"\n5 B S "B" "0 0 1"\n' + body)
+    gf = calltree(tr).to_hatchet()
+    assert isinstance(gf, hatchet.GraphFrame)
+    df = gf.dataframe.reset_index()
+    assert sorted(set(df["container"])) == ["P1", "P2"] and len(df) == 2 * len(WHOLE)
+
+    def path(node):
+        names = []
+        while node is not None:
+            names.append(node.frame["name"])
+            node = node.parents[0] if node.parents else None
+        return ";".join(reversed(names))
+    sums = df.assign(path=df["node"].map(path)).groupby("path")[["calls", "time (inc)",
+                                                                 "time"]].sum()
+    assert {p: (int(r["calls"]), r["time (inc)"], r["time"]) for p, r in sums.iterrows()} \
+        == {p: (2 * c, 2 * i, 2 * e) for p, (c, i, e) in WHOLE.items()}
+    assert [n.frame["name"] for n in gf.graph.roots] == ["main"]

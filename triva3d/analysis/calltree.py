@@ -107,6 +107,40 @@ class CallTree:
                 if k > 0:
                     f.write(f"{self.text(p)} {k}\n")
 
+    def to_hatchet(self):
+        """The tree as a Hatchet GraphFrame (llnl-hatchet, the optional extra
+        `triva3d[hatchet]`): a node per call path (its `name`), a row per (node,
+        rank), rank the container's row, with its `container` name, `calls`, `time
+        (inc)` and `time` (exclusive) in the trace's unit."""
+        try:
+            import hatchet
+            import pandas
+            from hatchet.frame import Frame
+            from hatchet.graph import Graph
+            from hatchet.node import Node
+        except ImportError:
+            raise OptionsError("a Hatchet GraphFrame needs llnl-hatchet: pip install "
+                               "'triva3d[hatchet]'") from None
+        used = np.unique(self.path)
+        nodes, roots = {}, []
+        for p in used[np.argsort(self.path_depth[used], kind="stable")].tolist():
+            up = nodes.get(int(self.path_parent[p]))
+            name = self.trace.display_name("values", int(self.path_value[p]))
+            node = Node(Frame({"name": name, "type": "function"}), up, hnid=p,
+                        depth=int(self.path_depth[p]))
+            (roots if up is None else up.children).append(node)
+            nodes[p] = node
+        graph = Graph(roots)
+        graph.enumerate_traverse()
+        rows = pandas.DataFrame({
+            "node": [nodes[p] for p in self.path.tolist()], "rank": self.container,
+            "name": [nodes[p].frame["name"] for p in self.path.tolist()],
+            "container": [self.trace.display_name("containers", int(c))
+                          for c in self.container.tolist()],
+            "calls": self.calls, "time (inc)": self.inclusive, "time": self.exclusive})
+        return hatchet.GraphFrame(graph, rows.set_index(["node", "rank"]), ["time"],
+                                  ["time (inc)"])
+
     def summary(self):
         deep = int(self.path_depth.max(initial=-1)) + 1
         return (f"{len(self.path_value)} call paths, {deep} deep, on "
