@@ -790,3 +790,26 @@ def test_playback_steps_plays_and_picks_a_particle(qtbot, tmp_path):
     qtbot.mouseClick(dock.picture, QtCore.Qt.LeftButton,
                      pos=QtCore.QPoint(d.now_x(d.span[0]) + 50, d.size[1] - 20))
     assert w.state.now == pytest.approx(d.time_at(d.now_x(d.span[0]) + 50))
+
+
+def test_the_call_paths_dock_chooses_a_path_for_3d(qtbot, data):
+    """Issue 30.4/30.6: the Call paths dock draws the window's Sankey of the
+    ping-pong; a click on MPI_Init's node chooses its call path (the 3D scene keeps
+    its states' colours, dims the others), a click beside the nodes none."""
+    w = opened(qtbot, data / "otf2" / "ping-pong-otf2", base="appgraph")
+    dock = w.calltree_dock
+    dock.show()
+    dock.raise_()
+    qtbot.waitUntil(lambda: dock.sankey is not None, timeout=PATIENCE_MS)
+    from triva3d.panels.sankey import title_room
+    sk = dock.sankey
+    init = next(i for i in range(len(sk.paths)) if sk.name(i) == "MPI_Init")
+    x, y, wd, h = sk.rects[init]
+    assert "MPI_Init" in sk.tip(init) and "min" in sk.tip(init)
+    qtbot.mouseClick(dock.svg, QtCore.Qt.LeftButton,
+                     pos=QtCore.QPoint(int(x + wd / 2), int(y + h / 2 + title_room())))
+    assert w.state.call_path == "int main(int, char**);MPI_Init"
+    w.redraw()
+    assert w.geometry._within is not None
+    qtbot.mouseClick(dock.svg, QtCore.Qt.LeftButton, pos=QtCore.QPoint(2, 2))
+    assert w.state.call_path is None

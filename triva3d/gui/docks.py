@@ -547,6 +547,68 @@ class EventsDock(PictureDock):
             self.state.now = self.drawing.time_at(event.position().x())
 
 
+class CallPathsDock(Dock):
+    """The Sankey of the window's call paths (CallFlow section 7.1): hovering a node
+    gives its calling context and numbers, a click chooses its call path (dimming
+    the others in 3D), a click beside the nodes none."""
+
+    concerns = ("time",)
+
+    def __init__(self, window):
+        from PySide6 import QtSvgWidgets
+        super().__init__(window, "Call paths", "calltree")
+        self.sankey, self._shown = None, None
+        self.svg = QtSvgWidgets.QSvgWidget()
+        self.svg.setMinimumSize(320, 220)
+        self.svg.setMouseTracking(True)
+        self.svg.installEventFilter(self)
+        self.form.addRow(self.svg)
+        self.note = QtWidgets.QLabel()
+        self.note.setWordWrap(True)
+        self.form.addRow(self.note)
+        self.visibilityChanged.connect(lambda shown: shown and self.show_state())
+
+    def show_trace(self, trace, geometry):
+        self._shown = None
+        self.show_state()
+
+    def show_state(self):
+        from ..analysis.calltree import calltree
+        from ..panels.sankey import Sankey, svg, title_room
+        g, tr = self.window.geometry, self.window.trace
+        if g is None or not self.isVisible():
+            return
+        w, h = self.svg.width(), self.svg.height()
+        key = (tr, g.frame.t0, g.frame.t1, w, h)
+        if key == self._shown:
+            return
+        tree = calltree(tr, window=(g.frame.t0, g.frame.t1))
+        self.sankey = Sankey(tree, width=w, height=max(h - title_room(), 50))
+        self.svg.load(QtCore.QByteArray(svg(self.sankey).encode()))
+        self.note.setText(tree.summary() + "; click a node to follow its path in 3D")
+        self._shown = key
+
+    def _node(self, pos):
+        from ..panels.sankey import title_room
+        return None if self.sankey is None else self.sankey.node_at(pos.x(),
+                                                                    pos.y() - title_room())
+
+    def eventFilter(self, watched, event):
+        if watched is self.svg and self.sankey is not None:
+            if event.type() == QtCore.QEvent.MouseMove:
+                i = self._node(event.position())
+                if i is None:
+                    QtWidgets.QToolTip.hideText()
+                else:
+                    QtWidgets.QToolTip.showText(event.globalPosition().toPoint(),
+                                                self.sankey.tip(i), self.svg)
+            elif event.type() == QtCore.QEvent.MouseButtonPress:
+                i = self._node(event.position())
+                self.state.call_path = None if i is None else \
+                    self.sankey.tree.text(int(self.sankey.paths[i]))
+        return False
+
+
 class DetailsDock(Dock):
     """Every field of what is picked, user-defined ones included; an aggregated
     column can be expanded into its children's, or folded back into its parent's."""

@@ -291,9 +291,10 @@ class EventsPicture:
         out = [(10, h - 6, f"{tr.name}   now {now:.6g} {unit}   {len(ev.ranks)} ranks, "
                 f"{len(ev.rows)} events   particles rise with the log of their age",
                 "left", "top")]
-        for t, label in self.grid():
+        for t, label in self.grid():  # (not over the ceiling's label)
             y = int(self._y(np.array([ev.height(np.array([t]))[0]]))[0]) + self.dot - 1
-            out.append((self.x0 - 6, h - y, label, "right", "center"))
+            if y - self.y0 >= 14:
+                out.append((self.x0 - 6, h - y, label, "right", "center"))
         longest = ev.ceiling * MS_PER.get(tr.time_unit, 1.0)
         out.append((self.x0 - 6, h - self.y0, f"max {_short(longest)} "
                     f"{'ms' if tr.time_unit in MS_PER else tr.time_unit}", "right", "center"))

@@ -108,6 +108,13 @@ class Sankey:
     def name(self, i):
         return self.tree.trace.display_name("values", int(self.tree.path_value[self.paths[i]]))
 
+    def node_at(self, x, y):
+        """The node under (x, y) (y down from the Sankey's top), or None."""
+        r = self.rects
+        hit = np.flatnonzero((r[:, 0] <= x) & (x <= r[:, 0] + r[:, 2]) & (r[:, 1] <= y)
+                             & (y <= r[:, 1] + r[:, 3]))
+        return int(hit[0]) if len(hit) else None
+
     def tip(self, i):
         """The tooltip of node i: its calling context and numbers, and their spread
         over the containers."""
@@ -142,10 +149,15 @@ class Sankey:
         return out
 
 
+def title_room(font=11.0):
+    """The height above the Sankey that the SVG's title takes."""
+    return 2 * font + 8
+
+
 def svg(sk, font=11.0):
     """The Sankey as SVG text: nodes in their values' colours with their exclusive
     part darker, ribbons in the callee's colour, names where they fit, tooltips."""
-    W, H, top = sk.width, sk.height, 2 * font + 8
+    W, H, top = sk.width, sk.height, title_room(font)
     text_fill = "rgb(%d,%d,%d)" % tuple(np.round(np.array(TEXT_RGB) * 255))
     css = lambda c: "rgb(%d,%d,%d)" % tuple(int(v) for v in c)  # noqa: E731
     lines = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W:g}" height="{H + top:g}" '
