@@ -192,6 +192,20 @@ def test_distributions_across_containers(paje, tmp_path):
     text = svg(sk)
     assert text.count('class="hist"') == 2
     assert "inclusive over 2 containers: min 2, median 4, max 6" in text
+    # the distribution's own view: 20 bins from 2 to 6 s, P1 in the first, P2 in the
+    # last; a dot per container at (inclusive, exclusive): P2's A holds B [1, 3]
+    from triva3d.panels import distribution
+    view = distribution.svg(tree, "A")
+    assert view.count("<circle") == 2 and "2 to 6 s" not in view
+    assert "<title>1 containers: 2 to 2.2</title>" in view
+    assert "<title>1 containers: 5.8 to 6</title>" in view
+    assert "<title>P1: inclusive 2, exclusive 2</title>" in view
+    assert "<title>P2: inclusive 6, exclusive 4</title>" in view
+    out = tmp_path / "a.png"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "calltree", tr.source, "--node",
+                        "A", "-o", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:4] == b"\x89PNG"
 
 
 # The super graph (section 6), worked by hand. One process: main [0, 10] calls solve

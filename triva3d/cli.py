@@ -93,6 +93,14 @@ def cmd_calltree(args):
                            f" is written as {', '.join(formats)}")
     trace, _ = _load(args)
     tree = calltree(trace, window=args.window, containers=args.containers)
+    if args.node:
+        from .panels.distribution import write
+        if suffix not in (".svg", ".png"):
+            raise OptionsError(f"{args.output}: a distribution is drawn as .svg or .png")
+        x, _, y = (args.scatter or "inclusive,exclusive").partition(",")
+        write(tree, args.node, args.output, x.strip(), y.strip() or "exclusive")
+        print(f"{args.output}: {args.node}'s spread over the containers", file=sys.stderr)
+        return
     if args.modules:
         from .analysis.supergraph import read_modules, super_graph
         mapping = None if args.modules == "auto" else read_modules(args.modules)
@@ -653,6 +661,13 @@ def parser():
     ct.add_argument("--split", choices=SPLITS,
                     help="with --modules: a node per module and entry function, or per "
                          "module and calling module")
+    ct.add_argument("--node", metavar="MAIN;A",
+                    help="draw this call path's spread over the containers instead "
+                         "(CallFlow 7.2-7.3): a histogram of its time per container and a "
+                         "scatter of two metrics, a dot per container (.svg or .png)")
+    ct.add_argument("--scatter", metavar="X,Y",
+                    help="the scatter's metrics among inclusive, exclusive, calls "
+                         "(default inclusive,exclusive; X is the histogram's)")
     ct.add_argument("-o", "--output", required=True,
                     metavar="OUT.csv|OUT.folded|OUT.svg|OUT.png|OUT.dot")
 

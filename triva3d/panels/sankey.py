@@ -203,13 +203,18 @@ def svg(sk, font=11.0):
 
 
 def write(sk, path):
-    """The Sankey to `path`: SVG, or PNG (the SVG drawn by Qt's SVG renderer, offscreen,
-    in a process of its own: the caller's Qt, if any, is left alone)."""
+    """The Sankey to `path`: SVG, or PNG (see svg_to_png)."""
     text = svg(sk)
-    if not str(path).lower().endswith(".png"):
-        with writing(path) as f:
-            f.write(text)
+    if str(path).lower().endswith(".png"):
+        svg_to_png(text, path)
         return
+    with writing(path) as f:
+        f.write(text)
+
+
+def svg_to_png(text, path):
+    """SVG `text` drawn into the PNG file `path` by Qt's SVG renderer, offscreen, in a
+    process of its own (the caller's Qt, if any, is left alone)."""
     with tempfile.TemporaryDirectory() as d:
         src, out = f"{d}/s.svg", f"{d}/s.png"
         with open(src, "w", encoding="utf-8") as f:
