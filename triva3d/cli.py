@@ -331,8 +331,8 @@ def cmd_animate(args):
         from .movie.paths import with_cursor
         from .panels.events import Canvas, Events, EventsPicture
         keys = with_cursor(keys, view)
-        picture = EventsPicture(Events(trace, view.scene.geometry.value_rgb, state.hidden),
-                                args.size, state.window)
+        picture = EventsPicture(Events(trace, view.scene.geometry.value_rgb, state.hidden,
+                                       window=state.window), args.size, state.window)
         canvas = Canvas()
         draw = lambda s: canvas.draw(picture, s.now)  # noqa: E731
         what = (f"{len(picture.events.rows)} events on {len(picture.events.ranks)} ranks, "

@@ -472,6 +472,9 @@ class EventsDock(PictureDock):
 
     def __init__(self, window):
         super().__init__(window, "Events (particles)", "events")
+        self.picture.setMinimumSize(320, 260)
+        self.picture.setSizePolicy(QtWidgets.QSizePolicy.Ignored,
+                                   QtWidgets.QSizePolicy.Ignored)  # drawn at its size
         self.form.addRow(self.picture)
         clear = QtWidgets.QPushButton("Clear history")
         clear.clicked.connect(self._clear)
@@ -507,10 +510,11 @@ class EventsDock(PictureDock):
         if g is None or not self.isVisible() or not self.window.isVisible():
             return
         try:
-            if self._events_of != (tr, self.state.hidden):
-                self.events = Events(tr, g.value_rgb, self.state.hidden)
-                self._events_of, self._drawing_of = (tr, self.state.hidden), None
-            size = (max(self.picture.width(), 320), max(self.picture.height(), 240))
+            window = (g.frame.t0, g.frame.t1)
+            if self._events_of != (tr, self.state.hidden, window):
+                self.events = Events(tr, g.value_rgb, self.state.hidden, window=window)
+                self._events_of, self._drawing_of = (tr, self.state.hidden, window), None
+            size = (max(self.picture.width(), 320), max(self.picture.height(), 260))
             if self._drawing_of != (self.events, size, g.frame.t0, g.frame.t1):
                 self.drawing = EventsPicture(self.events, size, (g.frame.t0, g.frame.t1))
                 self._drawing_of = (self.events, size, g.frame.t0, g.frame.t1)

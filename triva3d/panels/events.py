@@ -13,8 +13,10 @@ each event of a trace is a particle.
 - after its end, a particle fades over a constant time (`fade`, the same for
   every event) and is gone.
 - the history texture counts the particles that passed over each pixel (one per
-  frame drawn) and shows them with log tone mapping, P = C (O_min + (1 - O_min)
-  ln D / ln D_max), C the mean colour of what passed there; `clear()` empties it.
+  frame drawn while they rise, and once where each stopped; not while they rest
+  fading, which would paint ended events as bright as running ones) and shows them
+  with log tone mapping, P = C (O_min + (1 - O_min) ln D / ln D_max), C the mean
+  colour of what passed there; `clear()` empties it.
 - colours: the scene's (MPI calls in families of related hues, see
   colors.MPI_FAMILIES), at most MAX_COLOURS: the rarest values beyond share grey.
 - under the plot, a timeline of the events' starts stacked by value, with the
@@ -41,43 +43,57 @@ MAX_SEGMENTS = 64
 MAX_COLOURS = 25
 #: How long a particle fades after its end, as a share of the events' span.
 FADE = 0.02
-#: The share of its slot a particle may stand anywhere in.
-JITTER = 0.8
+#: The share of its slot a particle may stand anywhere in, and at most how many
+#: particle widths that is (wide slots: the jitter would read as an axis).
+JITTER, JITTER_DOTS = 0.8, 6
+#: The legend's room on the right, in pictures at least LEGEND_FROM pixels wide
+#: (narrower ones leave it to the window's legend dock).
+LEGEND_FROM = 800
 #: The greys of the segments' alternating bands.
 BANDS = ((30, 31, 36), (40, 41, 47))
 #: Milliseconds per unit of the trace's times (cycles: none; labels in cycles).
 MS_PER = {"s": 1e3, "ms": 1.0, "us": 1e-3, "ns": 1e-6}
 
 
-def event_rows(trace, hidden=()):
-    """The state rows that are events: MPI calls where there are any, else the
-    states with no state nested in them; values named in `hidden` left out."""
+def event_rows(trace, hidden=(), window=None):
+    """(the state rows that are events, are they MPI calls?): MPI calls where there
+    are any, else the states with no state nested in them; values named in `hidden`
+    left out; with `window` (t0, t1), those overlapping it."""
     from ..analysis.timeslice import nesting_parents
     st = trace.states
     names = [trace.names.display(int(n)) for n in trace.values.name]
     mpi = np.array([bool(colors.MPI_CALL.fullmatch(n)) for n in names], bool)
     keep = ~np.isin(np.arange(len(names)), [v for v, n in enumerate(names) if n in hidden])
-    if len(st) and mpi[st.value].any():
+    is_mpi = bool(len(st) and mpi[st.value].any())
+    if is_mpi:
         chosen = mpi[st.value]
     else:
         chosen = np.ones(len(st), bool)
         if len(st) and st.imbrication.max() > 0:
-            chosen[nesting_parents(trace)[nesting_parents(trace) >= 0]] = False
-    return np.flatnonzero(chosen & keep[st.value] if len(st) else chosen)
+            parents = nesting_parents(trace)
+            chosen[parents[parents >= 0]] = False
+    if len(st):
+        chosen &= keep[st.value]
+    if window is not None:
+        chosen &= (st.end >= window[0]) & (st.start <= window[1])
+    return np.flatnonzero(chosen), is_mpi
 
 
 class Events:
-    """A trace's events in Sigovan's terms, columns in start order: `rows` (their
-    state rows), `start`, `end`, `slot` (their rank's), `jitter` (-0.5..0.5 of a
-    slot), `colour` (index into `palette`); the ranks (containers) by slot, the
-    segments (first slot, name) and the floor and ceiling of durations."""
+    """A trace's events (those overlapping `window`, if given) in Sigovan's terms,
+    columns in start order: `rows` (their state rows), `start`, `end`, `slot`
+    (their rank's), `jitter` (-0.5..0.5), `colour` (index into `palette`); the
+    ranks (containers) by slot, the segments (first slot, name) and the floor and
+    ceiling of durations; `fade` defaults to FADE of the events' span."""
 
-    def __init__(self, trace, value_rgb, hidden=(), fade=None):
+    def __init__(self, trace, value_rgb, hidden=(), fade=None, window=None):
         self.trace = trace
-        rows = event_rows(trace, hidden)
+        rows, self.mpi = event_rows(trace, hidden, window)
+        #: what the slots are called: MPI ranks, or containers
+        self.slot_word = "ranks" if self.mpi else "containers"
         if not len(rows):
-            raise OptionsError(f"{trace.source}: no events to draw (no states, or all "
-                               "hidden)")
+            raise OptionsError(f"{trace.source}: no events to draw (no states"
+                               f"{' in the window' if window else ''}, or all hidden)")
         st = trace.states
         rows = rows[np.argsort(st.start[rows], kind="stable")]
         self.rows, self.start, self.end = rows, st.start[rows], st.end[rows]
@@ -132,7 +148,8 @@ class Events:
         n = len(ranks)
         size = max(1, -(-n // 16))
         name = lambda s: trace.display_name("containers", int(ranks[s]))  # noqa: E731
-        return [(s, name(s) if size == 1 else f"{name(s)}..{name(min(s + size, n) - 1)}")
+        return [(s, name(s) if size == 1 else
+                 f"{name(s)} .. {name(min(s + size, n) - 1)} ({min(size, n - s)})")
                 for s in range(0, n, size)]
 
     def live(self, now):
@@ -161,7 +178,10 @@ class EventsPicture:
     def __init__(self, events, size=(1280, 720), span=None):
         self.events = ev = events
         self.size = w, h = int(size[0]), int(size[1])
-        self.x0, self.x1 = LEFT_PX, w - RIGHT_PX
+        longest = max((len(name) for name, _ in ev.keys), default=0)
+        #: pixels kept for the legend on the right (0: no legend drawn)
+        self.legend_px = min(40 + CHAR_PX * longest, w // 4) if w >= LEGEND_FROM else 0
+        self.x0, self.x1 = LEFT_PX, w - RIGHT_PX - self.legend_px
         self.y0, self.y1 = TOP_PX, h - TIMELINE_PX - NAMES_PX  # image rows, top to bottom
         if self.x1 - self.x0 < 50 or self.y1 - self.y0 < 50:
             raise OptionsError(f"a picture of events needs at least "
@@ -171,7 +191,8 @@ class EventsPicture:
         self.slot_px = (self.x1 - self.x0) / n
         #: particles' side in pixels: 5, less where slots are narrower
         self.dot = int(np.clip(np.floor(self.slot_px / 2), 1, 5))
-        self.x = (self.x0 + (ev.slot + 0.5 + JITTER * ev.jitter) * self.slot_px).astype(np.int64)
+        spread = min(JITTER * self.slot_px, JITTER_DOTS * self.dot)
+        self.x = (self.x0 + (ev.slot + 0.5) * self.slot_px + spread * ev.jitter).astype(np.int64)
         self.x = np.clip(self.x, self.x0, self.x1 - self.dot)
         #: the times the timeline covers (default: the events')
         self.span = tuple(map(float, span)) if span else (float(ev.start.min()),
@@ -184,6 +205,7 @@ class EventsPicture:
         shape = (self.y1 - self.y0, self.x1 - self.x0)
         self.count = np.zeros(shape, np.float32)
         self.colour_sum = np.zeros(shape + (3,), np.float32)
+        self._recorded_at = -np.inf  # the last frame recorded
 
     def _y(self, height):
         return (self.y1 - 1 - height * (self.y1 - self.y0 - self.dot)).astype(np.int64) \
@@ -196,12 +218,17 @@ class EventsPicture:
 
     def draw(self, now, record=True):
         """The frame at `now` as an (h, w, 3) uint8 image; with `record`, its
-        particles join the history first."""
+        particles join the history first: where they rise, and where each stopped
+        (the first frame after its end), not while they rest fading."""
         ev = self.events
         i, x, y, alpha = self.particles(now)
         rgb = ev.palette[ev.colour[i]]
-        if record:
-            _record(self.count, self.colour_sum, x - self.x0, y - self.y0, rgb, self.dot)
+        if record:  # where particles rise, and where each stopped (once): not their rest
+            e = ev.end[i]
+            up = (e > now) | ((e <= now) & (e > self._recorded_at))
+            _record(self.count, self.colour_sum, x[up] - self.x0, y[up] - self.y0, rgb[up],
+                    self.dot)
+            self._recorded_at = now
         img = self._base.copy()
         plot = img[self.y0:self.y1, self.x0:self.x1]
         dmax = float(self.count.max(initial=0.0))
@@ -231,15 +258,21 @@ class EventsPicture:
 
     def grid(self):
         """(duration in the trace's unit, label) of each decade between the floor and
-        the ceiling, in ms (cycles where the trace counts them)."""
+        the ceiling (see duration_label)."""
         ev = self.events
-        per_ms = MS_PER.get(ev.trace.time_unit)
-        scale, unit = (per_ms, "ms") if per_ms else (1.0, ev.trace.time_unit)
+        scale = MS_PER.get(ev.trace.time_unit, 1.0)
         lo, hi = np.log10(ev.floor * scale), np.log10(ev.ceiling * scale)
-        out = []
-        for k in range(int(np.ceil(lo - 1e-9)), int(np.floor(hi + 1e-9)) + 1):
-            out.append((10.0 ** k / scale, f"{10.0 ** k:g} {unit}"))
-        return out
+        return [(10.0 ** k / scale, self.duration_label(10.0 ** k / scale))
+                for k in range(int(np.ceil(lo - 1e-9)), int(np.floor(hi + 1e-9)) + 1)]
+
+    def duration_label(self, d):
+        """A duration in the trace's unit, written in ms (s from 1000 ms on; in
+        cycles where the trace counts them), 3 digits, thousands in full."""
+        per_ms = MS_PER.get(self.events.trace.time_unit)
+        if not per_ms:
+            return f"{_short(d)} {self.events.trace.time_unit}"
+        ms = d * per_ms
+        return f"{_short(ms / 1000)} s" if ms >= 1000 else f"{_short(ms)} ms"
 
     def _timeline(self, img):
         """The events' starts per pixel column, stacked by colour, in the strip."""
@@ -288,16 +321,17 @@ class EventsPicture:
         ev, h = self.events, self.size[1]
         tr = ev.trace
         unit = tr.unit()
-        out = [(10, h - 6, f"{tr.name}   now {now:.6g} {unit}   {len(ev.ranks)} ranks, "
-                f"{len(ev.rows)} events   particles rise with the log of their age",
-                "left", "top")]
+        out = [(10, h - 6, f"{tr.name}   now {now:.6g} {unit}   {len(ev.ranks)} "
+                f"{ev.slot_word}, {len(ev.rows)} events   particles rise with the log of "
+                "their age", "left", "top")]
         for t, label in self.grid():  # (not over the ceiling's label)
             y = int(self._y(np.array([ev.height(np.array([t]))[0]]))[0]) + self.dot - 1
-            if y - self.y0 >= 14:
+            if y - self.y0 >= 14 and self.y1 - y >= 14:
                 out.append((self.x0 - 6, h - y, label, "right", "center"))
-        longest = ev.ceiling * MS_PER.get(tr.time_unit, 1.0)
-        out.append((self.x0 - 6, h - self.y0, f"max {_short(longest)} "
-                    f"{'ms' if tr.time_unit in MS_PER else tr.time_unit}", "right", "center"))
+        out.append((self.x0 - 6, h - self.y0, f"max {self.duration_label(ev.ceiling)}",
+                    "right", "center"))
+        out.append((self.x0 - 6, h - self.y1 + 2, f"<= {self.duration_label(ev.floor)}",
+                    "right", "bottom"))
         # segment names where they fit (every k-th), kept inside the plot
         firsts = [s for s, _ in ev.segments] + [len(ev.ranks)]
         widths = [(b - a) * self.slot_px for a, b in zip(firsts, firsts[1:])]
@@ -313,8 +347,10 @@ class EventsPicture:
                 out.append((x, h - self.y1 - 4, ev.segments[k][1], "center", "top"))
                 right = x + half
         t0, t1 = self.span
-        out.append((self.x0, 2, f"{t0:.6g} {unit}", "left", "bottom"))
-        out.append((self.x1, 2, f"{t1:.6g} {unit}   event starts by call", "right", "bottom"))
+        digits = max(0, int(np.ceil(-np.log10(max(t1 - t0, 1e-300)))) + 3)
+        out.append((self.x0, 2, f"{t0:.{digits}f} {unit}", "left", "bottom"))
+        out.append((self.x1, 2, f"{t1:.{digits}f} {unit}   event starts by "
+                    f"{'call' if ev.mpi else 'value'}", "right", "bottom"))
         return out
 
     def pick(self, px, py, now, radius=4):
@@ -334,7 +370,7 @@ CHAR_PX = 7
 
 
 def _short(v):
-    """A duration label: 3 digits, thousands in full (1,310 not 1.31e+03)."""
+    """3 digits, thousands in full (1,310 not 1.31e+03)."""
     return f"{v:,.0f}" if v >= 1000 else f"{v:.3g}"
 
 
@@ -401,7 +437,7 @@ class Canvas:
         w, h = picture.size
         self.window.MakeCurrent()
         try:
-            if self._size != (w, h) or self._image is None:
+            if self._size != (w, h, id(picture)) or self._image is None:
                 self.renderer.RemoveAllViewProps()
                 self.window.SetSize(w, h)
                 self._data = vtkImageData()
@@ -413,10 +449,12 @@ class Canvas:
                 self._image = vtkActor2D()
                 self._image.SetMapper(mapper)
                 self.renderer.AddViewProp(self._image)
-                legend = Legend(lambda p: (self.renderer.AddViewProp(p), p)[1], text_size)
-                legend.set(picture.events.keys)
-                legend.place(w, h - 24)
-                self._texts, self._size = [], (w, h)
+                if picture.legend_px:
+                    legend = Legend(lambda p: (self.renderer.AddViewProp(p), p)[1],
+                                    text_size)
+                    legend.set(picture.events.keys)
+                    legend.place(w, h - TOP_PX + 10)
+                self._texts, self._size = [], (w, h, id(picture))
             flat = np.ascontiguousarray(img[::-1]).reshape(-1, 3)  # VTK's rows: bottom first
             arr = numpy_to_vtk(flat, deep=True)
             self._data.GetPointData().SetScalars(arr)
