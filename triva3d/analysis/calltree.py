@@ -14,6 +14,8 @@ import csv
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit, types
+from numba.typed import Dict
 
 from ..errors import OptionsError
 from ..output import writing
@@ -148,22 +150,11 @@ class CallTree:
                 + (" (no state is nested in another: a flat tree)" if self.flat else ""))
 
 
-def _interned(key, n_keys):
-    """(the distinct keys, sorted; each key's index among them), keys in [0, n_keys):
-    a table of the keys where they are few, else a sort."""
-    if n_keys > 4 * len(key) + 4096:
-        return np.unique(key, return_inverse=True)
-    seen = np.zeros(n_keys, bool)
-    seen[key] = True
-    uniq = np.flatnonzero(seen)
-    index = np.cumsum(seen) - 1
-    return uniq, index[key]
-
-
 class CallPaths:
     """The call path of every state of `trace`: `path` per state (a row of the paths
-    table: `parent_path`, `value`, `depth`), `parent` the state each is nested in;
-    `flat` when none is nested."""
+    table: `parent_path`, `value`, `depth`, numbered level by level in the order of
+    (parent path, value)), `parent` the state each is nested in; `flat` when none
+    is nested."""
 
     def __init__(self, trace):
         st = trace.states
@@ -171,22 +162,23 @@ class CallPaths:
         self.flat = not (len(st) > 0 and st.imbrication.max() > 0)
         self.parent = (np.full(len(st), -1, np.int64) if self.flat
                        else nesting_parents(trace))
-        # level by level: (the parent's path, the value) interned
-        path = np.full(len(st), -1, np.int64)
-        depth = st.imbrication.astype(np.int64)
-        parts = ([], [], [])
-        n, nv = 0, len(trace.values) + 1
+        nv = len(trace.values) + 1
+        path, up, value, depth = _paths(self.parent, st.value, st.imbrication, nv,
+                                        int(st.imbrication.max(initial=0)))
+        # number the paths level by level in the order of (parent path, value)
+        rank = np.empty(len(value), np.int64)
+        n, order = 0, []
         for d in range(int(depth.max(initial=-1)) + 1):
-            rows = np.flatnonzero(depth == d)
-            up = np.where(self.parent[rows] >= 0, path[np.maximum(self.parent[rows], 0)], -1)
-            uniq, inv = _interned((up + 1) * nv + st.value[rows], (n + 1) * nv)
-            path[rows] = n + inv
-            for part, col in zip(parts, (uniq // nv - 1, uniq % nv, np.full(len(uniq), d))):
-                part.append(col)
-            n += len(uniq)
-        self.path = path
-        self.parent_path, self.value, self.depth = (
-            np.concatenate(p).astype(np.int64) if p else np.zeros(0, np.int64) for p in parts)
+            level = np.flatnonzero(depth == d)
+            up_rank = np.where(up[level] >= 0, rank[np.maximum(up[level], 0)], -1)
+            level = level[np.lexsort((value[level], up_rank))]
+            rank[level] = n + np.arange(len(level))
+            n += len(level)
+            order.append(level)
+        order = np.concatenate(order) if order else np.zeros(0, np.int64)
+        self.path = rank[path]
+        self.parent_path = np.where(up >= 0, rank[np.maximum(up, 0)], -1)[order]
+        self.value, self.depth = value[order], depth[order]
 
     def find(self, text, sep=";"):
         """The path folded as `text` ("main;A;B"); OptionsError if no state has it."""
@@ -229,20 +221,74 @@ def calltree(trace, window=None, containers=None):
                                f"{', '.join(map(repr, containers))}")
         keep &= trace.subtree(rows)[st.container]
     paths = CallPaths(trace)
-    parent, path, n_paths = paths.parent, paths.path, len(paths.value)
-    rows = np.flatnonzero(keep)
-    inc = np.minimum(st.end[rows], t1) - np.maximum(st.start[rows], t0)
-    own = np.zeros(len(st))
-    own[rows] = inc
-    child = rows[parent[rows] >= 0]
-    exc_all = own.copy()
-    np.subtract.at(exc_all, parent[child], own[child])
-    exc = np.maximum(exc_all[rows], 0.0)
-    key = st.container[rows].astype(np.int64) * max(n_paths, 1) + path[rows]
-    uniq, inv = _interned(key, len(trace.containers) * max(n_paths, 1))
-    sums = [np.bincount(inv, weights=w, minlength=len(uniq))
-            for w in (np.ones(len(rows)), inc, exc)]
-    return CallTree(trace, (uniq // max(n_paths, 1)).astype(np.int64),
-                    uniq % max(n_paths, 1), sums[0].astype(np.int64), sums[1], sums[2],
+    n_paths = max(len(paths.value), 1)
+    cont, path, calls, inc, exc = _sums(st.container, paths.path, paths.parent, st.start,
+                                        st.end, float(t0), float(t1), keep, n_paths,
+                                        len(trace.containers))
+    order = np.lexsort((path, cont))
+    return CallTree(trace, cont[order], path[order], calls[order], inc[order], exc[order],
                     paths.parent_path, paths.value, paths.depth, (float(t0), float(t1)),
                     paths.flat)
+
+
+@njit(cache=True)
+def _paths(parent, value, depth, nv, deepest):
+    """Per state its call path, interned level by level: (path per state, and per
+    path its parent path, value and depth), paths numbered as first met."""
+    n = len(parent)
+    path = np.empty(n, np.int64)
+    table = Dict.empty(key_type=types.int64, value_type=types.int64)
+    up_of, value_of, depth_of = [np.int64(0)][:0], [np.int64(0)][:0], [np.int64(0)][:0]
+    for d in range(deepest + 1):
+        for i in range(n):
+            if depth[i] != d:
+                continue
+            up = path[parent[i]] if parent[i] >= 0 else -1
+            key = (up + 1) * nv + value[i]
+            if key in table:
+                k = table[key]
+            else:
+                k = len(table)
+                table[key] = k
+                up_of.append(up)
+                value_of.append(value[i])
+                depth_of.append(d)
+            path[i] = k
+    return (path, np.array(up_of, np.int64), np.array(value_of, np.int64),
+            np.array(depth_of, np.int64))
+
+
+@njit(cache=True)
+def _sums(container, path, parent, start, end, t0, t1, keep, n_paths, n_containers):
+    """Per (container, path) of the `keep` states: (container, path, calls,
+    inclusive, exclusive), each state clipped to [t0, t1], less its children's."""
+    n = len(path)
+    sub = np.zeros(n)  # the clipped time of each state's children
+    for i in range(n):
+        if keep[i] and parent[i] >= 0:
+            sub[parent[i]] += min(end[i], t1) - max(start[i], t0)
+    table = Dict.empty(key_type=types.int64, value_type=types.int64)
+    cont_of, path_of = [np.int64(0)][:0], [np.int64(0)][:0]
+    sums = np.zeros((64, 3))
+    for i in range(n):
+        if not keep[i]:
+            continue
+        key = container[i] * n_paths + path[i]
+        if key in table:
+            k = table[key]
+        else:
+            k = len(table)
+            table[key] = k
+            cont_of.append(container[i])
+            path_of.append(path[i])
+            if k >= len(sums):
+                grown = np.zeros((2 * len(sums), 3))
+                grown[:len(sums)] = sums
+                sums = grown
+        inc = min(end[i], t1) - max(start[i], t0)
+        sums[k, 0] += 1.0
+        sums[k, 1] += inc
+        sums[k, 2] += max(inc - sub[i], 0.0)
+    m = len(table)
+    return (np.array(cont_of, np.int64), np.array(path_of, np.int64),
+            sums[:m, 0].astype(np.int64), sums[:m, 1].copy(), sums[:m, 2].copy())
