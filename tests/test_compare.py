@@ -102,3 +102,29 @@ def test_the_hosts_behind_a_slow_site_stand_out(tmp_path):
     img = iio.imread(tmp_path / "d.png").astype(int)
     red = (np.abs(img - (215, 55, 45)).max(axis=2) <= 40).mean()
     assert red > 0.02  # siteB's grown RSTEAL and IDLE
+
+
+def test_the_difference_call_tree(paje, tmp_path):
+    """CallFlow section 7.4: A's main [0, 10] calls f [1, 3]; B's calls f [1, 6] and
+    g [7, 8]. B's Sankey colours main;f by +3 s (the largest: the red end), main;g
+    by +1 s (a third of the way to red: A has none), main by 0 (grey); the tooltip
+    gives A, B and B - A."""
+    from triva3d.colors import diverging
+    from triva3d.panels.difference import DifferenceSankey
+    head = '5 m S "main" "1 0 0"\n5 f S "f" "0 1 0"\n5 g S "g" "0 0 1"\n'
+    a = paje(head + "12 0 p1 S m\n12 1 p1 S f\n13 3 p1 S\n13 10 p1 S\n")
+    b = paje(head + "12 0 p1 S m\n12 1 p1 S f\n13 6 p1 S\n12 7 p1 S g\n13 8 p1 S\n"
+             "13 10 p1 S\n")
+    sk = DifferenceSankey(a, b, threshold=0.0)
+    diff = {sk.tree.text(int(p)): d for p, d in zip(sk.paths, sk.difference)}
+    assert diff == {"main": 0.0, "main;f": 3.0, "main;g": 1.0}
+    rgb = {sk.tree.text(int(p)): tuple(c) for p, c in zip(sk.paths, sk.rgb())}
+    assert rgb == {"main": tuple(diverging([0.0])[0]), "main;f": tuple(diverging([1.0])[0]),
+                   "main;g": tuple(diverging([1 / 3])[0])}
+    g = [sk.tree.text(int(p)) for p in sk.paths].index("main;g")
+    assert sk.tip(g).endswith("B - A +1 s (A 0, B 1)")
+    out = tmp_path / "d.svg"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "compare", a.source, b.source,
+                        "--calltree", "-o", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "B - A inclusive" in out.read_text()

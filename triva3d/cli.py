@@ -129,8 +129,19 @@ def cmd_compare(args):
     if suffix not in (".csv", ".png", ".jpg", ".jpeg", ".svg"):
         raise OptionsError(f"{args.output}: a comparison is written as .csv, or as the "
                            "difference treemap in .png, .jpg or .svg")
+    if args.calltree and suffix not in (".svg", ".png"):
+        raise OptionsError(f"{args.output}: the difference call tree is drawn as .svg or "
+                           ".png")
     a, _ = _load(args)
     b = load(args.other, lenient=args.lenient, cache=not args.no_cache)
+    if args.calltree:
+        from .panels.difference import DifferenceSankey
+        from .panels.sankey import write
+        sk = DifferenceSankey(a, b, window=args.window, how=args.agg)
+        write(sk, args.output)
+        print(f"{args.output}: {len(sk.paths)} call paths of B coloured by B - A"
+              + (f"; {len(sk.only_a)} paths of A only" if sk.only_a else ""), file=sys.stderr)
+        return
     mapping = read_mapping(args.mapping) if args.mapping else None
     c = compare(a, b, window=args.window, level=args.level, how=args.agg, mapping=mapping)
     for note in c.notes():
@@ -638,6 +649,10 @@ def parser():
                     help=f"aggregation up to the level (default {FUNCTIONS[0]})")
     cp.add_argument("--mapping", metavar="CSV",
                     help="A's container name, B's, a pair a line (default: same names)")
+    cp.add_argument("--calltree", action="store_true",
+                    help="draw the difference call tree instead (CallFlow 7.4): B's Sankey "
+                         "with each call path coloured by B - A of its inclusive time "
+                         "(.svg or .png)")
     cp.add_argument("-o", "--output", required=True, metavar="OUT.csv|OUT.png|OUT.svg")
     ct = trace_command("calltree", cmd_calltree, "call paths (CallFlow): calls, inclusive and "
                        "exclusive time per container and calling context, as CSV or folded "

@@ -1,12 +1,15 @@
-"""The difference treemap of two runs (issue 32.5): the Time-Slice treemap of B, laid
-out by B's numbers, each cell coloured by B - A (the same container by name, or
-through a mapping, and the same value) on a diverging map, blue where B holds less,
-red where it holds more, grey for no change (or none in A); writers as any treemap's.
+"""Two runs' differences drawn (issue 32.5): the difference treemap, the Time-Slice
+treemap of B, laid out by B's numbers, each cell coloured by B - A (the same
+container by name, or through a mapping, and the same value) on a diverging map,
+blue where B holds less, red where it holds more, grey for no change (or none in
+A), written as any treemap; and the difference call tree, B's Sankey coloured by
+B - A per call path, written as any Sankey.
 """
 import numpy as np
 
 from .. import colors
 from ..analysis.compare import run_start
+from .sankey import Sankey
 from .treemap import TimeSliceTreemap
 
 
@@ -55,3 +58,43 @@ class DifferenceTreemap(TimeSliceTreemap):
             ("each node's cells: its values (named in the SVG's tooltips, the CSV)", None),
             (f"area: {self.unit} in B ({self.how}{self.time_kind}), {self.t0:.6g} .. "
              f"{self.t1:.6g}", None)]
+
+
+class DifferenceSankey(Sankey):
+    """The difference call tree (CallFlow section 7.4): B's Sankey (its call paths,
+    heights by B's inclusive time) with each node coloured by B - A of the same call
+    path's inclusive time (`how` over the containers), on the diverging map scaled
+    to the largest difference; a path A lacks counts A as 0. `window` from each
+    run's own start."""
+
+    def __init__(self, a, b, window=None, how="sum", threshold=0.01):
+        from ..analysis.calltree import calltree
+        wa = wb = None
+        if window is not None:
+            sa, sb = run_start(a), run_start(b)
+            wa, wb = (sa + window[0], sa + window[1]), (sb + window[0], sb + window[1])
+        ta = calltree(a, window=wa)
+        paths, _, inc, _ = ta.merged(how)
+        self.a_inclusive = {ta.text(int(p)): float(v) for p, v in zip(paths, inc)}
+        super().__init__(calltree(b, window=wb), how=how, threshold=threshold)
+        self.a_of = np.array([self.a_inclusive.get(self.tree.text(int(p)), 0.0)
+                              for p in self.paths])
+        self.difference = self.inclusive - self.a_of
+        #: paths A holds that B does not (not drawn: B's tree)
+        in_b = {self.tree.text(int(p)) for p in self.tree.merged(how)[0]}
+        self.only_a = sorted(set(self.a_inclusive) - in_b)
+
+    def rgb(self):
+        top = float(np.abs(self.difference).max(initial=0.0))
+        return colors.diverging(self.difference / top if top > 0 else self.difference * 0)
+
+    def tip(self, i):
+        unit = self.tree.trace.unit()
+        return (f"{super().tip(i)}; B - A {self.difference[i]:+.6g} {unit} (A "
+                f"{self.a_of[i]:.6g}, B {self.inclusive[i]:.6g})")
+
+    def title(self):
+        top = float(np.abs(self.difference).max(initial=0.0))
+        return (f"{super().title()}   colour: B - A inclusive, blue -{top:.3g} .. red "
+                f"+{top:.3g} {self.tree.trace.unit()}"
+                + (f"   ({len(self.only_a)} paths of A only)" if self.only_a else ""))
