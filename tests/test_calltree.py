@@ -216,11 +216,11 @@ SUPER = [("main", 0, 10), ("solve", 1, 5), ("MPI_Send", 2, 3), ("compute", 3, 4)
          ("MPI_Recv", 3.5, 3.8), ("compute", 6, 9), ("MPI_Send", 7, 8), ("solve", 8.2, 8.8)]
 MODULES = "region,module\nmain,app\nsolve,app\ncompute,math\nMPI_Send,MPI\nMPI_Recv,MPI\n"
 # app: visits main (10) and main;compute;solve (0.6, held by main's: not counted
-# again); exclusive main 3 + solve 2 + the inner solve 0.6. math: compute 1 + 3,
-# exclusive 0.7 + 1.4. MPI: 1 + 0.3 + 1.
+# again, nor its edge from math); exclusive main 3 + solve 2 + the inner solve 0.6.
+# math: compute 1 + 3, exclusive 0.7 + 1.4. MPI: 1 + 0.3 + 1.
 NODES = {"app": (2, 10, 5.6, ["main", "solve"]), "math": (2, 4, 2.1, ["compute"]),
          "MPI": (3, 2.3, 2.3, ["MPI_Recv", "MPI_Send"])}
-EDGES = {("app", "math"): 4, ("app", "MPI"): 1, ("math", "MPI"): 1.3, ("math", "app"): 0.6}
+EDGES = {("app", "math"): 4, ("app", "MPI"): 1, ("math", "MPI"): 1.3}
 
 
 def super_trace(paje):
@@ -246,6 +246,8 @@ def test_the_super_graph_worked_by_hand(paje, tmp_path):
              for a, b, x in zip(sg.source, sg.target, sg.weight)}
     assert edges == {k: round(v, 9) for k, v in EDGES.items()}
     assert sg.total == 10
+    for a, b, x in zip(sg.source, sg.target, sg.weight):  # no edge wider than its node
+        assert x <= sg.inclusive[b] + 1e-12
     by_caller = super_graph(calltree(tr), mapping, split="callers")
     assert dict(zip(by_caller.names, by_caller.inclusive.round(9))) == {
         "app<-root": 10, "app<-math": 0.6, "math<-app": 4, "MPI<-app": 1, "MPI<-math": 1.3}
@@ -259,7 +261,7 @@ def test_the_super_graph_worked_by_hand(paje, tmp_path):
     edges = {(cut.names[a], cut.names[b]): round(x, 9)
              for a, b, x in zip(cut.source, cut.target, cut.weight)}
     assert edges == {("app", "math"): 4, ("app", "(left out)"): 1,
-                     ("math", "(left out)"): 1.3, ("math", "app"): 0.6}
+                     ("math", "(left out)"): 1.3}
     (tmp_path / "bad.csv").write_text("main,app\nsolve\n")
     with pytest.raises(Triva3dError, match=r"bad.csv:2: a module line is REGION,MODULE"):
         read_modules(tmp_path / "bad.csv")

@@ -123,3 +123,4 @@ def test_the_command_line_takes_and_checks_it(paje, tmp_path):
         "'nope' is not a variable type of the trace")
     with pytest.raises(OptionsError, match="colour by must be"):
         ViewState(color_by="slice:")
+    assert ViewState(color_by=" variable : power_used ").color_by == "variable:power_used"

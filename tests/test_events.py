@@ -148,9 +148,20 @@ def test_animate_events_writes_frames_and_refuses_no_events(tmp_path, paje):
                         "480x320", "-o", f"{out}/"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert len(list(out.glob("*.png"))) == 4 and "events on 32 ranks" in r.stderr
-    tr = paje('12 0 p1 S "x"\n13 1 p1 S\n')
+    tr = paje('5 x S "x" "1 0 0"\n12 0 p1 S x\n13 1 p1 S\n12 2 p2 S x\n13 2 p2 S\n')
+    nothing = (np.zeros(len(tr.values), bool), np.ones(len(tr.containers), bool))
     with pytest.raises(OptionsError, match="no events to draw"):
-        Events(tr, colors.value_rgb(tr), hidden=("x",))
+        Events(tr, colors.value_rgb(tr), shown=nothing)
+    p2 = tr.containers.name != tr.containers.name  # only P2's: an instant, no scale
+    p2[tr.find("containers", "P2")] = True
+    ev = Events(tr, colors.value_rgb(tr), shown=(~nothing[0], p2))
+    assert ev.instants and EventsPicture(ev, (480, 320)).grid() == []
+    texts = [t[2] for t in EventsPicture(ev, (480, 320)).texts(2.0)]
+    assert "all instants" in texts and not any(t.startswith("max") for t in texts)
+    bad = subprocess.run([sys.executable, "-m", "triva3d.cli", "animate", str(path),
+                          "--encoding", "events", "--morph", "-o", f"{out}/"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "not with --encoding events" in bad.stderr
 
 
 def test_playback_moves_now_through_the_window_and_steps_event_by_event():

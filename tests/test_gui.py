@@ -738,10 +738,16 @@ def test_the_colour_by_box_offers_the_variables_and_refuses_a_bad_name(qtbot, da
     box.textActivated.emit("variable:power")
     assert w.state.color_by == "variable:power"
     assert any(t.startswith("power ") for t, _ in w.geometry.legend_entries())
-    box.textActivated.emit("slice:state%:nope")
+    box.lineEdit().clear()  # typed, then Enter (not a list item)
+    qtbot.keyClicks(box.lineEdit(), " slice:state%:violation")
+    qtbot.keyClick(box.lineEdit(), QtCore.Qt.Key_Return)
+    assert w.state.color_by == "slice:state%:violation"
+    box.lineEdit().clear()
+    qtbot.keyClicks(box.lineEdit(), "slice:state%:nope")
+    qtbot.keyClick(box.lineEdit(), QtCore.Qt.Key_Return)
     qtbot.waitUntil(lambda: len(shown) == 1, timeout=PATIENCE_MS)
-    assert "nope" in shown[0] and w.state.color_by == "variable:power"
-    assert box.currentText() == "variable:power"
+    assert "nope" in shown[0] and w.state.color_by == "slice:state%:violation"
+    assert box.currentText() == "slice:state%:violation"
 
 
 def test_playback_steps_plays_and_picks_a_particle(qtbot, tmp_path):

@@ -110,7 +110,7 @@ def cmd_calltree(args):
         else:
             from .panels.supergraph import write
             write(sg, args.output, trace.unit())
-        print(f"{args.output}: {sg.summary()}", file=sys.stderr)
+        print(f"{args.output}: {sg.summary(trace.unit())}", file=sys.stderr)
         return
     if suffix == ".folded":
         tree.write_folded(args.output)
@@ -325,6 +325,9 @@ def cmd_animate(args):
     check_output(args.output, args.size)
     if args.morph and args.time == "logical":
         raise OptionsError("--morph goes from physical to logical time: leave out --time")
+    if args.morph and args.encoding == "events":
+        raise OptionsError("--morph morphs the 3D scene's time axis: not with --encoding "
+                           "events")
     state = _state(args)
     for name in ("unfold", "particles", "heat"):  # given: on top of a --state's
         if getattr(args, name):
@@ -339,15 +342,10 @@ def cmd_animate(args):
         keys = morphed(keys)
     draw, what = None, view.summary().split(',')[0]
     if args.encoding == "events":  # Sigovan's particles, rising as `now` climbs
+        from .movie.frames import events_drawer
         from .movie.paths import with_cursor
-        from .panels.events import Canvas, Events, EventsPicture
         keys = with_cursor(keys, view)
-        picture = EventsPicture(Events(trace, view.scene.geometry.value_rgb, state.hidden,
-                                       window=state.window), args.size, state.window)
-        canvas = Canvas()
-        draw = lambda s: canvas.draw(picture, s.now)  # noqa: E731
-        what = (f"{len(picture.events.rows)} events on {len(picture.events.ranks)} ranks, "
-                f"{args.size[0]}x{args.size[1]}")
+        draw, what = events_drawer(view, keys, args.size)
     if args.script:
         keys.save(args.script)
     with tqdm(unit="frame", desc=os.path.basename(args.output.rstrip("/")),

@@ -22,18 +22,13 @@ import weakref
 from dataclasses import dataclass, field, fields
 from typing import NamedTuple
 
-from .analysis import CELLS, FUNCTIONS
+from .analysis import CELLS, COLOR_BY, COLOR_BY_NAMED, FUNCTIONS
 from .bases import BASES, PROGRAMS
 from .errors import OptionsError, TraceError, read_text
 from .theme import parse_color
 from .units import TIME_UNITS
 
 DETAILS = ("auto", "exact", "lod")
-#: What colours the states: their value, or a metric along a colour ramp (lateness:
-#: Ravel's, see analysis.logical; duration: on a log scale), or one named by a
-#: prefix: "variable:TYPE", "slice:METRIC" (see analysis.colorby).
-COLOR_BY = ("value", "lateness", "duration")
-COLOR_BY_NAMED = ("variable:", "slice:")
 #: Named views: (azimuth, elevation) in degrees. Azimuth 0 looks from the front
 #: (-y) towards +y; positive azimuths turn to the right (+x); elevation 90 looks down.
 VIEWS = {"iso": (35.0, 30.0), "top": (0.0, 90.0), "side": (0.0, 0.0), "timeline": (0.0, 0.0)}
@@ -127,11 +122,12 @@ def _choice(name, choices, optional=False):
 
 
 def _color_by(v):
-    if v in COLOR_BY or (isinstance(v, str) and v.startswith(COLOR_BY_NAMED)
-                         and v.partition(":")[2].strip()):
-        return v
-    raise OptionsError(f"colour by must be {', '.join(COLOR_BY)}, variable:TYPE or "
-                       f"slice:METRIC, not {v!r}")
+    if isinstance(v, str):
+        kind, sep, name = (p.strip() for p in v.partition(":"))
+        if (not sep and kind in COLOR_BY) or (sep and kind in COLOR_BY_NAMED and name):
+            return f"{kind}:{name}" if sep else kind
+    raise OptionsError(f"colour by must be {', '.join(COLOR_BY)}, "
+                       f"{', '.join(k + ':NAME' for k in COLOR_BY_NAMED)}, not {v!r}")
 
 
 def _window(v):

@@ -8,3 +8,7 @@ LINK_MEASURES = ("count", "bytes", "time", "throughput", "rate", "peers")
 #: What a Time-Slice treemap's cells are (panels.treemap): `link` is bytes where the
 #: links have sizes, else count.
 CELLS = ("state", "variable", "link", "event") + tuple(f"link:{m}" for m in LINK_MEASURES)
+#: What colours the states (analysis.colorby): their value, or a metric along a
+#: colour ramp, fixed or named after a prefix ("variable:TYPE", "slice:METRIC").
+COLOR_BY = ("value", "lateness", "duration")
+COLOR_BY_NAMED = ("variable", "slice")

@@ -33,6 +33,18 @@ def _fold(trace, parent, value, path, sep):
     return sep.join(reversed(out))
 
 
+def _find(trace, parent, value, text, sep):
+    """The row of a paths table (`parent`, `value`) folded as `text` ("main;A;B");
+    OptionsError if there is none."""
+    at = -1
+    for name in (n.strip() for n in text.split(sep)):
+        hit = np.flatnonzero((parent == at) & np.isin(value, trace.find("values", name)))
+        if not len(hit):
+            raise OptionsError(f"{trace.source}: no call path {text!r}")
+        at = int(hit[0])
+    return at
+
+
 @dataclass
 class CallTree:
     """Per (container, path): `container`, `path` (rows of the paths table),
@@ -57,6 +69,10 @@ class CallTree:
     def text(self, path, sep=";"):
         """Path `path` folded root first: "main;A;B"."""
         return _fold(self.trace, self.path_parent, self.path_value, path, sep)
+
+    def find(self, text, sep=";"):
+        """The path folded as `text` ("main;A;B"); OptionsError if there is none."""
+        return _find(self.trace, self.path_parent, self.path_value, text, sep)
 
     def distribution(self, path, what="inclusive"):
         """(containers, values): each container holding call path `path` and its
@@ -182,15 +198,7 @@ class CallPaths:
 
     def find(self, text, sep=";"):
         """The path folded as `text` ("main;A;B"); OptionsError if no state has it."""
-        names = [n.strip() for n in text.split(sep)]
-        at = -1
-        for name in names:
-            codes = self.trace.find("values", name)
-            hit = np.flatnonzero((self.parent_path == at) & np.isin(self.value, codes))
-            if not len(hit):
-                raise OptionsError(f"{self.trace.source}: no call path {text!r}")
-            at = int(hit[0])
-        return at
+        return _find(self.trace, self.parent_path, self.value, text, sep)
 
     def text(self, path, sep=";"):
         """Path `path` folded root first: "main;A;B"."""
@@ -206,9 +214,10 @@ class CallPaths:
         return inside[self.path]
 
 
-def calltree(trace, window=None, containers=None):
+def calltree(trace, window=None, containers=None, paths=None):
     """The CallTree of `trace` within `window` (t0, t1; None: all of it), over the
-    `containers` named (with their subtrees; None: all)."""
+    `containers` named (with their subtrees; None: all); `paths`: the trace's
+    CallPaths, when made already."""
     st = trace.states
     t0, t1 = window if window is not None else (trace.start_time, trace.end_time)
     if t1 < t0:
@@ -220,11 +229,10 @@ def calltree(trace, window=None, containers=None):
             raise OptionsError(f"{trace.source}: no container named "
                                f"{', '.join(map(repr, containers))}")
         keep &= trace.subtree(rows)[st.container]
-    paths = CallPaths(trace)
+    paths = paths if paths is not None else CallPaths(trace)
     n_paths = max(len(paths.value), 1)
     cont, path, calls, inc, exc = _sums(st.container, paths.path, paths.parent, st.start,
-                                        st.end, float(t0), float(t1), keep, n_paths,
-                                        len(trace.containers))
+                                        st.end, float(t0), float(t1), keep, n_paths)
     order = np.lexsort((path, cont))
     return CallTree(trace, cont[order], path[order], calls[order], inc[order], exc[order],
                     paths.parent_path, paths.value, paths.depth, (float(t0), float(t1)),
@@ -259,7 +267,7 @@ def _paths(parent, value, depth, nv, deepest):
 
 
 @njit(cache=True)
-def _sums(container, path, parent, start, end, t0, t1, keep, n_paths, n_containers):
+def _sums(container, path, parent, start, end, t0, t1, keep, n_paths):
     """Per (container, path) of the `keep` states: (container, path, calls,
     inclusive, exclusive), each state clipped to [t0, t1], less its children's."""
     n = len(path)

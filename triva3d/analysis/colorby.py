@@ -19,6 +19,7 @@ from numba import njit
 
 from ..errors import OptionsError
 from ..trace import Kind
+from . import COLOR_BY, COLOR_BY_NAMED
 
 
 class Metric(NamedTuple):
@@ -60,8 +61,8 @@ def per_state(trace, color_by, window=None, slicer=None):
         carrier = nearest_carrier(trace.containers.parent, carries)
         v = np.where(carrier >= 0, per_container[np.maximum(carrier, 0)], np.nan)[st.container]
         return _linear(v, arg, f"no {arg} on the container or above it")
-    raise OptionsError(f"colour by must be value, lateness, duration, variable:TYPE or "
-                       f"slice:METRIC, not {color_by!r}")
+    raise OptionsError(f"colour by must be {', '.join(COLOR_BY)}, "
+                       f"{', '.join(k + ':NAME' for k in COLOR_BY_NAMED)}, not {color_by!r}")
 
 
 def _linear(v, name, missing):

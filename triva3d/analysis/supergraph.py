@@ -8,7 +8,8 @@ entry function of the module.
 - a node's inclusive time is that of its visits that no outer visit of the same
   node holds (recursion through other modules is not counted twice), its
   exclusive time that of all its regions, its calls those of its entry regions;
-- an edge A -> B weighs the inclusive time of B's visits called from A;
+- an edge A -> B weighs the inclusive time of B's visits called from A that its
+  inclusive time counts (so no edge into a node is wider than the node);
 - `split` "entry" makes a node per (module, entry function), "callers" a node per
   (module, calling module);
 - nodes under `threshold` of the total inclusive time are left out, and
@@ -94,12 +95,12 @@ class SuperGraph:
                                self.weight.tolist()):
                 w.writerow(["edge", self.names[a], self.names[b], "", "", "", repr(x), ""])
 
-    def summary(self):
+    def summary(self, unit="s"):
         n = len(self.names) - bool(self.left_out)
         out = f"super graph of {n} nodes and {len(self.source)} edges"
         if self.left_out:
             out += (f" ({self.left_out} nodes under the threshold left out: "
-                    f"{self.left_out_time:.6g} s of exclusive time)")
+                    f"{self.left_out_time:.6g} {unit} of exclusive time)")
         return out
 
 
@@ -153,8 +154,9 @@ def super_graph(tree, mapping=None, split=None, threshold=0.0):
                 outer = True
                 break
             up = int(parent[up])
-        if not outer:
-            n_inc[node] += inc[i]
+        if outer:  # its time is in the outer visit's, and so is the edge to it
+            continue
+        n_inc[node] += inc[i]
         up = int(parent[p])
         if up >= 0:
             key = (index[node_of[up]], node)

@@ -5,11 +5,11 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..theme import SWATCH_EDGE
-from ..analysis import CELLS, FUNCTIONS
+from ..analysis import CELLS, COLOR_BY, FUNCTIONS
 from ..scene import aggregated
 from ..bases import BASES, PROGRAMS
 from ..units import TIME_UNITS
-from ..viewstate import COLOR_BY, DETAILS
+from ..viewstate import DETAILS
 from .strip import Strip
 
 #: The time unit choice that leaves the unit to the trace (ViewState.time_unit None).
@@ -135,6 +135,8 @@ class BaseDock(Dock):
                                  "each state) or slice:METRIC (the container's Time-Slice "
                                  "value of the window, e.g. slice:state%:MPI_Wait)")
         self.color_by.textActivated.connect(lambda v: setattr(s, "color_by", v.strip()))
+        self.color_by.lineEdit().returnPressed.connect(  # typed (Qt activates list items only)
+            lambda: setattr(s, "color_by", self.color_by.currentText().strip()))
         self.aggregate = QtWidgets.QLineEdit()
         self.aggregate.setPlaceholderText("auto, none, or a level (type or depth)")
         self.aggregate.editingFinished.connect(
@@ -484,11 +486,11 @@ class EventsDock(PictureDock):
         self.picture.mousePressEvent = self._clicked
         self.picture.mouseMoveEvent = self._dragged
         self.events = self.drawing = None
-        self._events_of = self._drawing_of = self._drawn_at = None
+        self._events_of = self._drawing_of = self._drawn_at = self._chosen = None
         self.visibilityChanged.connect(lambda shown: shown and self.show_state())
 
     def show_trace(self, trace, geometry):
-        self.events = self.drawing = self._events_of = self._drawing_of = None
+        self.events = self.drawing = self._events_of = self._drawing_of = self._chosen = None
         self.show_state()
 
     def _clear(self):
@@ -505,15 +507,18 @@ class EventsDock(PictureDock):
         """The particles at now; they join the history when now moved since the last
         picture (a redraw for another reason adds nothing)."""
         from ..errors import Triva3dError
-        from ..panels.events import Canvas, Events, EventsPicture
+        from ..panels.events import Canvas, Events, EventsPicture, event_rows
         g, tr = self.window.geometry, self.window.trace
         if g is None or not self.isVisible() or not self.window.isVisible():
             return
         try:
             window = (g.frame.t0, g.frame.t1)
-            if self._events_of != (tr, self.state.hidden, window):
-                self.events = Events(tr, g.value_rgb, self.state.hidden, window=window)
-                self._events_of, self._drawing_of = (tr, self.state.hidden, window), None
+            shown = tuple(m.tobytes() for m in g.shown)
+            if self._chosen is None or self._chosen[0] != (tr, shown):
+                self._chosen = ((tr, shown), event_rows(tr, g.shown))  # once, not per brush
+            if self._events_of != (self._chosen[0], window):
+                self.events = Events(tr, g.value_rgb, window=window, chosen=self._chosen[1])
+                self._events_of, self._drawing_of = (self._chosen[0], window), None
             size = (max(self.picture.width(), 320), max(self.picture.height(), 260))
             if self._drawing_of != (self.events, size, g.frame.t0, g.frame.t1):
                 self.drawing = EventsPicture(self.events, size, (g.frame.t0, g.frame.t1))
@@ -527,8 +532,8 @@ class EventsDock(PictureDock):
         now = self._now()
         self._show_image(self.canvas.draw(self.drawing, now, record=now != self._drawn_at))
         self._drawn_at = now
-        self.note.setText(f"{len(self.events.rows)} events on {len(self.events.ranks)} ranks; "
-                          "play (Space) to see them rise")
+        self.note.setText(f"{len(self.events.rows)} events on {len(self.events.ranks)} "
+                          f"{self.events.slot_word}; play (Space) to see them rise")
 
     def _clicked(self, event):
         """On the timeline: now goes there (and follows a drag); on a particle, while
@@ -586,7 +591,7 @@ class CallPathsDock(Dock):
         key = (tr, g.frame.t0, g.frame.t1, w, h)
         if key == self._shown:
             return
-        tree = calltree(tr, window=(g.frame.t0, g.frame.t1))
+        tree = calltree(tr, window=(g.frame.t0, g.frame.t1), paths=g.call_paths())
         self.sankey = Sankey(tree, width=w, height=max(h - title_room(), 50))
         self.svg.load(QtCore.QByteArray(svg(self.sankey).encode()))
         self.note.setText(tree.summary() + "; click a node to follow its path in 3D")
@@ -598,6 +603,8 @@ class CallPathsDock(Dock):
                                                                     pos.y() - title_room())
 
     def eventFilter(self, watched, event):
+        if watched is self.svg and event.type() == QtCore.QEvent.Resize:
+            QtCore.QTimer.singleShot(0, self.show_state)  # drawn again at its new size
         if watched is self.svg and self.sankey is not None:
             if event.type() == QtCore.QEvent.MouseMove:
                 i = self._node(event.position())

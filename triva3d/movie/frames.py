@@ -40,3 +40,19 @@ def record(view, keyframes, path, fps=FPS, progress=None, draw=None):
             out.abort()
         raise
     return out.count, out.close(), time.perf_counter() - t0
+
+
+def events_drawer(view, keyframes, size):
+    """For `record(..., draw=)`: (draw(state), what it draws) of Sigovan's particles
+    (panels.events) of `view`'s trace at each state's `now`, what its scene shows,
+    coloured as it colours them; over the keyframes' window when they share one,
+    else the whole trace."""
+    from ..panels.events import Canvas, Events, EventsPicture
+    windows = {s.window for s in keyframes.states}
+    window = windows.pop() if len(windows) == 1 else None
+    g = view.scene.geometry
+    events = Events(view.trace, g.value_rgb, g.shown, window=window)
+    picture, canvas = EventsPicture(events, size, window), Canvas()
+    return (lambda state: canvas.draw(picture, state.now),
+            f"{len(events.rows)} events on {len(events.ranks)} {events.slot_word}, "
+            f"{size[0]}x{size[1]}")

@@ -21,12 +21,11 @@ def _css(rgb):
 def svg(tree, path_text, x="inclusive", y="exclusive", bins=BINS, size=(900, 360)):
     """The SVG of call path `path_text` ("main;A") of CallTree `tree`: the histogram
     of its `x` per container and the scatter of `x` against `y`."""
-    from ..analysis.calltree import CallPaths
     for m in (x, y):
         if m not in METRICS:
             raise OptionsError(f"a distribution's metric is one of {', '.join(METRICS)}, "
                                f"not {m!r}")
-    path = CallPaths(tree.trace).find(path_text)
+    path = tree.find(path_text)
     cont, vx = tree.distribution(path, x)
     _, vy = tree.distribution(path, y)
     if not len(cont):

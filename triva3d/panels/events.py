@@ -23,8 +23,8 @@ each event of a trace is a particle.
   "now" line.
 
 The events are a trace's MPI calls (states whose value is an MPI function's name)
-where it has any, else its states with nothing nested in them; hidden values are
-left out. `EventsPicture.draw(now)` is a frame as a numpy image and the texts to
+where it has any, else its states with nothing nested in them; what the scene hides
+is left out. `EventsPicture.draw(now)` is a frame as a numpy image and the texts to
 write over it; `Canvas` writes them (VTK) for movies and the window.
 """
 import numpy as np
@@ -55,15 +55,14 @@ BANDS = ((30, 31, 36), (40, 41, 47))
 MS_PER = {"s": 1e3, "ms": 1.0, "us": 1e-3, "ns": 1e-6}
 
 
-def event_rows(trace, hidden=(), window=None):
-    """(the state rows that are events, are they MPI calls?): MPI calls where there
-    are any, else the states with no state nested in them; values named in `hidden`
-    left out; with `window` (t0, t1), those overlapping it."""
+def event_rows(trace, shown=None):
+    """(the state rows that are events, are they MPI calls?): the MPI calls where
+    there are any, else the states with no state nested in them; `shown` (value
+    mask, container mask: Geometry.shown) leaves out what the scene hides."""
     from ..analysis.timeslice import nesting_parents
     st = trace.states
     names = [trace.names.display(int(n)) for n in trace.values.name]
     mpi = np.array([bool(colors.MPI_CALL.fullmatch(n)) for n in names], bool)
-    keep = ~np.isin(np.arange(len(names)), [v for v, n in enumerate(names) if n in hidden])
     is_mpi = bool(len(st) and mpi[st.value].any())
     if is_mpi:
         chosen = mpi[st.value]
@@ -72,29 +71,31 @@ def event_rows(trace, hidden=(), window=None):
         if len(st) and st.imbrication.max() > 0:
             parents = nesting_parents(trace)
             chosen[parents[parents >= 0]] = False
-    if len(st):
-        chosen &= keep[st.value]
-    if window is not None:
-        chosen &= (st.end >= window[0]) & (st.start <= window[1])
+    if shown is not None and len(st):
+        chosen &= shown[0][st.value] & shown[1][st.container]
     return np.flatnonzero(chosen), is_mpi
 
 
 class Events:
-    """A trace's events (those overlapping `window`, if given) in Sigovan's terms,
-    columns in start order: `rows` (their state rows), `start`, `end`, `slot`
-    (their rank's), `jitter` (-0.5..0.5), `colour` (index into `palette`); the
-    ranks (containers) by slot, the segments (first slot, name) and the floor and
-    ceiling of durations; `fade` defaults to FADE of the events' span."""
+    """A trace's events (see event_rows; `chosen` its result, made once for many
+    windows) overlapping `window`, if given, in Sigovan's terms, columns in start
+    order: `rows` (their state rows), `start`, `end`, `slot` (their rank's),
+    `jitter` (-0.5..0.5), `colour` (index into `palette`); the ranks (containers)
+    by slot, the segments (first slot, name) and the floor and ceiling of
+    durations (`instants`: none lasts, all drawn at the floor); `fade` defaults to
+    FADE of the events' span."""
 
-    def __init__(self, trace, value_rgb, hidden=(), fade=None, window=None):
+    def __init__(self, trace, value_rgb, shown=None, fade=None, window=None, chosen=None):
         self.trace = trace
-        rows, self.mpi = event_rows(trace, hidden, window)
+        rows, self.mpi = chosen if chosen is not None else event_rows(trace, shown)
+        st = trace.states
+        if window is not None:
+            rows = rows[(st.end[rows] >= window[0]) & (st.start[rows] <= window[1])]
         #: what the slots are called: MPI ranks, or containers
         self.slot_word = "ranks" if self.mpi else "containers"
         if not len(rows):
             raise OptionsError(f"{trace.source}: no events to draw (no states"
                                f"{' in the window' if window else ''}, or all hidden)")
-        st = trace.states
         rows = rows[np.argsort(st.start[rows], kind="stable")]
         self.rows, self.start, self.end = rows, st.start[rows], st.end[rows]
         cont = st.container[rows]
@@ -109,7 +110,8 @@ class Events:
         self.jitter = np.random.default_rng(0).random(len(rows)) - 0.5
         dur = self.end - self.start
         pos = dur[dur > 0]
-        self.ceiling = float(pos.max()) if len(pos) else 1.0
+        self.instants = not len(pos)
+        self.ceiling = float(pos.max()) if len(pos) else 1.0  # (instants: a scale)
         floor = float(pos.min()) if len(pos) else self.ceiling
         per_ms = MS_PER.get(trace.time_unit)
         if per_ms:  # a microsecond at least below the ceiling: the grid's decades
@@ -134,8 +136,6 @@ class Events:
         if (counts > 0).sum() > len(kept):
             self.keys.append((f"{(counts > 0).sum() - len(kept)} other calls",
                               self.palette[-1]))
-        #: the events' ends in order, for stepping event by event
-        self.times = np.unique(np.r_[self.start, self.end])
 
     @staticmethod
     def _segments(trace, ranks):
@@ -260,6 +260,8 @@ class EventsPicture:
         """(duration in the trace's unit, label) of each decade between the floor and
         the ceiling (see duration_label)."""
         ev = self.events
+        if ev.instants:
+            return []
         scale = MS_PER.get(ev.trace.time_unit, 1.0)
         lo, hi = np.log10(ev.floor * scale), np.log10(ev.ceiling * scale)
         return [(10.0 ** k / scale, self.duration_label(10.0 ** k / scale))
@@ -328,10 +330,13 @@ class EventsPicture:
             y = int(self._y(np.array([ev.height(np.array([t]))[0]]))[0]) + self.dot - 1
             if y - self.y0 >= 14 and self.y1 - y >= 14:
                 out.append((self.x0 - 6, h - y, label, "right", "center"))
-        out.append((self.x0 - 6, h - self.y0, f"max {self.duration_label(ev.ceiling)}",
-                    "right", "center"))
-        out.append((self.x0 - 6, h - self.y1 + 2, f"<= {self.duration_label(ev.floor)}",
-                    "right", "bottom"))
+        if ev.instants:  # no duration: no scale
+            out.append((self.x0 - 6, h - self.y1 + 2, "all instants", "right", "bottom"))
+        else:
+            out.append((self.x0 - 6, h - self.y0, f"max {self.duration_label(ev.ceiling)}",
+                        "right", "center"))
+            out.append((self.x0 - 6, h - self.y1 + 2,
+                        f"<= {self.duration_label(ev.floor)}", "right", "bottom"))
         # segment names where they fit (every k-th), kept inside the plot
         firsts = [s for s, _ in ev.segments] + [len(ev.ranks)]
         widths = [(b - a) * self.slot_px for a, b in zip(firsts, firsts[1:])]

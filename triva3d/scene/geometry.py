@@ -281,6 +281,11 @@ class Geometry:
         cont &= self.layout.w > 0
         return values, types, cont
 
+    @property
+    def shown(self):
+        """(values, containers): masks of the value codes and containers drawn."""
+        return self._shown_masks[0], self._shown_masks[2]
+
     def _overrides(self, state):
         """The state's colours by name, as (r, g, b)."""
         tr = self.trace
@@ -421,7 +426,7 @@ class Geometry:
                                                    self._slicer)
         return self._metrics[key]
 
-    def _call_paths(self):
+    def call_paths(self):
         """The trace's CallPaths, made on first use."""
         if self._paths is None:
             from ..analysis.calltree import CallPaths
@@ -430,7 +435,7 @@ class Geometry:
 
     def call_path_of(self, row):
         """The call path of state `row`, folded "main;A;B"."""
-        p = self._call_paths()
+        p = self.call_paths()
         return p.text(int(p.path[row]))
 
     def _choose_path(self, text):
@@ -440,7 +445,7 @@ class Geometry:
             self._within = None
             return
         if self._within is None or self._within[0] != text:
-            p = self._call_paths()
+            p = self.call_paths()
             self._within = (text, p.within(p.find(text)))
 
     def state_rgb(self, rows):
