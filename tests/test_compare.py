@@ -128,3 +128,39 @@ def test_the_difference_call_tree(paje, tmp_path):
                         "--calltree", "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "B - A inclusive" in out.read_text()
+
+
+def test_colour_by_difference_in_3d(paje, tmp_path):
+    """Issue 32.3/32.6: A's P1 waits 2 s and P2 4 s; B's P1 waits 5 s and P2 3 s (same
+    names, B starting 10 s later: windows from each run's start). Coloured by
+    difference:state:wait, P1's states take +3 (the red end), P2's -1 (a third of
+    the way to blue); the legend runs -3 .. +3 s; the ViewState keeps B's path, so
+    the view saves and reloads; the command line takes --compare."""
+    from triva3d import View, ViewState
+    from triva3d.colors import diverging
+    head = '5 w S "wait" "1 0 0"\n'
+    a = paje(head + "12 0 p1 S w\n12 0 p2 S w\n13 2 p1 S\n13 4 p2 S\n")
+    b = paje(head + "12 10 p1 S w\n12 10 p2 S w\n13 13 p2 S\n13 15 p1 S\n")
+    state = ViewState(compare=b.source, color_by="difference:state:wait")
+    view = View(a, state, size=(320, 240))
+    view.render()
+    g = view.scene.geometry
+    rgb = {a.display_name("containers", int(c)): tuple(x)
+           for c, x in zip(a.states.container, g.state_rgb(np.arange(len(a.states))))}
+    assert rgb == {"P1": tuple(diverging([1.0])[0]), "P2": tuple(diverging([-1 / 3])[0])}
+    keys = [t for t, _ in g.legend_entries()][:5]
+    assert keys == ["B - A state:wait -3 s", "B - A state:wait -1.5 s",
+                    "B - A state:wait +0 s", "B - A state:wait +1.5 s", "B - A state:wait +3 s"]
+    saved = tmp_path / "v.json"
+    state.save(saved)
+    assert ViewState.load(saved).compare == b.source
+    out = tmp_path / "d.png"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "render", a.source, "--compare",
+                        b.source, "--color-by", "difference:state:wait", "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    bad = subprocess.run([sys.executable, "-m", "triva3d.cli", "render", a.source,
+                          "--color-by", "difference:state:wait", "-o", str(out)],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "needs a second run" in bad.stderr
+    view.close()

@@ -819,3 +819,19 @@ def test_the_call_paths_dock_chooses_a_path_for_3d(qtbot, data):
     assert w.geometry._within is not None
     qtbot.mouseClick(dock.svg, QtCore.Qt.LeftButton, pos=QtCore.QPoint(2, 2))
     assert w.state.call_path is None
+
+
+def test_compare_with_colours_by_the_difference(qtbot, tmp_path):
+    """Issue 32.1/32.3: File > Compare with... (here given the path) keeps B's path in
+    the view and colours the states by B - A of the value longest over the trace;
+    the legend keys the signed scale."""
+    from triva3d.generate import sigovan, write
+    a, b = tmp_path / "a.trace", tmp_path / "b.trace"
+    write(sigovan("horizontal", ranks=16, iterations=2), a)
+    write(sigovan("slanted", ranks=16, iterations=2), b)
+    w = opened(qtbot, a)
+    w.compare_with(str(b))
+    w.redraw()
+    assert w.state.compare == str(b) and w.state.color_by == "difference:state:compute"
+    assert w.geometry.other is not None and w.geometry.metric().signed
+    assert any(t.startswith("B - A state:compute") for t, _ in w.geometry.legend_entries())

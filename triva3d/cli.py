@@ -763,7 +763,12 @@ def add_scene_options(r):
                         "(the variable's mean over each state, on its container or the "
                         "nearest above, e.g. variable:power_used) or slice:METRIC (the "
                         "container's Time-Slice value of the window, any treemap metric, "
-                        "e.g. slice:state%%:MPI_Wait)")
+                        "e.g. slice:state%%:MPI_Wait) or, with --compare, difference:METRIC "
+                        "(B - A of that value per container, blue less, red more)")
+    r.add_argument("--compare", metavar="B",
+                   help="a second run (trace) to compare with: --color-by "
+                        "difference:METRIC colours each container by B - A, containers "
+                        "matched by name, windows read from each run's start")
     r.add_argument("--focus", metavar="CONTAINER",
                    help="outline the containers this one exchanges messages with in the "
                         "window (Ravel's focus), within --focus-radius messages")

@@ -314,6 +314,8 @@ SETTINGS = (
     Setting("detail", "auto", _choice("detail", DETAILS), "geometry", "drawing", "detail"),
     Setting("aggregate", "auto", _aggregate, "geometry", "drawing", "aggregate", fresh=True),
     Setting("color_by", "value", _color_by, "geometry", "drawing", "color_by", fresh=True),
+    # a second run (its path) to compare with: colour by difference:METRIC
+    Setting("compare", None, _optional_text("compare"), "geometry", "drawing", "compare"),
     Setting("call_path", None, _optional_text("call path"), "geometry", "selection",
             "call_path", fresh=True),
     Setting("expanded", (), _names("expanded"), "geometry", "drawing", "expand", fresh=True),

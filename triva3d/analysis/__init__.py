@@ -9,6 +9,7 @@ LINK_MEASURES = ("count", "bytes", "time", "throughput", "rate", "peers")
 #: links have sizes, else count.
 CELLS = ("state", "variable", "link", "event") + tuple(f"link:{m}" for m in LINK_MEASURES)
 #: What colours the states (analysis.colorby): their value, or a metric along a
-#: colour ramp, fixed or named after a prefix ("variable:TYPE", "slice:METRIC").
+#: colour ramp, fixed or named after a prefix ("variable:TYPE", "slice:METRIC",
+#: "difference:METRIC": B - A of a Time-Slice value, with a second run).
 COLOR_BY = ("value", "lateness", "duration")
-COLOR_BY_NAMED = ("variable", "slice")
+COLOR_BY_NAMED = ("variable", "slice", "difference")

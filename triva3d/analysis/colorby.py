@@ -10,7 +10,11 @@ one number per state, and its range.
 - `slice:METRIC`: a Time-Slice value of the drawn window (any name of
   analysis.timeslice's `Slice.metric`: `state%:MPI_Wait`, `links:bytes`,
   `variable_mean:power_used`...) of the state's container, or its nearest ancestor
-  carrying it: every state of a container gets the container's colour.
+  carrying it: every state of a container gets the container's colour;
+- `difference:METRIC`: with a second run B, B - A of that Time-Slice value per
+  container (matched by name; a window read from each run's own start, as
+  analysis.compare does; none: each run whole), on a diverging scale (`signed`);
+  NaN where B has no container of that name.
 """
 from typing import NamedTuple
 
@@ -24,20 +28,23 @@ from . import COLOR_BY, COLOR_BY_NAMED
 
 class Metric(NamedTuple):
     """Per state the number (NaN: none), its (low, high), a log scale?, the legend's
-    name of the number, whether it is a time (in the trace's unit), and what the
-    grey of the states without one says."""
+    name of the number, whether it is a time (in the trace's unit), what the grey of
+    the states without one says, and whether it is signed (a diverging scale
+    symmetric about 0)."""
     values: np.ndarray
     span: tuple
     log: bool
     name: str
     is_time: bool
     missing: str
+    signed: bool = False
 
 
-def per_state(trace, color_by, window=None, slicer=None):
+def per_state(trace, color_by, window=None, slicer=None, other=None):
     """The Metric of `color_by` (see the module) over `trace`'s states; `window`
-    (t0, t1) for `slice:` (default: the whole trace), with `slicer` (a Slicer of
-    the trace, made here if None)."""
+    (t0, t1) for `slice:` and `difference:` (default: the whole trace), with
+    `slicer` (a Slicer of the trace, made here if None); `other` the second run
+    (a Trace) of `difference:`."""
     kind, _, arg = color_by.partition(":")
     st = trace.states
     if color_by == "duration":
@@ -60,9 +67,41 @@ def per_state(trace, color_by, window=None, slicer=None):
         per_container, carries = slicer.slice(window).metric(arg)
         carrier = nearest_carrier(trace.containers.parent, carries)
         v = np.where(carrier >= 0, per_container[np.maximum(carrier, 0)], np.nan)[st.container]
-        return _linear(v, arg, f"no {arg} on the container or above it")
+        return _linear(v, arg, f"no {arg} on the container or above it")._replace(
+            is_time=arg.startswith("state:"))  # (seconds in a state value)
+    if kind == "difference" and arg:
+        if other is None:
+            raise OptionsError("colour by difference needs a second run to compare with")
+        v = _difference(trace, other, arg, window, slicer)[st.container]
+        finite = np.abs(v[np.isfinite(v)])
+        top = float(finite.max()) if len(finite) else 0.0
+        return Metric(v, (-top, top), False, f"B - A {arg}", arg.startswith("state:"),
+                      f"no {arg} in B (no container of that name)", True)
     raise OptionsError(f"colour by must be {', '.join(COLOR_BY)}, "
                        f"{', '.join(k + ':NAME' for k in COLOR_BY_NAMED)}, not {color_by!r}")
+
+
+def _difference(a, b, metric, window, slicer=None):
+    """Per container of `a`, B's Time-Slice `metric` less A's (the container, or the
+    nearest above it carrying the metric, matched by name in `b`; NaN: none)."""
+    from .compare import run_start
+    from .timeslice import Slicer
+    wa = wb = None  # (no window: each run whole)
+    if window is not None:
+        sa, sb = run_start(a), run_start(b)
+        wa, wb = window, (sb + window[0] - sa, sb + window[1] - sa)
+    va, ca = (slicer or Slicer(a)).slice(wa).metric(metric)
+    vb, cb = Slicer(b).slice(wb).metric(metric)
+    carrier = nearest_carrier(a.containers.parent, ca)
+    names_b = {}
+    for c in np.flatnonzero(cb).tolist():
+        names_b.setdefault(b.display_name("containers", c), c)
+    diff = np.full(len(a.containers), np.nan)  # per carrier of A
+    for c in np.flatnonzero(ca).tolist():
+        mate = names_b.get(a.display_name("containers", c))
+        if mate is not None:
+            diff[c] = vb[mate] - va[c]
+    return np.where(carrier >= 0, diff[np.maximum(carrier, 0)], np.nan)
 
 
 def _linear(v, name, missing):

@@ -148,6 +148,7 @@ class MainWindow(QtWidgets.QMainWindow):
         m = self.menuBar().addMenu("&File")
         for text, key, slot in (("&Open trace...", "Ctrl+O", self.open_trace),
                                 ("Open &topology...", "Ctrl+T", self.open_topology),
+                                ("Compare &with...", "Ctrl+W", self.compare_with),
                                 ("&Load view...", "Ctrl+L", self.load_view),
                                 ("&Save view...", "Ctrl+S", self.save_view),
                                 ("&Export screenshot...", "Ctrl+E", self.export_screenshot)):
@@ -304,6 +305,26 @@ class MainWindow(QtWidgets.QMainWindow):
                                                             DIALOG_FILTER)
         if path:
             self.state.update(topology=str(path), base="topology")
+
+    def compare_with(self, path=None):
+        """Colour the states by B - A against the run at `path` (asked for if None):
+        of the state value longest over the trace, unless a difference is chosen
+        (the colour-by box chooses another: difference:METRIC)."""
+        if self.geometry is None:
+            return
+        if not path:
+            from ..load import DIALOG_FILTER
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Compare with a run", "",
+                                                            DIALOG_FILTER)
+        if not path:
+            return
+        g = self.geometry
+        color_by = self.state.color_by
+        if not color_by.startswith("difference:") and len(self.trace.values):
+            color_by = "difference:state:" + self.trace.display_name(
+                "values", int(g.values_by_time()[0]))
+        self.statusBar().showMessage(f"comparing with {path}...")
+        self.state.update(compare=str(path), color_by=color_by)
 
     def load_view(self, path=None):
         if not path:

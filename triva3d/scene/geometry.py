@@ -179,6 +179,7 @@ class Geometry:
         self._owners_of = self._pairs = self._nest = None
         self._metrics = {}  # (colour-by, window of a slice:) -> its colorby.Metric
         self._slicer = None  # for colour by a Time-Slice value, made at first use
+        self.other = self._other_path = None  # the second run (ViewState.compare)
         self._paths = self._within = None  # call paths; the states on the chosen one
         self.update(state or ViewState())
 
@@ -315,8 +316,10 @@ class Geometry:
                 tr, overrides, self.roles)
             self._palette_of = (overrides, dict(state.variables))
         self.color_by = state.color_by
+        self._second_run(state.compare)
         self._choose_path(state.call_path)
         t0, t1 = state.window or self.data_span
+        self._window_given = state.window is not None  # (two runs compare whole without)
         self.frame = Frame(float(t0), float(t1), state.scale * self.extent)
         self.now = state.now if state.unfold else None
         #: What is drawn: the window, or its part up to `now` when unfolding (the
@@ -383,7 +386,7 @@ class Geometry:
         lane = lane[count[lane] > 0]
         members = np.bincount(drawn_of[lane], minlength=len(present))
         if self._value_order is None:
-            self._value_order = self._order_of_values()
+            self._value_order = self.values_by_time()
         stacked = self._value_order[np.isin(self._value_order, values)]  # most time first
         if self._nest is None:
             self._nest = (nesting_parents(tr) if len(st) and st.imbrication.max() > 0
@@ -416,14 +419,16 @@ class Geometry:
     def metric(self):
         """The analysis.colorby Metric of the current `color_by`, made once per
         metric (a Time-Slice value: per window)."""
-        key = (self.color_by, (self.frame.t0, self.frame.t1)
-               if self.color_by.startswith("slice:") else None)
+        per_window = self.color_by.startswith("slice:") or (
+            self.color_by.startswith("difference:") and self._window_given)
+        key = (self.color_by, (self.frame.t0, self.frame.t1) if per_window else None,
+               id(self.other))
         if key not in self._metrics:
             if key[1] is not None and self._slicer is None:
                 self._slicer = Slicer(self.trace)
             self._metrics = {k: m for k, m in self._metrics.items() if k[1] is None}
             self._metrics[key] = colorby.per_state(self.trace, self.color_by, key[1],
-                                                   self._slicer)
+                                                   self._slicer, self.other)
         return self._metrics[key]
 
     def call_paths(self):
@@ -437,6 +442,13 @@ class Geometry:
         """The call path of state `row`, folded "main;A;B"."""
         p = self.call_paths()
         return p.text(int(p.path[row]))
+
+    def _second_run(self, path):
+        """`other`: the run at `path` to compare with (None: none), loaded once."""
+        if path != self._other_path:
+            from ..load import load
+            self.other = load(path) if path else None
+            self._other_path = path
 
     def _choose_path(self, text):
         """The states on call path `text` ("main;A", and what it calls), the others
@@ -465,6 +477,8 @@ class Geometry:
             return self.value_rgb[st.value[rows]]
         m = self.metric()
         (lo, hi), log, x = m.span, m.log, m.values[rows]
+        if m.signed:  # B - A: blue below zero, red above, scaled to the largest
+            return colors.diverging(x / hi if hi > 0 else np.where(np.isnan(x), np.nan, 0.0))
         with np.errstate(invalid="ignore", divide="ignore"):
             if log:
                 x = (np.log(x) - np.log(lo)) / max(np.log(hi) - np.log(lo), 1e-300)
@@ -484,10 +498,12 @@ class Geometry:
         (lo, hi), x = m.span, np.linspace(0, 1, 5)
         at = np.exp(np.log(lo) + x * (np.log(hi) - np.log(lo))) if m.log else lo + x * (hi - lo)
         unit = f" {unit}" if m.is_time else ""
-        out = [(f"{m.name} {t:.3g}{unit}", rgb) for t, rgb in zip(at, colors.ramp(x))]
+        rgb = colors.diverging(2 * x - 1) if m.signed else colors.ramp(x)
+        out = [(f"{m.name} {t:+.3g}{unit}" if m.signed else f"{m.name} {t:.3g}{unit}", c)
+               for t, c in zip(at, rgb)]
         return out + missing
 
-    def _order_of_values(self):
+    def values_by_time(self):
         """The state values, longest total time over the whole trace first."""
         st = self.trace.states
         time = np.bincount(st.value, weights=st.end - st.start, minlength=len(self.trace.values))
@@ -805,7 +821,7 @@ class Geometry:
             out += self.color_keys(tr.unit())
         elif len(keys):
             if self._value_order is None:
-                self._value_order = self._order_of_values()
+                self._value_order = self.values_by_time()
             shown = np.zeros(len(tr.values), bool)
             shown[keys] = True
             shown = self._value_order[shown[self._value_order]]
