@@ -124,3 +124,34 @@ def test_the_command_line_takes_and_checks_it(paje, tmp_path):
     with pytest.raises(OptionsError, match="colour by must be"):
         ViewState(color_by="slice:")
     assert ViewState(color_by=" variable : power_used ").color_by == "variable:power_used"
+
+
+def test_the_treemap_colours_its_cells_by_the_metric(paje, tmp_path):
+    """Issue 29.5 in the treemap: coloured by slice:state%:wait over [0, 20], every
+    cell of P takes P's 0.5 (the top of the ramp), of R its 0.4 (the bottom), Q's
+    grey; by variable:power_used, P's wait cell is the time-weighted mean over its
+    state [5, 15] (4) and its compute cells over [0, 5] and the instant at 12 (2,
+    the instant weighing nothing); the legend gives the stops."""
+    from triva3d.panels.treemap import TimeSliceTreemap
+    tr = paje(HOSTED, types="")
+    tm = TimeSliceTreemap(tr, color_by="slice:state%:wait")
+    got = {(tm.name_of(int(n)), tm.value_names[c]): tuple(x)
+           for n, c, x in zip(tm.cell_node, tm.cell_col, tm.cell_rgb())}
+    top, bottom = tuple(ramp([1.0])[0]), tuple(ramp([0.0])[0])
+    assert got == {("P", "compute"): top, ("P", "wait"): top, ("R", "wait"): bottom,
+                   ("R", "compute"): bottom, ("Q", "solo"): EMPTY}
+    assert [t for t, _ in tm.legend_entries()][:2] == ["state%:wait 0.4", "state%:wait 0.425"]
+    tm = TimeSliceTreemap(tr, color_by="variable:power_used")
+    means = {(tm.name_of(int(n)), tm.value_names[c]): v
+             for n, c, v in zip(tm.cell_node, tm.cell_col, tm.cell_metric)}
+    assert means[("P", "wait")] == pytest.approx(4.0)
+    assert means[("P", "compute")] == pytest.approx(2.0)
+    out = tmp_path / "t.png"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "treemap", tr.source,
+                        "--color-by", "slice:state%:wait", "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    bad = subprocess.run([sys.executable, "-m", "triva3d.cli", "treemap", tr.source,
+                          "--cells", "event", "--color-by", "lateness", "-o", str(out)],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "colour by applies to state cells" in bad.stderr

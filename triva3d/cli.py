@@ -376,9 +376,16 @@ def cmd_treemap(args):
     trace, _ = _load(args)
     _report(trace)
     values = [v.strip() for v in args.values.split(",")] if args.values else None
+    from .viewstate import ViewState
+    color_by = ViewState(color_by=args.color_by or "value").color_by  # (checked there)
+    other = None
+    if args.compare:
+        from .load import load
+        other = load(args.compare, lenient=args.lenient, cache=not args.no_cache)
     tm = TimeSliceTreemap(trace, window=args.slice, level=args.level, how=args.agg,
                           metric=args.cells, values=values, width=args.size[0],
-                          height=args.size[1], nested=args.nested, time_unit=args.time_unit)
+                          height=args.size[1], nested=args.nested, time_unit=args.time_unit,
+                          color_by=color_by, other=other)
     highlight = tm.find(args.highlight) if args.highlight else None
     for line in tm.warnings():
         print(f"triva3d: warning: {line}", file=sys.stderr)
@@ -711,6 +718,12 @@ def parser():
                     help="image size in pixels, or SVG size in points (default "
                          f"{SIZE[0]}x{SIZE[1]})")
     tm.add_argument("--highlight", metavar="NODE", help="outline this node and its ancestors")
+    tm.add_argument("--color-by", metavar="WHAT",
+                    help="state cells coloured by the time-weighted mean of a metric over "
+                         "their states instead of by value: lateness, duration, "
+                         "variable:TYPE, slice:METRIC or, with --compare, difference:METRIC "
+                         "(as render's)")
+    tm.add_argument("--compare", metavar="B", help="a second run, for difference:METRIC")
     add_clusters(tm)
     add_time_unit(tm)
     tm.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg|OUT.csv")

@@ -378,7 +378,7 @@ class TreemapDock(PictureDock):
         state's treemap fields."""
         f, s = self.window.geometry.frame, self.state
         return (f.t0, f.t1, s.selection, s.slice_level, s.slice_how, s.slice_metric,
-                s.slice_values, s.hidden)
+                s.slice_values, s.hidden, s.color_by, s.compare)
 
     def show_state(self):
         s = self.state
@@ -405,7 +405,9 @@ class TreemapDock(PictureDock):
                                   level=s.slice_level, how=s.slice_how, metric=s.slice_metric,
                                   values=s.slice_values, slicer=self.slicer, width=w,
                                   height=h, palette=(g.value_rgb, g.type_rgb),
-                                  hidden=s.hidden)
+                                  hidden=s.hidden,
+                                  color_by=s.color_by if s.slice_metric == "state" else "value",
+                                  other=g.other)
         except Triva3dError as e:
             self.picture.setText(str(e))
             return

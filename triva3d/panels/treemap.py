@@ -60,11 +60,15 @@ class TimeSliceTreemap:
     (`palette`: its value and type colours; default: a scene's without overrides);
     states' times `nested` "exclusive" (default) or "inclusive" (see Slicer), in
     `time_unit` (default: the trace's, Trace.unit); `hidden`: value or type names
-    not drawn (the 3D view's filters), said in the notes."""
+    not drawn (the 3D view's filters), said in the notes; `color_by` (state cells:
+    see analysis.colorby; `other`, the second run of a difference) colours each
+    cell by the time-weighted mean of that metric over its states instead of by
+    its value."""
 
     def __init__(self, trace, window=None, level=None, how="sum", metric="state", values=None,
                  width=1000.0, height=1000.0, pad=None, slicer=None, palette=None,
-                 nested="exclusive", time_unit=None, hidden=()):
+                 nested="exclusive", time_unit=None, hidden=(), color_by="value",
+                 other=None):
         if metric not in METRICS:
             raise OptionsError(f"treemap metric must be one of {', '.join(METRICS)}, "
                                f"not {metric!r}")
@@ -147,6 +151,35 @@ class TimeSliceTreemap:
             trace.containers.type, types.parent[np.asarray(carriers_of)[drawn]]))
         if self.left_out:
             self.notes.append(f"{self.left_out[0]}: {'; '.join(self.left_out[1:])}")
+        #: the colour-by metric (None: cells in their values' colours) and per cell
+        #: its mean over the cell's states
+        self.color_metric = self.cell_metric = None
+        if color_by != "value":
+            self._color_cells(color_by, window, slicer, other, rows)
+
+    def _color_cells(self, color_by, window, slicer, other, rows):
+        from ..analysis import colorby
+        if self.cells != "state":
+            raise OptionsError("colour by applies to state cells, not "
+                               f"{self.cells} cells")
+        tr = self.trace
+        whole = color_by.startswith("difference:") and window is None  # two runs whole
+        m = colorby.per_state(tr, color_by, None if whole else (self.t0, self.t1), slicer,
+                              other)
+        is_level = np.zeros(len(tr.containers), bool)
+        is_level[rows] = True
+        up = colorby.nearest_carrier(tr.containers.parent, is_level)
+        index = np.full(len(tr.containers), -1)
+        index[self.containers] = np.arange(len(self.containers))
+        node_of = np.where(up >= 0, index[np.maximum(up, 0)], -1)
+        col = {n: i for i, n in enumerate(self.value_names)}
+        columns = np.array([col.get(tr.display_name("values", v), -1)
+                            for v in range(len(tr.values))], np.int64)
+        means = colorby.per_cell(m, tr, (self.t0, self.t1), node_of, columns)
+        padded = np.full((len(self.containers), len(self.value_names)), np.nan)
+        padded[:means.shape[0], :means.shape[1]] = means
+        self.color_metric = m
+        self.cell_metric = padded[self.cell_node, self.cell_col]
 
     def _layout(self, level, width, height, pad):
         """Tree = the level's containers, their ancestors, and their cells."""
@@ -288,8 +321,13 @@ class TimeSliceTreemap:
         if self.metric == "link:peers":
             keys = {"out": "out (destinations)", "in": "in (sources)"}
         drawn = np.unique(self.cell_col)
-        return ([(keys.get(self.value_names[k], self.value_names[k]), self.value_rgb[k])
-                 for k in drawn]
+        if self.color_metric is not None:
+            from ..analysis import colorby
+            shown = colorby.keys(self.color_metric, self.time_unit)
+        else:
+            shown = [(keys.get(self.value_names[k], self.value_names[k]), self.value_rgb[k])
+                     for k in drawn]
+        return (shown
                 + [(line, None) for line in self.left_out]
                 + [(f"area: {self.unit} ({self.how}{self.time_kind}), {self.t0:.6g} .. "
                     f"{self.t1:.6g}", None)])
@@ -301,7 +339,10 @@ class TimeSliceTreemap:
         return np.repeat(shade[:, None], 3, axis=1)
 
     def cell_rgb(self):
-        """(cells, 3) uint8: each cell's value colour."""
+        """(cells, 3) uint8: each cell's value colour, or its colour-by metric's."""
+        if self.color_metric is not None:
+            from ..analysis import colorby
+            return colorby.rgb(self.color_metric, self.cell_metric).reshape(-1, 3)
         return self.value_rgb[self.cell_col].reshape(-1, 3)
 
     def labels(self):

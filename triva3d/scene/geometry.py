@@ -475,33 +475,11 @@ class Geometry:
         st = self.trace.states
         if self.color_by == "value":
             return self.value_rgb[st.value[rows]]
-        m = self.metric()
-        (lo, hi), log, x = m.span, m.log, m.values[rows]
-        if m.signed:  # B - A: blue below zero, red above, scaled to the largest
-            return colors.diverging(x / hi if hi > 0 else np.where(np.isnan(x), np.nan, 0.0))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if log:
-                x = (np.log(x) - np.log(lo)) / max(np.log(hi) - np.log(lo), 1e-300)
-            else:
-                x = (x - lo) / (hi - lo) if hi > lo else np.where(np.isnan(x), np.nan, 0.0)
-        out = colors.ramp(x)
-        out[np.isnan(x)] = colors.EMPTY
-        return out
+        return colorby.rgb(self.metric(), self.metric().values[rows])
 
     def color_keys(self, unit):
-        """The legend's keys of the colour-by metric: five stops from low to high
-        (times in `unit`), and grey for the states without one."""
-        m = self.metric()
-        missing = [(m.missing, np.array(colors.EMPTY, np.uint8))]
-        if not np.isfinite(m.values).any():
-            return missing
-        (lo, hi), x = m.span, np.linspace(0, 1, 5)
-        at = np.exp(np.log(lo) + x * (np.log(hi) - np.log(lo))) if m.log else lo + x * (hi - lo)
-        unit = f" {unit}" if m.is_time else ""
-        rgb = colors.diverging(2 * x - 1) if m.signed else colors.ramp(x)
-        out = [(f"{m.name} {t:+.3g}{unit}" if m.signed else f"{m.name} {t:.3g}{unit}", c)
-               for t, c in zip(at, rgb)]
-        return out + missing
+        """The legend's keys of the colour-by metric (see colorby.keys)."""
+        return colorby.keys(self.metric(), unit)
 
     def values_by_time(self):
         """The state values, longest total time over the whole trace first."""
