@@ -1,6 +1,8 @@
 """The desktop window, for real: PySide6 and pyvistaqt under Xvfb (pytest-xvfb starts
 it), driven with pytest-qt's mouse and keys, its 3D frames read back from VTK."""
+import html
 import os
+import re
 import subprocess
 import sys
 import time
@@ -83,7 +85,8 @@ def test_open_a_real_trace_with_its_platform(qtbot, data):
     assert {"pcompute", "start_send_tasks"} <= set(names)
     # ...and the picture's keys that are no swatch of the list (the 3D view of the
     # window draws no legend): what the profiles are relative to, what edges show
-    keys = w.legend_dock.keys.text().splitlines()
+    keys = [html.unescape(re.sub("<[^>]+>", "", k)).lstrip("\u25a0 ")
+            for k in w.legend_dock.keys.text().split("<br>")]
     assert "bcompute (of bandwidth), pcompute (of power)" in keys
     assert "task_creation (of its max 19)" in keys
     assert keys[-1] == "edges: width bandwidth, colour latency"
@@ -738,6 +741,9 @@ def test_the_colour_by_box_offers_the_variables_and_refuses_a_bad_name(qtbot, da
     box.textActivated.emit("variable:power")
     assert w.state.color_by == "variable:power"
     assert any(t.startswith("power ") for t, _ in w.geometry.legend_entries())
+    w.redraw()  # the legend dock gives each stop its colour
+    stops = [k for k in w.legend_dock.keys.text().split("<br>") if "</span> power " in k]
+    assert stops and all(k.startswith('<span style="color:#') for k in stops)
     box.lineEdit().clear()  # typed, then Enter (not a list item)
     qtbot.keyClicks(box.lineEdit(), " slice:state%:violation")
     qtbot.keyClick(box.lineEdit(), QtCore.Qt.Key_Return)

@@ -99,13 +99,13 @@ def rgb(metric, x):
 
 
 def keys(metric, unit, stops=5):
-    """The legend's keys of `metric` (text, rgb): `stops` from low to high (times in
-    `unit`), then grey for what has none."""
+    """The legend's keys of `metric` (text, rgb): `stops` from low to high (one where
+    all are equal; times in `unit`), then grey for what has none."""
     from .. import colors
     missing = [(metric.missing, np.array(colors.EMPTY, np.uint8))]
     if not np.isfinite(metric.values).any():
         return missing
-    (lo, hi), f = metric.span, np.linspace(0, 1, stops)
+    (lo, hi), f = metric.span, np.linspace(0, 1, stops if metric.span[1] > metric.span[0] else 1)
     at = np.exp(np.log(lo) + f * (np.log(hi) - np.log(lo))) if metric.log else lo + f * (hi - lo)
     unit = f" {unit}" if metric.is_time else ""
     form = "+.3g" if metric.signed else ".3g"

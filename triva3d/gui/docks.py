@@ -209,6 +209,7 @@ class LegendDock(Dock):
         self.found = QtWidgets.QLabel()
         self.form.addRow(self.found)
         self.keys = QtWidgets.QLabel()
+        self.keys.setTextFormat(QtCore.Qt.RichText)
         self.keys.setWordWrap(True)
         self.form.addRow(self.keys)
 
@@ -239,10 +240,14 @@ class LegendDock(Dock):
             if (item.text(0), item.text(1)) in rgb:
                 item.setIcon(0, _swatch(rgb[item.text(0), item.text(1)]))
         self.tree.blockSignals(False)
-        # the picture's keys that are no swatch of the list: profiles, edges, notes
+        # the picture's keys that are no swatch of the list: a colour-by metric's stops
+        # (each with its colour), profiles, edges, notes
+        import html
         listed = {n for n, _ in rgb} | {f"{n} ({k})" for n, k in rgb}
-        self.keys.setText("\n".join(text for text, _ in (scene.legend_entries() if scene else [])
-                                     if text not in listed))
+        lines = [("" if c is None else '<span style="color:#%02x%02x%02x">&#9632;</span> '
+                  % tuple(int(v) for v in c)) + html.escape(text)
+                 for text, c in (scene.legend_entries() if scene else []) if text not in listed]
+        self.keys.setText("<br>".join(lines))
 
     def _toggled(self, item, column):
         name = item.text(0)
