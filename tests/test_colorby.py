@@ -108,16 +108,17 @@ def test_a_slice_share_matches_pj_dump(data):
     assert m.span[1] == pytest.approx(want / 1195)  # the most violated host
 
 
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "triva3d.cli", *map(str, args)],
+                          capture_output=True, text=True)
+
+
 def test_the_command_line_takes_and_checks_it(paje, tmp_path):
     tr = paje(HOSTED, types="")
     out = tmp_path / "v.png"
-    ok = subprocess.run([sys.executable, "-m", "triva3d.cli", "render", tr.source,
-                         "--color-by", "variable:power_used", "-o", str(out)],
-                        capture_output=True, text=True)
+    ok = cli("render", tr.source, "--color-by", "variable:power_used", "-o", out)
     assert ok.returncode == 0, ok.stderr
-    bad = subprocess.run([sys.executable, "-m", "triva3d.cli", "render", tr.source,
-                          "--color-by", "variable:nope", "-o", str(out)],
-                         capture_output=True, text=True)
+    bad = cli("render", tr.source, "--color-by", "variable:nope", "-o", out)
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines()[-1].endswith(
         "'nope' is not a variable type of the trace")
@@ -147,11 +148,7 @@ def test_the_treemap_colours_its_cells_by_the_metric(paje, tmp_path):
     assert means[("P", "wait")] == pytest.approx(4.0)
     assert means[("P", "compute")] == pytest.approx(2.0)
     out = tmp_path / "t.png"
-    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "treemap", tr.source,
-                        "--color-by", "slice:state%:wait", "-o", str(out)],
-                       capture_output=True, text=True)
+    r = cli("treemap", tr.source, "--color-by", "slice:state%:wait", "-o", out)
     assert r.returncode == 0, r.stderr
-    bad = subprocess.run([sys.executable, "-m", "triva3d.cli", "treemap", tr.source,
-                          "--cells", "event", "--color-by", "lateness", "-o", str(out)],
-                         capture_output=True, text=True)
+    bad = cli("treemap", tr.source, "--cells", "event", "--color-by", "lateness", "-o", out)
     assert bad.returncode == 2 and "colour by applies to state cells" in bad.stderr

@@ -718,16 +718,27 @@ def parser():
                     help="image size in pixels, or SVG size in points (default "
                          f"{SIZE[0]}x{SIZE[1]})")
     tm.add_argument("--highlight", metavar="NODE", help="outline this node and its ancestors")
-    tm.add_argument("--color-by", metavar="WHAT",
-                    help="state cells coloured by the time-weighted mean of a metric over "
-                         "their states instead of by value: lateness, duration, "
-                         "variable:TYPE, slice:METRIC or, with --compare, difference:METRIC "
-                         "(as render's)")
-    tm.add_argument("--compare", metavar="B", help="a second run, for difference:METRIC")
+    add_color_by(tm, "the state cells (each the time-weighted mean over its states)")
     add_clusters(tm)
     add_time_unit(tm)
     tm.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg|OUT.csv")
     return p
+
+
+def add_color_by(c, what):
+    """--color-by and --compare: what colours `what` (see analysis.colorby)."""
+    c.add_argument("--color-by", metavar="WHAT",
+                   help=f"what colours {what}, blue to red: value (default), lateness "
+                        "(Ravel: how much later than the earliest at its logical step a "
+                        "communication event ends), duration (log scale), variable:TYPE "
+                        "(the variable's mean over each state, on its container or the "
+                        "nearest above, e.g. variable:power_used), slice:METRIC (the "
+                        "container's Time-Slice value of the window, any treemap metric, "
+                        "e.g. slice:state%%:MPI_Wait) or, with --compare, difference:METRIC "
+                        "(B - A of that value per container, blue less, red more)")
+    c.add_argument("--compare", metavar="B",
+                   help="a second run (trace) to compare with, for difference:METRIC: "
+                        "containers matched by name, a window read from each run's start")
 
 
 def add_clusters(c):
@@ -769,19 +780,7 @@ def add_scene_options(r):
                    help="the vertical axis: physical time, or logical steps (Ravel: each "
                         "communication event a box at its step, messages between steps; "
                         "see triva3d steps)")
-    r.add_argument("--color-by", metavar="WHAT",
-                   help="what colours the states, blue to red: value (default), lateness "
-                        "(Ravel: how much later than the earliest at its logical step a "
-                        "communication event ends), duration (log scale), variable:TYPE "
-                        "(the variable's mean over each state, on its container or the "
-                        "nearest above, e.g. variable:power_used) or slice:METRIC (the "
-                        "container's Time-Slice value of the window, any treemap metric, "
-                        "e.g. slice:state%%:MPI_Wait) or, with --compare, difference:METRIC "
-                        "(B - A of that value per container, blue less, red more)")
-    r.add_argument("--compare", metavar="B",
-                   help="a second run (trace) to compare with: --color-by "
-                        "difference:METRIC colours each container by B - A, containers "
-                        "matched by name, windows read from each run's start")
+    add_color_by(r, "the states")
     r.add_argument("--focus", metavar="CONTAINER",
                    help="outline the containers this one exchanges messages with in the "
                         "window (Ravel's focus), within --focus-radius messages")

@@ -144,6 +144,38 @@ def diverging(x):
     return out
 
 
+def metric_rgb(metric, x):
+    """Colours of numbers `x` of `metric` (an analysis.colorby Metric): along ramp
+    from its low to its high (log scale where it says), or diverging for a signed
+    one; EMPTY for NaN."""
+    (lo, hi), x = metric.span, np.asarray(x, np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if metric.signed:  # blue below zero, red above, scaled to the largest
+            return diverging(x / hi if hi > 0 else np.where(np.isnan(x), np.nan, 0.0))
+        if metric.log:
+            x = (np.log(x) - np.log(lo)) / max(np.log(hi) - np.log(lo), 1e-300)
+        else:
+            x = (x - lo) / (hi - lo) if hi > lo else np.where(np.isnan(x), np.nan, 0.0)
+    out = ramp(x)
+    out[np.isnan(x)] = EMPTY
+    return out
+
+
+def metric_keys(metric, unit, stops=5):
+    """The legend's keys of `metric` (text, rgb): `stops` from low to high (one where
+    all are equal; times in `unit`), then grey for what has none."""
+    missing = [(metric.missing, np.array(EMPTY, np.uint8))]
+    if not np.isfinite(metric.values).any():
+        return missing
+    (lo, hi) = metric.span
+    f = np.linspace(0, 1, stops if hi > lo else 1)
+    at = np.exp(np.log(lo) + f * (np.log(hi) - np.log(lo))) if metric.log else lo + f * (hi - lo)
+    unit = f" {unit}" if metric.is_time else ""
+    form = "+.3g" if metric.signed else ".3g"
+    return [(f"{metric.name} {t:{form}}{unit}", c)
+            for t, c in zip(at, metric_rgb(metric, at))] + missing
+
+
 def kind_rgb(kinds):
     return np.array([KIND_RGB.get(k, OTHER_KIND) for k in kinds], np.uint8).reshape(-1, 3)
 

@@ -81,38 +81,6 @@ def per_state(trace, color_by, window=None, slicer=None, other=None):
                        f"{', '.join(k + ':NAME' for k in COLOR_BY_NAMED)}, not {color_by!r}")
 
 
-def rgb(metric, x):
-    """Colours of numbers `x` of `metric`: along colors.ramp from its low to its high
-    (log scale where it says), or colors.diverging for a signed one; EMPTY for NaN."""
-    from .. import colors
-    (lo, hi), x = metric.span, np.asarray(x, np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if metric.signed:  # blue below zero, red above, scaled to the largest
-            return colors.diverging(x / hi if hi > 0 else np.where(np.isnan(x), np.nan, 0.0))
-        if metric.log:
-            x = (np.log(x) - np.log(lo)) / max(np.log(hi) - np.log(lo), 1e-300)
-        else:
-            x = (x - lo) / (hi - lo) if hi > lo else np.where(np.isnan(x), np.nan, 0.0)
-    out = colors.ramp(x)
-    out[np.isnan(x)] = colors.EMPTY
-    return out
-
-
-def keys(metric, unit, stops=5):
-    """The legend's keys of `metric` (text, rgb): `stops` from low to high (one where
-    all are equal; times in `unit`), then grey for what has none."""
-    from .. import colors
-    missing = [(metric.missing, np.array(colors.EMPTY, np.uint8))]
-    if not np.isfinite(metric.values).any():
-        return missing
-    (lo, hi), f = metric.span, np.linspace(0, 1, stops if metric.span[1] > metric.span[0] else 1)
-    at = np.exp(np.log(lo) + f * (np.log(hi) - np.log(lo))) if metric.log else lo + f * (hi - lo)
-    unit = f" {unit}" if metric.is_time else ""
-    form = "+.3g" if metric.signed else ".3g"
-    return [(f"{metric.name} {t:{form}}{unit}", c) for t, c in zip(at, rgb(metric, at))] \
-        + missing
-
-
 def per_cell(metric, trace, window, node_of, columns):
     """The time-weighted mean of `metric` per (node, column) cell: over the states
     inside `window` whose container belongs to node `node_of[container]` (-1: none)

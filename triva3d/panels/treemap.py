@@ -322,8 +322,7 @@ class TimeSliceTreemap:
             keys = {"out": "out (destinations)", "in": "in (sources)"}
         drawn = np.unique(self.cell_col)
         if self.color_metric is not None:
-            from ..analysis import colorby
-            shown = colorby.keys(self.color_metric, self.time_unit)
+            shown = colors.metric_keys(self.color_metric, self.time_unit)
         else:
             shown = [(keys.get(self.value_names[k], self.value_names[k]), self.value_rgb[k])
                      for k in drawn]
@@ -341,8 +340,7 @@ class TimeSliceTreemap:
     def cell_rgb(self):
         """(cells, 3) uint8: each cell's value colour, or its colour-by metric's."""
         if self.color_metric is not None:
-            from ..analysis import colorby
-            return colorby.rgb(self.color_metric, self.cell_metric).reshape(-1, 3)
+            return colors.metric_rgb(self.color_metric, self.cell_metric).reshape(-1, 3)
         return self.value_rgb[self.cell_col].reshape(-1, 3)
 
     def labels(self):

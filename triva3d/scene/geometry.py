@@ -475,11 +475,11 @@ class Geometry:
         st = self.trace.states
         if self.color_by == "value":
             return self.value_rgb[st.value[rows]]
-        return colorby.rgb(self.metric(), self.metric().values[rows])
+        return colors.metric_rgb(self.metric(), self.metric().values[rows])
 
     def color_keys(self, unit):
         """The legend's keys of the colour-by metric (see colorby.keys)."""
-        return colorby.keys(self.metric(), unit)
+        return colors.metric_keys(self.metric(), unit)
 
     def values_by_time(self):
         """The state values, longest total time over the whole trace first."""
