@@ -185,14 +185,11 @@ def test_wrong_counts_missing_and_truncated_files(tmp_path):
         read_otf2(mixed)
     lenient = read_otf2(mixed, lenient=True)  # reads them all and says so
     assert lenient.report and len(lenient.states) == len(load(base, cache=False).states) + 1
-    # a's events with b's definitions: location 1 has fewer events than defined, its
-    # file whole (as APEX writes them, issue 31.7): read, strict, with one note
-    fewer = read_otf2(swap_definitions(base, more, "fewer"))
-    assert len(fewer.states) == len(load(base, cache=False).states) and not fewer.report
-    assert [n for n in fewer.notes if "declare more events" in n] == [
-        "1 locations' definitions declare more events than their files hold (as APEX "
-        "writes them), the files read whole by OTF2: the first, location 1 ('Master "
-        "thread'), 32 events of 34 declared"]
+    # a's events with b's definitions: location 1 has fewer events than defined
+    fewer = swap_definitions(base, more, "fewer")
+    with pytest.raises(TraceError, match=r"location 1 .* events in the file, its definition "
+                                         r"says"):
+        read_otf2(fewer)
     # a missing event file
     gone = tmp_path / "gone"
     shutil.copytree(base, gone)
@@ -343,19 +340,19 @@ def test_what_the_clock_and_the_nesting_cannot_hold(tmp_path):
         load(tmp_path / "deep", cache=False)
 
 
-def test_event_counts_beyond_the_file_are_not_allocated_for(tmp_path):
+def test_event_counts_beyond_the_file_are_refused_before_allocating(tmp_path):
     """Definitions declaring more events than the file can hold (1e15 was a
-    MemoryError) take no buffer that large (issue 16); the file, whole, is read with
-    a note (issue 31.7)."""
+    MemoryError) are one line, before any buffer is taken (issue 16)."""
     _one_thread(tmp_path / "many", [(k, what) for k in range(0, 20000, 2)
                                     for what in ("enter", "leave")])
     _one_thread(tmp_path / "few", [(0, "enter"), (1, "leave")])
     liar = tmp_path / "liar"
     shutil.copytree(tmp_path / "few", liar)
     shutil.copy(tmp_path / "many" / "traces.def", liar / "traces.def")
-    t = load(liar, cache=False)
-    assert len(t.states) == 1 and not t.report
-    assert any("2 events of 20000 declared" in n for n in t.notes)
+    with pytest.raises(TraceError, match=r"declares 20000 events, its file holds at most"):
+        load(liar, cache=False)
+    t = load(liar, lenient=True, cache=False)
+    assert len(t.states) == 1 and any("declares 20000" in r[2] for r in t.report)
 
 
 def test_openmp_tasks_io_rma_and_samples_are_drawn(tmp_path):

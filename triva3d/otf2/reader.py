@@ -227,11 +227,9 @@ class _Defs:
         self.max_members = max([len(v) for v in self.metrics.values()] + [1])
 
 
-def _read_events(anchor, defs, lenient, report, overcounted, progress=None):
+def _read_events(anchor, defs, lenient, report, progress=None):
     """Records of every location (None where unreadable) and the other kinds' counts,
-    telling `progress` (see read_otf2) the bytes of event files read; the locations
-    whose definitions declare more events than their complete files hold are added
-    to `overcounted`."""
+    telling `progress` (see read_otf2) the bytes of event files read."""
     r = capi.Reader_Open(anchor.encode())
     if not r:
         raise TraceError(anchor, None, "OTF2 cannot open this anchor file")
@@ -262,7 +260,7 @@ def _read_events(anchor, defs, lenient, report, overcounted, progress=None):
         done, total = 0, sum(sizes)
         for (ref, name, _, _, n_events), path, size in zip(defs.locations, files, sizes):
             out[ref] = _read_location(r, cb, ref, name, n_events, defs, path, lenient,
-                                      report, other, overcounted)
+                                      report, other)
             done += size
             if progress:
                 progress(done, total)
@@ -281,16 +279,17 @@ def _fail(lenient, report, path, what, message):
     report.append((what, 1, f"{os.path.basename(path)}: {message}"))
 
 
-def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, other,
-                   overcounted):
+def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, other):
     where = f"location {ref} ({name!r})"
     if not os.path.exists(path):
         _fail(lenient, report, path, "event files missing, their locations drawn empty",
               f"{where}: its event file is missing")
         return None
     most = os.path.getsize(path) // 2 + 1  # every record takes 2 bytes or more
-    # (a count declared beyond what the file can hold is not allocated for: 1e15 was
-    # a MemoryError; the file is read, and if OTF2 reads it whole that is a note)
+    if n_events > most:  # before allocating for them: 1e15 was a MemoryError
+        _fail(lenient, report, path, "event counts declared beyond what the files hold",
+              f"{where}: its definition declares {n_events} "
+              f"events, its file holds at most {most}")
     capacity = max(min(n_events, most), 1) * defs.max_members
     if lenient:  # the definition may undercount
         capacity = max(capacity, most * defs.max_members)
@@ -316,8 +315,6 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
         _fail(lenient, report, path, "event files damaged, read up to the damage",
               f"{where}: {capi.error_text(code)} "
               f"after {n.value} of {n_events} events")
-    elif n.value < n_events:  # the file read whole: its definition overcounts (APEX)
-        overcounted.append((where, n.value, n_events))
     elif n.value != n_events:
         _fail(lenient, report, path, "event counts differing from their definitions, all "
               "read", f"{where}: {n.value} events in the file, "
@@ -362,15 +359,8 @@ def read_otf2(path, lenient=False, progress=None):
         _fail(lenient, report, anchor, "a timer resolution that is not positive, taken as "
               "1 GHz", f"timer resolution {defs.resolution:g}")
         defs.resolution = 1e9
-    overcounted = []
-    recs, other = _read_events(anchor, defs, lenient, report, overcounted, progress)
-    notes = []
-    if overcounted:
-        where, n, declared = overcounted[0]
-        notes.append(f"{len(overcounted)} locations' definitions declare more events than "
-                     f"their files hold (as APEX writes them), the files read whole by "
-                     f"OTF2: the first, {where}, {n} events of {declared} declared")
-    return _Builder(defs, anchor, recs, lenient, report).trace(other, notes)
+    recs, other = _read_events(anchor, defs, lenient, report, progress)
+    return _Builder(defs, anchor, recs, lenient, report).trace(other)
 
 
 class _Builder:
@@ -439,7 +429,7 @@ class _Builder:
         self.cont = np.array(rows, np.int64).reshape(-1, 3)
 
     # -- the trace ---------------------------------------------------------------
-    def trace(self, other, notes=()):
+    def trace(self, other):
         d = self.d
         self.containers()
         start_ticks, end_ticks = d.offset, d.offset + d.length
@@ -490,7 +480,7 @@ class _Builder:
         if unclosed:
             self.report.append(("regions still open at the end, closed there", unclosed, None))
         links = [self._links(sends, recvs), self._rma(rma)]
-        return self._assemble(st, ev, var, links, other, notes)
+        return self._assemble(st, ev, var, links, other)
 
     def _note(self, what, count):
         if not self.lenient:
@@ -765,7 +755,7 @@ class _Builder:
                 "start": self.seconds(s["time"][si]), "end": self.seconds(r["time"][ri]),
                 "size": s["size"][si], "tag": s["tag"][si], "what": np.zeros(len(si), np.int64)}
 
-    def _assemble(self, st, ev, var, links, other, notes):
+    def _assemble(self, st, ev, var, links, other):
         columns, extra = {}, {}
         columns["links"], extra["links"] = self._link_table(links)  # (adds types, values)
         n_cont, nt = len(self.cont), len(self.types)
@@ -789,8 +779,7 @@ class _Builder:
                              "alias": np.full(len(self.value_rows), -1)}
         return Trace.from_columns(Names.of(self.names.strings), columns, extra,
                                   source=self.anchor, report=self.report,
-                                  files=archive_files(self.anchor), other_records=other,
-                                  notes=list(notes))
+                                  files=archive_files(self.anchor), other_records=other)
 
     def _link_table(self, parts):
         parts = [p for p in parts if p is not None]
