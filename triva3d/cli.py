@@ -376,8 +376,8 @@ def cmd_treemap(args):
     trace, _ = _load(args)
     _report(trace)
     values = [v.strip() for v in args.values.split(",")] if args.values else None
-    from .viewstate import ViewState
-    color_by = ViewState(color_by=args.color_by or "value").color_by  # (checked there)
+    from .viewstate import CHECKS
+    color_by = CHECKS["color_by"](args.color_by or "value")
     other = None
     if args.compare:
         from .load import load

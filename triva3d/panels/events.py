@@ -211,6 +211,10 @@ class EventsPicture:
         return (self.y1 - 1 - height * (self.y1 - self.y0 - self.dot)).astype(np.int64) \
             - (self.dot - 1)
 
+    def _grid_y(self, duration):
+        """The image row of a grid line at `duration` (a particle's centre there)."""
+        return int(self._y(self.events.height(np.array([duration])))[0]) + self.dot - 1
+
     def particles(self, now):
         """(event indices, x, y (top-left pixel), opacity) of the particles at `now`."""
         i, height, alpha = self.events.live(now)
@@ -250,7 +254,7 @@ class EventsPicture:
             xa, xb = (int(round(self.x0 + s * self.slot_px)) for s in (a, b))
             img[self.y0:self.y1, xa:xb] = BANDS[k % 2]
         for t, _ in self.grid():
-            y = int(self._y(np.array([ev.height(np.array([t]))[0]]))[0]) + self.dot - 1
+            y = self._grid_y(t)
             img[y, self.x0:self.x1] = (70, 72, 80)
         img[self.y0, self.x0:self.x1] = (150, 150, 155)  # the ceiling: the longest event
         self._timeline(img)
@@ -327,7 +331,7 @@ class EventsPicture:
                 f"{ev.slot_word}, {len(ev.rows)} events   particles rise with the log of "
                 "their age", "left", "top")]
         for t, label in self.grid():  # (not over the ceiling's label)
-            y = int(self._y(np.array([ev.height(np.array([t]))[0]]))[0]) + self.dot - 1
+            y = self._grid_y(t)
             if y - self.y0 >= 14 and self.y1 - y >= 14:
                 out.append((self.x0 - 6, h - y, label, "right", "center"))
         if ev.instants:  # no duration: no scale
