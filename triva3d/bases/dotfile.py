@@ -49,7 +49,12 @@ def read_dot(path):
         line, reason = _error_line("".join(err))
         raise TraceError(path, line, reason) from None
     topo = Topology(g.name or os.path.basename(path), path)
-    for n in g.nodes():
+    try:
+        nodes = g.nodes()
+    except TypeError:  # pygraphviz on a node cgraph keeps nameless ("%..." names)
+        raise TraceError(path, None, "a node name starting with '%' (Graphviz takes it for an "
+                                     "anonymous id): rename it") from None
+    for n in nodes:
         attrs = {k: v for k, v in n.attr.items() if v != ""}
         kind = attrs.pop("kind", "node")
         if kind not in KINDS:
@@ -99,6 +104,10 @@ def write_dot(topo, out, comment=""):
     src = topo.source
     lines = [f"// {c}" for c in comment.splitlines()]
     lines.append(f"graph {_quoted(topo.name, 'graph', src)} {{")
+    for n in topo.names:  # cgraph keeps such names as anonymous ids (local names)
+        if str(n).startswith("%"):
+            raise TraceError(src, None, f"node {n!r}: a name starting with '%' cannot be "
+                                        "written in DOT (Graphviz takes it for an anonymous id)")
     names = [_quoted(n, "node", src) for n in topo.names]
     for name, kind, attrs in zip(names, topo.kinds, topo.node_attrs):
         lines.append(f"  {name}{_attrs({'kind': kind, **attrs}, src)};")
