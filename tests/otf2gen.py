@@ -245,3 +245,52 @@ def openmp_big(path, events, n_threads=8):
                 ev.thread_team_end(t + 80, team)
             evs[0].omp_join(t + 90)
         return rounds * (n_threads * per_round + 2)
+
+
+def apex_tasks(path):
+    """Tasks as APEX writes HPX's (1 GHz, ns): attributes `GUID` and `Parent GUID`
+    (uint64) on every Enter and Leave. Process "rank 0" on "node0" has threads "worker
+    0" and "worker 1", "rank 1" on "node1" a thread "worker 2":
+    - worker 0: task 1 "hpx_main" (parent 0) [100, 900]; within it task 3 "fib"
+      (parent 1) [300, 350], which resumes on worker 1 [400, 450];
+    - worker 1: task 2 "fib" (parent 1) [150, 250], task 4 "fib" (parent 2) [260,
+      280], task 5 "orphan" (parent 99) [500, 520];
+    - worker 2: task 6 "remote" (parent 1) [600, 700], its Enter also carrying
+      `depth` (int32 -1), `load` (double 0.25), `where` (the location "worker 0"),
+      `note` (string "far"); worker 0 sends it 8 bytes (tag 3) at 550, the send
+      carrying `note` "halo", received at 590.
+    Dependencies in the trace: 1->2, 1->3, 2->4, 1->6; tasks 1 and 5 have no parent
+    in it."""
+    from otf2.enums import Type as T
+    with otf2.writer.open(str(path), timer_resolution=1_000_000_000) as w:
+        d = w.definitions
+        groups = [d.location_group(f"rank {r}", system_tree_parent=d.system_tree_node(
+            f"node{r}", class_name="node")) for r in (0, 1)]
+        locs = [d.location(f"worker {i}", group=groups[i // 2]) for i in range(3)]
+        w0, w1, w2 = (w.event_writer_from_location(loc) for loc in locs)
+        comm = _world(d, [locs[0], locs[2]])
+        guid = d.attribute("GUID", "task id", T.UINT64)
+        parent = d.attribute("Parent GUID", "parent task id", T.UINT64)
+        extra = {d.attribute("depth", "", T.INT32): -1, d.attribute("load", "", T.DOUBLE): 0.25,
+                 d.attribute("where", "", T.LOCATION): locs[0]}
+        note = d.attribute("note", "", T.STRING)
+        reg = {n: d.region(n, paradigm=Paradigm.USER, region_role=RegionRole.FUNCTION)
+               for n in ("hpx_main", "fib", "orphan", "remote", "MPI_Send", "MPI_Recv")}
+
+        def task(ev, name, t0, t1, g, p, more=None):
+            ev.enter(t0, reg[name], {guid: g, parent: p, **(more or {})})
+            ev.leave(t1, reg[name], {guid: g, parent: p})
+        w0.enter(100, reg["hpx_main"], {guid: 1, parent: 0})
+        task(w0, "fib", 300, 350, 3, 1)
+        w0.enter(550, reg["MPI_Send"])
+        w0.mpi_send(550, 1, comm, 3, 8, attributes={note: "halo"})
+        w0.leave(560, reg["MPI_Send"])
+        w0.leave(900, reg["hpx_main"], {guid: 1, parent: 0})
+        task(w1, "fib", 150, 250, 2, 1)
+        task(w1, "fib", 260, 280, 4, 2)
+        task(w1, "fib", 400, 450, 3, 1)
+        task(w1, "orphan", 500, 520, 5, 99)
+        w2.enter(580, reg["MPI_Recv"])
+        w2.mpi_recv(590, 0, comm, 3, 8)
+        w2.leave(595, reg["MPI_Recv"])
+        task(w2, "remote", 600, 700, 6, 1, {**extra, note: "far"})

@@ -463,3 +463,109 @@ def test_a_load_reports_the_event_files_read(tmp_path):
         raise Stop
     with pytest.raises(Stop):
         load(tmp_path / "a", cache=False, progress=stop)
+
+
+def _text(value):
+    """An attribute value as the otf2 package reads it, written as triva3d shows it."""
+    if isinstance(value, float):
+        return str(np.float64(value))
+    return getattr(value, "name", None) or str(value)
+
+
+def test_attributes_are_the_fields_the_otf2_package_reads(tmp_path):
+    """Every attribute of an Enter (a state's start) or a send (a link) is a
+    user-defined field whose text is the value the otf2 package's own reader gives."""
+    otf2gen.apex_tasks(tmp_path / "apex")
+    t = load(tmp_path / "apex", cache=False)
+    expected_states, expected_links = {}, {}
+    with otf2.reader.open(str(tmp_path / "apex" / "traces.otf2")) as ref:
+        t0 = ref.definitions.clock_properties.global_offset
+        for loc, ev in ref.events:
+            at = {a.name: _text(v) for a, v in (ev.attributes or {}).items()}
+            key = (loc.name, ev.time - t0)
+            if type(ev).__name__ == "Enter":
+                expected_states[key] = at
+            elif type(ev).__name__ == "MpiSend":
+                expected_links[key] = at
+    st = t.states
+    got = {(t.display_name("containers", st.container[i]), round(st.start[i] / NS)):
+           {k: t.names[c[i]] for k, c in st.extra.items()
+            if c[i] >= 0 and k not in ("paradigm", "role")} for i in range(len(st))}
+    assert got == expected_states
+    assert expected_states[("worker 2", 500)] == {
+        "GUID": "6", "Parent GUID": "1", "depth": "-1", "load": "0.25", "where": "worker 0",
+        "note": "far"}
+    mpi = [i for i in range(len(t.links)) if t.display_name("types", t.links.type[i]) ==
+           "MPI message"]
+    assert {(t.display_name("containers", t.links.start_container[i]),
+             round(t.links.start[i] / NS)):
+            {"note": t.names[t.links.extra["note"][i]]} for i in mpi} == expected_links
+
+
+@pytest.mark.parametrize("otf2_type,value,text", [
+    ("UINT8", 255, "255"), ("INT8", -128, "-128"), ("UINT16", 65535, "65535"),
+    ("INT16", -2, "-2"), ("UINT32", 2 ** 32 - 1, "4294967295"), ("INT32", -7, "-7"),
+    ("UINT64", 2 ** 64 - 1, "18446744073709551615"), ("INT64", -2 ** 63, str(-2 ** 63)),
+    ("FLOAT", 0.1, "0.1"), ("DOUBLE", 1e-300, "1e-300")])
+def test_attribute_values_of_every_width(tmp_path, otf2_type, value, text):
+    from otf2.enums import Type
+    with otf2.writer.open(str(tmp_path / "a"), timer_resolution=1_000_000_000) as w:
+        d = w.definitions
+        ev = w.event_writer("t", group=d.location_group("p", system_tree_parent=(
+            d.system_tree_node("n"))))
+        a = d.attribute("x", "", getattr(Type, otf2_type))
+        r = d.region("f")
+        ev.enter(10, r, {a: value})
+        ev.leave(20, r, {a: value})  # the Enter's value is the state's
+    t = load(tmp_path / "a", cache=False)
+    assert [t.names[c] for c in t.states.extra["x"]] == [text]
+
+
+def test_task_dependencies_counted_by_hand(tmp_path):
+    """otf2gen.apex_tasks: dependencies 1->2 (worker 0 at 150 to worker 1 at 150, the
+    parent running), 1->3 (worker 0 at 300), 2->4 (the parent ended at 250, the child
+    began at 260), 1->6 (worker 0 to worker 2 at 600); tasks 1 and 5 without parent.
+    Trace time starts at 100 ns."""
+    from triva3d.analysis.tasks import tasks
+    otf2gen.apex_tasks(tmp_path / "apex")
+    t = load(tmp_path / "apex", cache=False)  # strict: a root is no error, only counted
+    assert ("tasks whose parent is not in the trace (roots, or parents not traced)", 2,
+            None) in t.report
+    ln = t.links
+    dep = [i for i in range(len(ln)) if t.display_name("types", ln.type[i]) == "Task dependency"]
+    got = sorted((t.names[ln.extra["Task"][i]], t.display_name("containers", ln.start_container[i]),
+                  round(ln.start[i] / NS) + 100, t.display_name("containers", ln.end_container[i]),
+                  round(ln.end[i] / NS) + 100) for i in dep)
+    assert got == [("2", "worker 0", 150, "worker 1", 150), ("3", "worker 0", 300, "worker 0", 300),
+                   ("4", "worker 1", 250, "worker 1", 260), ("6", "worker 0", 600, "worker 2", 600)]
+    tk = tasks(t)
+    assert [tk.id_text(i) for i in range(len(tk))] == ["1", "2", "3", "4", "5", "6"]
+    assert tk.missing_parents == 2
+    assert tk.pieces.tolist() == [1, 1, 2, 1, 1, 1]  # task 3 resumed on worker 1
+    three = tk.find(3)
+    assert tk.busy[three] == pytest.approx(100 * NS)
+    assert (tk.start[three], tk.end[three]) == (pytest.approx(200 * NS), pytest.approx(350 * NS))
+    assert [t.display_name("containers", t.states.container[r])
+            for r in tk.piece_rows[tk.offsets[three]:tk.offsets[three + 1]]] == \
+        ["worker 0", "worker 1"]
+    assert tk.depth.tolist() == [0, 1, 1, 2, 0, 1]
+    assert [tk.id_text(i) for i in tk.lineage(tk.find(2))] == ["1", "2", "4"]
+    assert [tk.id_text(i) for i in tk.lineage(tk.find(1))] == ["1", "2", "3", "4", "6"]
+
+
+def test_attributes_survive_dump_and_convert(tmp_path):
+    """`dump -u` prints the attributes (fields by name, as pj_dump); a Pajé
+    conversion keeps them, blanks in field names becoming '_'."""
+    otf2gen.apex_tasks(tmp_path / "apex")
+    run = [sys.executable, "-m", "triva3d.cli"]
+    out = subprocess.run(run + ["dump", "-u", "--no-cache", str(tmp_path / "apex")],
+                         capture_output=True, text=True, check=True).stdout
+    remote = [line for line in out.splitlines() if ", remote" in line]
+    # fields sorted by name: GUID, Parent GUID, depth, load, note, paradigm, role, where
+    assert remote and remote[0].endswith("remote, 6, 1, -1, 0.25, far, USER, FUNCTION, "
+                                         '"worker 0"'), remote
+    subprocess.run(run + ["convert", "--no-cache", str(tmp_path / "apex"), "-o",
+                          str(tmp_path / "apex.paje")], check=True, capture_output=True)
+    back = load(tmp_path / "apex.paje", cache=False)
+    assert {"GUID", "Parent_GUID", "depth", "load", "note", "where"} <= set(back.states.extra)
+    assert "Task" in back.links.extra

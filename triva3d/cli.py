@@ -411,7 +411,12 @@ def cmd_convert(args):
 def cmd_generate(args):
     from . import generate as g
     t0 = time.perf_counter()
-    if args.kind == "sigovan":
+    if args.kind == "tasks":
+        if args.format != "otf2":
+            raise OptionsError("a task run is written as APEX writes it: --format otf2")
+        program = g.tasks(args.tasks, localities=args.localities, workers=args.workers,
+                          seed=args.seed)
+    elif args.kind == "sigovan":
         program = g.sigovan(args.shape, ranks=args.ranks, iterations=args.iterations,
                             seed=args.seed)
     elif args.kind == "workstealing":
@@ -492,6 +497,14 @@ def add_generate(sub):
                     help="ranks, 16 a node (default 64)")
     sg.add_argument("--iterations", type=_count, default=20, metavar="K",
                     help="iterations (default 20)")
+    tk = kind("tasks", "an HPX-like many-task run as APEX traces it (OTF2, GUID and Parent "
+              "GUID attributes): a divide-and-conquer task tree on a few localities")
+    tk.add_argument("--tasks", type=_count, default=2000, metavar="N",
+                    help="tasks (default 2000)")
+    tk.add_argument("--localities", type=_count, default=2, metavar="L",
+                    help="localities (default 2)")
+    tk.add_argument("--workers", type=_count, default=4, metavar="W",
+                    help="worker threads per locality (default 4)")
     ws = kind("workstealing", "processes on a topology's hosts stealing work from one "
               "another (the thesis's KAAPI runs)")
     ws.add_argument("--topology", required=True, metavar="FILE",

@@ -8,15 +8,17 @@ seed (`triva3d generate`).
   star (Listing 6.2);
 - `workstealing`: processes on a topology's hosts stealing work from one another
   (the KAAPI runs of the thesis), optionally with a slow link or site planted;
-- `sigovan`: ranks waiting as the five patterns of Sigovan et al.'s Fig. 5.
+- `sigovan`: ranks waiting as the five patterns of Sigovan et al.'s Fig. 5;
+- `tasks`: an HPX-like task tree as APEX traces it (OTF2 attributes GUID, Parent GUID).
 """
 from .hierarchy import check_config, configured_pattern, hierarchy, pattern, read_config
 from .program import Program
 from .sigovan import sigovan
+from .tasks import tasks
 from .workstealing import workstealing
 
 __all__ = ["Program", "check_config", "configured_pattern", "hierarchy", "pattern",
-           "read_config", "sigovan", "workstealing", "write", "FORMATS"]
+           "read_config", "sigovan", "tasks", "workstealing", "write", "FORMATS"]
 
 FORMATS = ("paje", "otf2")
 

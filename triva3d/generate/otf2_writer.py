@@ -36,7 +36,7 @@ def _events(program, rank):
     kind = np.repeat([LEAVE, ENTER, SEND, RECV], [ns, ns, nl, nl])
     link = np.arange(nl)
     a = np.concatenate([p.state_value, p.state_value, rank[p.link_dst], rank[p.link_src]])
-    b = np.concatenate([np.zeros(2 * ns, np.int64), link, link])
+    b = np.concatenate([np.arange(ns), np.arange(ns), link, link])  # the state, the link
     order = np.lexsort((kind, time, leaf))
     return leaf[order], time[order], kind[order], a[order], b[order]
 
@@ -106,21 +106,34 @@ def _write(p, path, leaves, seed):
         leaf, time, kind, a, b = _events(p, rank)
         bounds = np.searchsorted(leaf, np.arange(len(leaves) + 1))
         size = p.link_size
+        attributes = _task_attributes(p, d)
         for r in range(len(leaves)):
             ev = w.event_writer_from_location(locs[r])
             lo, hi = bounds[r], bounds[r + 1]
             for t, k, x, y in zip(time[lo:hi].tolist(), kind[lo:hi].tolist(),
                                   a[lo:hi].tolist(), b[lo:hi].tolist()):
                 if k == ENTER:
-                    ev.enter(t, regions[x])
+                    ev.enter(t, regions[x], attributes(y))
                 elif k == LEAVE:
-                    ev.leave(t, regions[x])
+                    ev.leave(t, regions[x], attributes(y))
                 elif k == SEND:
                     ev.mpi_send(t, x, comm, y, int(size[y]))
                 else:
                     ev.mpi_recv(t, x, comm, y, int(size[y]))
         w._realtime_timestamp = 0.0  # the creation time, else the wall clock
     _stamp_trace_id(os.path.join(path, "traces.otf2"), seed)
+
+
+def _task_attributes(p, d):
+    """state index -> the attributes of its Enter and Leave: APEX's `GUID` and `Parent
+    GUID` (uint64) where the program has them, else none."""
+    if p.state_guid is None:
+        return lambda i: None
+    from otf2.enums import Type
+    guid = d.attribute("GUID", "HPX task id", Type.UINT64)
+    parent = d.attribute("Parent GUID", "the id of the task that created it", Type.UINT64)
+    g, pg = p.state_guid.tolist(), p.state_parent_guid.tolist()
+    return lambda i: {guid: g[i], parent: pg[i]}
 
 
 def _stamp_trace_id(anchor, seed):

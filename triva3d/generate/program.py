@@ -46,11 +46,16 @@ class Program:
     state_alias: str = "ST"
     link_alias: str = "LT"
     link_value: str = "message"
+    #: per state, APEX's task attributes `GUID` and `Parent GUID` (OTF2 only), or None
+    state_guid: np.ndarray = None
+    state_parent_guid: np.ndarray = None
 
     def __post_init__(self):
         keep = self.state_end > self.state_start  # a zero-length state shows nothing
-        for name in ("state_container", "state_value", "state_start", "state_end"):
-            setattr(self, name, np.asarray(getattr(self, name), np.int64)[keep])
+        for name in ("state_container", "state_value", "state_start", "state_end",
+                     "state_guid", "state_parent_guid"):
+            if getattr(self, name) is not None:
+                setattr(self, name, np.asarray(getattr(self, name), np.int64)[keep])
         self.parent = np.asarray(self.parent, np.int64)
         self.level = np.asarray(self.level, np.int64)
         ends = [self.end, self.state_end.max(initial=0), np.max(self.link_end, initial=0)]

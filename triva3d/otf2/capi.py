@@ -7,6 +7,12 @@ counter per record kind not drawn) then RECORD int64 per drawn event: kind,
 timestamp and four fields (see the record kinds below). A callback that finds the
 buffer full sets the flag and interrupts the reader, so a location that holds more
 events than its definition says is reported, never overrun.
+
+Where the archive defines attributes, the buffer's fourth header word holds the
+address of an attribute area (ATTR_HEADER int64: count, capacity, overflow flag, -,
+then ATTR_RECORD int64 per attribute: the index of the record it belongs to, the
+attribute's reference, its OTF2_Type and its value's 8 bytes), filled by the drawn
+records' callbacks (except Metric's) from their OTF2_AttributeList.
 """
 import ctypes
 
@@ -110,6 +116,7 @@ def error_text(code):
 # Every local callback starts with (location, time, event position, userData,
 # attributeList); userData is the location's buffer. They are written in LLVM IR and
 # compiled together (about 0.2 s, less than loading numba's cached cfuncs).
+ATTR_HEADER, ATTR_RECORD = 4, 4
 COUNTERS = 128  # the buffer's header: count, capacity, overflow flag, -, then a counter
 #                 per record kind not drawn (ALL_KINDS's order)
 HEADER = 4 + COUNTERS
@@ -202,6 +209,69 @@ ok:
   ret i32 0
 }
 
+declare i32 @OTF2_AttributeList_GetNumberOfElements(i8*)
+declare i32 @OTF2_AttributeList_GetAttributeByIndex(i8*, i32, i32*, i8*, i64*)
+
+define internal i32 @attributes(i64* %buf, i8* %list) alwaysinline {
+entry:
+  %ref = alloca i32
+  %type = alloca i8
+  %value = alloca i64
+  %areap = getelementptr i64, i64* %buf, i64 3
+  %areai = load i64, i64* %areap
+  %noarea = icmp eq i64 %areai, 0
+  %nolist = icmp eq i8* %list, null
+  %skip = or i1 %noarea, %nolist
+  br i1 %skip, label %done, label %count
+count:
+  %area = inttoptr i64 %areai to i64*
+  %n32 = call i32 @OTF2_AttributeList_GetNumberOfElements(i8* %list)
+  %n = zext i32 %n32 to i64
+  %drawn = load i64, i64* %buf
+  %owner = sub i64 %drawn, 1
+  %capp = getelementptr i64, i64* %area, i64 1
+  %cap = load i64, i64* %capp
+  br label %loop
+loop:
+  %i = phi i64 [0, %count], [%i1, %ok]
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  store i64 0, i64* %value
+  %i32 = trunc i64 %i to i32
+  %err = call i32 @OTF2_AttributeList_GetAttributeByIndex(i8* %list, i32 %i32, i32* %ref,
+                                                          i8* %type, i64* %value)
+  %m = load i64, i64* %area
+  %full = icmp sge i64 %m, %cap
+  br i1 %full, label %over, label %ok
+over:
+  %flag = getelementptr i64, i64* %area, i64 2
+  store i64 1, i64* %flag
+  ret i32 1
+ok:
+  %r0 = mul i64 %m, ATTR_RECORD
+  %r = add i64 %r0, ATTR_HEADER
+  %p = getelementptr i64, i64* %area, i64 %r
+  store i64 %owner, i64* %p
+  %rv = load i32, i32* %ref
+  %rw = zext i32 %rv to i64
+  %p1 = getelementptr i64, i64* %p, i64 1
+  store i64 %rw, i64* %p1
+  %tv = load i8, i8* %type
+  %tw = zext i8 %tv to i64
+  %p2 = getelementptr i64, i64* %p, i64 2
+  store i64 %tw, i64* %p2
+  %vv = load i64, i64* %value
+  %p3 = getelementptr i64, i64* %p, i64 3
+  store i64 %vv, i64* %p3
+  %m1 = add i64 %m, 1
+  store i64 %m1, i64* %area
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  ret i32 0
+}
+
 define i32 @Metric(HEAD, i32 %metric, i8 %count, i8* %types, i64* %values) {
 entry:
   %m = zext i32 %metric to i64
@@ -227,11 +297,13 @@ done:
   %r = phi i32 [0, %loop], [%code, %body]
   ret i32 %r
 }
-""".replace("HEADER", str(HEADER)).replace("HEAD", _HEAD).replace("METRIC", str(METRIC))
+""".replace("ATTR_HEADER", str(ATTR_HEADER)).replace("ATTR_RECORD", str(ATTR_RECORD)) \
+    .replace("HEADER", str(HEADER)).replace("HEAD", _HEAD).replace("METRIC", str(METRIC))
 
 
 def _drawn_ir(kind, record, args, fields):
-    """A callback appending one record; its fields made from its arguments."""
+    """A callback appending one record, its fields made from its arguments, then its
+    attributes."""
     params = "".join(f", {t} %x{i}" for i, t in enumerate(args))
     body = []
 
@@ -255,7 +327,9 @@ def _drawn_ir(kind, record, args, fields):
     call = ", ".join(f"i64 {n}" for n in names)
     return (f"define i32 @{kind}({_HEAD}{params}) {{\n  " + "\n  ".join(body) +
             f"\n  %r = call i32 @append(i64* %buf, i64 {record}, i64 %time, {call})\n"
-            "  ret i32 %r\n}\n")
+            "  %full = icmp ne i32 %r, 0\n  br i1 %full, label %out, label %attr\n"
+            "out:\n  ret i32 %r\n"
+            "attr:\n  %a = call i32 @attributes(i64* %buf, i8* %attrs)\n  ret i32 %a\n}\n")
 
 
 def _counter_ir(kind, k):
@@ -271,6 +345,9 @@ def _compile():
     import llvmlite.binding as llvm
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    for name in ("OTF2_AttributeList_GetNumberOfElements",
+                 "OTF2_AttributeList_GetAttributeByIndex"):
+        llvm.add_symbol(name, ctypes.cast(getattr(_lib, name), ctypes.c_void_p).value)
     ir = [_APPEND] + [_drawn_ir(k, *DRAWN[k]) if k in DRAWN else _counter_ir(k, i)
                       for i, k in enumerate(ALL_KINDS) if k != "Metric"]
     module = llvm.parse_assembly("\n".join(ir))
@@ -306,10 +383,36 @@ class Callbacks:
             self.handle = None
 
 
-def new_buffer(capacity):
-    buf = np.zeros(HEADER + RECORD * capacity, np.int64)
+def new_buffer(capacity, attributes=0):
+    """A buffer for `capacity` records and, where `attributes` > 0, an attribute area
+    for that many attributes."""
+    records_end = HEADER + RECORD * capacity
+    buf = np.zeros(records_end + (ATTR_HEADER + ATTR_RECORD * attributes if attributes else 0),
+                   np.int64)
     buf[1] = capacity
+    if attributes:
+        buf[records_end + 1] = attributes
+        buf[3] = buf.ctypes.data + 8 * records_end
     return buf
+
+
+def _area(buf):
+    return buf[HEADER + RECORD * int(buf[1]):]
+
+
+def attributes(buf):
+    """The (n, ATTR_RECORD) attributes a buffer holds: record index, attribute
+    reference, OTF2_Type, value bits."""
+    area = _area(buf)
+    if not len(area):
+        return np.zeros((0, ATTR_RECORD), np.int64)
+    return area[ATTR_HEADER:ATTR_HEADER + ATTR_RECORD * int(area[0])].reshape(-1, ATTR_RECORD)
+
+
+def overflowed(buf):
+    """Whether the records or the attributes did not fit the buffer."""
+    area = _area(buf)
+    return bool(buf[2] or (len(area) and area[2]))
 
 
 def records(buf):

@@ -37,14 +37,21 @@ from numba import njit
 
 from ..errors import TraceError
 from ..trace import METRIC_CLASS, SCHEMA, Kind, Names, Trace
+from ..analysis import tasks
 from . import anchor_of, archive_files, capi
 
 #: Links' (type, value) by their `what` code: MPI messages, RMA puts and gets.
-LINK_KINDS = [("MPI message", "p2p"), ("RMA put", "put"), ("RMA get", "get")]
+LINK_KINDS = [("MPI message", "p2p"), ("RMA put", "put"), ("RMA get", "get"),
+              ("Task dependency", "dependency")]
+DEPENDENCY = 3
 ACCUMULATED = {"ACCUMULATED_START", "ACCUMULATED_POINT", "ACCUMULATED_LAST",
                "ACCUMULATED_NEXT"}
-#: OTF2_Type ids of metric values.
-T_UINT64, T_INT64, T_DOUBLE = 4, 8, 10
+#: OTF2_Type ids of metric and attribute values.
+T_UINT64, T_INT64, T_FLOAT, T_DOUBLE = 4, 8, 9, 10
+_INT_BITS = {1: 8, 2: 16, 3: 32, 4: 64, 5: 8, 6: 16, 7: 32, 8: 64}
+#: The fields the reader gives itself, which attributes of the same name leave alone.
+_OWN_FIELDS = {"paradigm", "role", "task", "creator", "bytes", "handle", "threads", "root",
+               "sent", "received", "Size", "Tag", "Task"} | {c for cols in SCHEMA.values() for c in cols}
 
 
 def _enum(x):
@@ -86,17 +93,21 @@ class _Interner:
 
 @njit(cache=True)
 def _nest(kind, time, a, b, c, d, end_time):
-    """States from Enter/Leave (region, start, end, depth) and collectives (comm |
-    op << 32, root, sent, received, begin, end), the open ones closed at
-    `end_time`; counts of Leaves that match nothing and of states left open."""
+    """States from Enter/Leave (region, start, end, depth, the Enter's and the Leave's
+    record, -1 for a Leave never met) and collectives (comm | op << 32, root, sent,
+    received, begin, end, the end's record), the open ones closed at `end_time`;
+    counts of Leaves that match nothing and of states left open."""
     n = len(kind)
     s_reg = np.empty(n, np.int64)
     s_t0 = np.empty(n, np.int64)
     s_t1 = np.empty(n, np.int64)
     s_dep = np.empty(n, np.int16)
-    c_info = np.empty((n, 6), np.int64)
+    s_i0 = np.empty(n, np.int64)
+    s_i1 = np.empty(n, np.int64)
+    c_info = np.empty((n, 7), np.int64)
     stack_reg = np.empty(n, np.int64)
     stack_t = np.empty(n, np.int64)
+    stack_i = np.empty(n, np.int64)
     coll_t = np.empty(n, np.int64)
     top = ns = nc = ctop = 0
     bad = 0
@@ -105,6 +116,7 @@ def _nest(kind, time, a, b, c, d, end_time):
         if k == 1:  # ENTER
             stack_reg[top] = a[i]
             stack_t[top] = time[i]
+            stack_i[top] = i
             top += 1
         elif k == 2:  # LEAVE
             if top == 0:
@@ -117,6 +129,8 @@ def _nest(kind, time, a, b, c, d, end_time):
             s_t0[ns] = stack_t[top]
             s_t1[ns] = time[i]
             s_dep[ns] = top
+            s_i0[ns] = stack_i[top]
+            s_i1[ns] = i
             ns += 1
         elif k == 9:  # COLL_BEGIN
             coll_t[ctop] = time[i]
@@ -129,6 +143,7 @@ def _nest(kind, time, a, b, c, d, end_time):
             c_info[nc, 3] = d[i]
             c_info[nc, 4] = coll_t[ctop]
             c_info[nc, 5] = time[i]
+            c_info[nc, 6] = i
             nc += 1
     unclosed = top
     while top > 0:
@@ -137,8 +152,11 @@ def _nest(kind, time, a, b, c, d, end_time):
         s_t0[ns] = stack_t[top]
         s_t1[ns] = max(end_time, stack_t[top])
         s_dep[ns] = top
+        s_i0[ns] = stack_i[top]
+        s_i1[ns] = -1
         ns += 1
-    return s_reg[:ns], s_t0[:ns], s_t1[:ns], s_dep[:ns], c_info[:nc], bad, unclosed
+    return (s_reg[:ns], s_t0[:ns], s_t1[:ns], s_dep[:ns], s_i0[:ns], s_i1[:ns], c_info[:nc],
+            bad, unclosed)
 
 
 class _Raised:
@@ -225,16 +243,39 @@ class _Defs:
             self.metrics[m._ref] = [(mm.name, _enum(mm.metric_mode), _enum(mm.metric_type))
                                     for mm in members]
         self.max_members = max([len(v) for v in self.metrics.values()] + [1])
+        self.attributes = {a._ref: a.name for a in d.attributes}
+        # attribute values that are references: OTF2_Type -> {reference: its text}
+        self.referred = {}
+        if self.attributes:
+            for tid, registry in _REFERRED.items():
+                self.referred[tid] = {x._ref: _ref_text(x) for x in getattr(d, registry)}
+
+
+#: OTF2_Type ids of references -> the definitions' registry they refer to.
+_REFERRED = {11: "strings", 12: "attributes", 13: "locations", 14: "regions", 15: "groups",
+             16: "metrics", 17: "comms", 18: "parameters", 19: "rma_wins",
+             20: "source_code_locations", 21: "calling_contexts", 22: "interrupt_generators",
+             23: "io_files", 24: "io_handles", 25: "location_groups"}
+
+
+def _ref_text(x):
+    """What an attribute referring to the definition `x` shows: its name (a source
+    code location's file:line, a calling context's region)."""
+    if hasattr(x, "file"):
+        return f"{x.file}:{x.line_number}"
+    if hasattr(x, "region"):
+        return x.region.name if x.region else f"calling context {x._ref}"
+    return getattr(x, "name", None) or f"{type(x).__name__} {x._ref}"
 
 
 def _read_events(anchor, defs, lenient, report, progress=None):
-    """Records of every location (None where unreadable) and the other kinds' counts,
-    telling `progress` (see read_otf2) the bytes of event files read."""
+    """Records and attributes of every location (None where unreadable) and the other
+    kinds' counts, telling `progress` (see read_otf2) the bytes of event files read."""
     r = capi.Reader_Open(anchor.encode())
     if not r:
         raise TraceError(anchor, None, "OTF2 cannot open this anchor file")
     cb = capi.Callbacks()
-    out, other = {}, Counter()
+    out, attrs, other = {}, {}, Counter()
     try:
         capi.Reader_SetSerialCollectiveCallbacks(r)
         for ref, *_ in defs.locations:
@@ -259,8 +300,8 @@ def _read_events(anchor, defs, lenient, report, progress=None):
         sizes = [os.path.getsize(f) if os.path.isfile(f) else 0 for f in files]
         done, total = 0, sum(sizes)
         for (ref, name, _, _, n_events), path, size in zip(defs.locations, files, sizes):
-            out[ref] = _read_location(r, cb, ref, name, n_events, defs, path, lenient,
-                                      report, other)
+            out[ref], attrs[ref] = _read_location(r, cb, ref, name, n_events, defs, path,
+                                                  lenient, report, other)
             done += size
             if progress:
                 progress(done, total)
@@ -268,7 +309,7 @@ def _read_events(anchor, defs, lenient, report, progress=None):
     finally:
         capi.Reader_Close(r)
         cb.close()
-    return out, dict(other)
+    return out, attrs, dict(other)
 
 
 def _fail(lenient, report, path, what, message):
@@ -284,8 +325,9 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
     if not os.path.exists(path):
         _fail(lenient, report, path, "event files missing, their locations drawn empty",
               f"{where}: its event file is missing")
-        return None
-    most = os.path.getsize(path) // 2 + 1  # every record takes 2 bytes or more
+        return None, None
+    size = os.path.getsize(path)
+    most = size // 2 + 1  # every record takes 2 bytes or more
     if n_events > most:  # before allocating for them: 1e15 was a MemoryError
         _fail(lenient, report, path, "event counts declared beyond what the files hold",
               f"{where}: its definition declares {n_events} "
@@ -297,8 +339,10 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
     if not er:
         _fail(lenient, report, path, "locations without an event reader, drawn empty",
               f"{where}: OTF2 gives no event reader")
-        return None
-    buf = capi.new_buffer(capacity)
+        return None, None
+    # an attribute list holds each attribute once (one per definition and record), and
+    # each takes 3 bytes or more of the file
+    buf = capi.new_buffer(capacity, min(capacity * len(defs.attributes), size // 3 + 1))
     try:
         capi.Reader_RegisterEvtCallbacks(r, er, cb.handle, buf.ctypes.data)
         n = ctypes.c_uint64()
@@ -306,11 +350,11 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
     finally:
         capi.Reader_CloseEvtReader(r, er)
     other.update(capi.counts(buf))
-    if buf[2]:
+    if capi.overflowed(buf):
         _fail(lenient, report, path, "event files holding more events than their "
               "definitions, drawn empty",
               f"{where}: more events in the file than its definition's {n_events}")
-        return None
+        return None, None
     if code:
         _fail(lenient, report, path, "event files damaged, read up to the damage",
               f"{where}: {capi.error_text(code)} "
@@ -323,7 +367,7 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
     if len(rec) and rec[:, 1].min() < 0:  # uint64 ticks past 2^63 wrapped around
         _fail(lenient, report, path, "locations with events at or beyond tick 2^63, drawn "
               "empty", f"{where}: an event at or beyond tick 2^63")
-        return None
+        return None, None
     early = np.flatnonzero(rec[:, 1] < defs.offset) if len(rec) else []
     if len(early):  # negative times the span did not cover (down to -14272 s)
         i = int(early[0])
@@ -337,7 +381,7 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
         _fail(lenient, report, path, "events going back in time, moved to the time before",
               f"{where}: event {i} (time {rec[i, 1]}) goes back in time from {rec[i - 1, 1]}")
         rec[:, 1] = np.maximum.accumulate(rec[:, 1])
-    return rec
+    return rec, capi.attributes(buf)
 
 
 def read_otf2(path, lenient=False, progress=None):
@@ -359,18 +403,20 @@ def read_otf2(path, lenient=False, progress=None):
         _fail(lenient, report, anchor, "a timer resolution that is not positive, taken as "
               "1 GHz", f"timer resolution {defs.resolution:g}")
         defs.resolution = 1e9
-    recs, other = _read_events(anchor, defs, lenient, report, progress)
-    return _Builder(defs, anchor, recs, lenient, report).trace(other)
+    recs, attrs, other = _read_events(anchor, defs, lenient, report, progress)
+    return _Builder(defs, anchor, recs, attrs, lenient, report).trace(other)
 
 
 class _Builder:
     """Definitions and per-location records to the Trace's tables."""
 
-    def __init__(self, defs, anchor, recs, lenient, report):
+    def __init__(self, defs, anchor, recs, attrs, lenient, report):
         self.d, self.anchor, self.recs = defs, anchor, recs
         self.lenient, self.report = lenient, report
         self.names = _Interner()
         self.names("0")
+        self.attrs = {ref: _Attributes(a, self) for ref, a in attrs.items()
+                      if a is not None and len(a)}
         self.types = []   # (kind, parent, name, start_type, end_type)
         self.metric_class = {}  # variable type -> its metric members' class (PAPI...)
         self.type_index = {}
@@ -394,6 +440,39 @@ class _Builder:
 
     def seconds(self, ticks):
         return (np.asarray(ticks, np.int64) - self.d.offset) / self.d.resolution
+
+    # -- attributes --------------------------------------------------------------
+    def attribute_field(self, ref):
+        """The user-defined field of attribute `ref`: its name, "NAME (attribute)"
+        where the name is one of the reader's own fields."""
+        name = self.d.attributes.get(ref, f"attribute {ref}")
+        return f"{name} (attribute)" if name in _OWN_FIELDS else name
+
+    def attribute_codes(self, typ, bits):
+        """Name codes of attribute values given as OTF2_Type ids and value bits:
+        numbers in decimal, references by the name of what they refer to."""
+        codes = np.empty(len(typ), np.int32)
+        for t in np.unique(typ).tolist():
+            m = typ == t
+            b = bits[m]
+            if t in _INT_BITS:  # unsigned 1..4, signed 5..8: width from the type
+                w = _INT_BITS[t]
+                v = (b << (64 - w)) >> (64 - w) if t >= 5 else \
+                    (b.view(np.uint64) << np.uint64(64 - w)) >> np.uint64(64 - w)
+            elif t in (T_FLOAT, T_DOUBLE):
+                v = ((b & 0xFFFFFFFF).astype(np.uint32).view(np.float32) if t == T_FLOAT
+                     else b.view(np.float64))
+            else:
+                v = b
+            uniq, inv = np.unique(v, return_inverse=True)
+            if t in _INT_BITS or t in (T_FLOAT, T_DOUBLE):
+                texts = [str(u) for u in uniq]  # a float's shortest repr (numpy's str)
+            else:  # a reference
+                named = self.d.referred.get(t, {})
+                kind = _REFERRED.get(t, f"type {t}").rstrip("s").replace("_", " ")
+                texts = [named.get(u, f"{kind} {u}") for u in uniq.tolist()]
+            codes[m] = np.array([self.names(x) for x in texts], np.int32)[inv.reshape(-1)]
+        return codes
 
     # -- containers --------------------------------------------------------------
     def containers(self):
@@ -448,24 +527,26 @@ class _Builder:
             c = self.row_of_loc[ref]
             ctype = int(self.cont[c, 1])
             kind = rec[:, 0]
-            reg, t0, t1, dep, coll, bad, open_ = _nest(kind, rec[:, 1], rec[:, 2], rec[:, 3],
-                                                      rec[:, 4], rec[:, 5], end_ticks)
+            self.at = self.attrs.get(ref, _NO_ATTRIBUTES)
+            reg, t0, t1, dep, i0, i1, coll, bad, open_ = _nest(
+                kind, rec[:, 1], rec[:, 2], rec[:, 3], rec[:, 4], rec[:, 5], end_ticks)
             unmatched_leaves += bad
             unclosed += open_
             if len(dep) and dep.min() < 0:  # the int16 imbrication column wrapped
                 raise TraceError(self.anchor, None, f"location {ref}: regions nested more "
                                                     "than 32767 deep")
             if len(reg):
-                st.append(self._states(c, ctype, reg, t0, t1, dep))
+                st.append(self._states(c, ctype, reg, t0, t1, dep, i0, i1))
             if len(coll):
                 st.append(self._collective_states(c, ctype, coll))
                 ev.append(self._collective_events(c, ctype, coll))
             present = np.bincount(kind, minlength=capi.SAMPLE + 1)  # which kinds to decode
             for kinds, into in (((capi.SEND, capi.ISEND), sends), ((capi.RECV, capi.IRECV), recvs)):
                 if present[list(kinds)].any():
-                    r = rec[np.isin(kind, kinds)]
+                    at = np.flatnonzero(np.isin(kind, kinds))
+                    r = rec[at]
                     into.append(np.c_[np.full(len(r), ref), r[:, 1], r[:, 2] & 0xFFFFFFFF,
-                                      r[:, 2] >> 32, r[:, 3], r[:, 4]].astype(np.int64))
+                                      r[:, 2] >> 32, r[:, 3], r[:, 4], at].astype(np.int64))
             if present[capi.METRIC]:
                 var.extend(self._variables(c, ctype, rec[kind == capi.METRIC]))
             if present[capi.FORK:].any():  # threads, tasks, I/O, RMA, samples
@@ -474,12 +555,12 @@ class _Builder:
                 ev.extend(self._threads(c, ctype, rec) + self._samples(c, ctype, rec))
                 m = np.isin(kind, (capi.RMA_PUT, capi.RMA_GET, capi.RMA_COMPLETE))
                 if m.any():
-                    rma.append((ref, rec[m]))
+                    rma.append((ref, rec[m], np.flatnonzero(m)))
         if unmatched_leaves:
             self._note("Leave events matching no Enter (or another region)", unmatched_leaves)
         if unclosed:
             self.report.append(("regions still open at the end, closed there", unclosed, None))
-        links = [self._links(sends, recvs), self._rma(rma)]
+        links = [self._links(sends, recvs), self._rma(rma), self._dependencies(st)]
         return self._assemble(st, ev, var, links, other)
 
     def _note(self, what, count):
@@ -487,7 +568,9 @@ class _Builder:
             raise TraceError(self.anchor, None, f"{what}: {count}", lenient_reads=True)
         self.report.append((what, count, None))
 
-    def _states(self, c, ctype, reg, t0, t1, dep):
+    def _states(self, c, ctype, reg, t0, t1, dep, i0, i1):
+        """Region states, with the attributes of their Enter (and of their Leave,
+        where the Enter has none)."""
         t = self.type(Kind.STATE, ctype, "Region")
         uniq, inv = _dense(reg)
         vals, par, role = [], [], []
@@ -499,7 +582,8 @@ class _Builder:
         n = len(reg)
         return {"container": np.full(n, c), "type": np.full(n, t),
                 "value": np.array(vals)[inv], "start": self.seconds(t0), "end": self.seconds(t1),
-                "imbrication": dep, "paradigm": np.array(par)[inv], "role": np.array(role)[inv]}
+                "imbrication": dep, "paradigm": np.array(par)[inv], "role": np.array(role)[inv],
+                **self.at.of(i0, i1)}
 
     def _op_values(self, t, coll):
         import otf2
@@ -515,7 +599,7 @@ class _Builder:
                 "value": self._op_values(t, coll), "start": self.seconds(coll[:, 4]),
                 "end": self.seconds(coll[:, 5]), "imbrication": np.zeros(n, np.int16),
                 "paradigm": np.full(n, self.names("MPI")),
-                "role": np.full(n, self.names("COLLECTIVE"))}
+                "role": np.full(n, self.names("COLLECTIVE")), **self.at.of(coll[:, 6])}
 
     def _collective_events(self, c, ctype, coll):
         t = self.type(Kind.EVENT, ctype, "MPI collective")
@@ -523,7 +607,7 @@ class _Builder:
         return {"container": np.full(n, c), "type": np.full(n, t),
                 "value": self._op_values(t, coll), "time": self.seconds(coll[:, 5]),
                 "root": self.names.many(coll[:, 1]), "sent": self.names.many(coll[:, 2]),
-                "received": self.names.many(coll[:, 3])}
+                "received": self.names.many(coll[:, 3]), **self.at.of(coll[:, 6])}
 
     def _variables(self, c, ctype, rec):
         """Variables of one location's metric records: per (metric, member), pieces
@@ -560,12 +644,13 @@ class _Builder:
         return out
 
     # -- threads, tasks, I/O, samples, one-sided communication ---------------------------
-    def _part(self, c, t, values, start, end=None, depth=None, **extra):
+    def _part(self, c, t, values, start, end=None, depth=None, rows=None, ends=None, **extra):
         """A states (with `end`) or events part of container c, type t, `values` (codes
-        of t's values), extra fields as name codes."""
+        of t's values), extra fields as name codes, and the attributes of the
+        location's records `rows` (then of the records `ends`, where `rows` have none)."""
         n = len(start)
         part = {"container": np.full(n, c), "type": np.full(n, t), "value": values,
-                **extra}
+                **extra, **self.at.of(rows, ends)}
         if end is None:
             part["time"] = self.seconds(start)
         else:
@@ -589,7 +674,7 @@ class _Builder:
         values = np.where(fork, self.value(t, "fork"), self.value(t, "join"))
         threads = self.names.many(r[:, 2])
         threads[~fork] = -1
-        return [self._part(c, t, values, r[:, 1], threads=threads)]
+        return [self._part(c, t, values, r[:, 1], rows=np.flatnonzero(m), threads=threads)]
 
     def _io(self, c, ctype, rec):
         """I/O operations: states "I/O" valued by the mode, from issue to completion
@@ -616,7 +701,7 @@ class _Builder:
         hcodes = np.array([self.names(self.d.io_handles.get(h, f"handle {h}"))
                            for h in hu.tolist()], np.int64)
         return [self._part(c, t, self._named(t, names)[inv.reshape(-1)], rec[b, 1], rec[e, 1],
-                           np.maximum(depth, 0), bytes=self.names.many(rec[e, 3]),
+                           np.maximum(depth, 0), rows=b, ends=e, bytes=self.names.many(rec[e, 3]),
                            handle=hcodes[hinv.reshape(-1)])]
 
     def _teams(self, c, ctype, rec):
@@ -634,7 +719,7 @@ class _Builder:
         uniq, inv = np.unique(rec[b, 2], return_inverse=True)
         names = [self.d.comm_names.get(u, f"team {u}") for u in uniq.tolist()]
         return [self._part(c, t, self._named(t, names)[inv.reshape(-1)], rec[b, 1], rec[e, 1],
-                           depth)]
+                           depth, rows=b, ends=e)]
 
     def _task_ids(self, rec):
         """Extra fields naming the tasks of records: `task` (an OpenMP task's id, or a
@@ -660,7 +745,7 @@ class _Builder:
                        max(int(rec[-1, 1]), int(self.end_ticks)))
         t = self.type(Kind.STATE, ctype, "Task")
         return [self._part(c, t, np.full(len(run), self.value(t, "task")), rec[run, 1], end,
-                           **self._task_ids(rec[run]))]
+                           rows=run, **self._task_ids(rec[run]))]
 
     def _samples(self, c, ctype, rec):
         """Task creations, and calling-context samples valued by their region."""
@@ -669,14 +754,15 @@ class _Builder:
         if len(made):
             t = self.type(Kind.EVENT, ctype, "Task created")
             out.append(self._part(c, t, np.full(len(made), self.value(t, "create")),
-                                  rec[made, 1], **self._task_ids(rec[made])))
+                                  rec[made, 1], rows=made, **self._task_ids(rec[made])))
         smp = np.flatnonzero(rec[:, 0] == capi.SAMPLE)
         if len(smp):
             t = self.type(Kind.EVENT, ctype, "Sample")
             uniq, inv = np.unique(rec[smp, 2], return_inverse=True)
             names = [self.d.regions.get(self.d.contexts.get(u), (f"context {u}",))[0]
                      for u in uniq.tolist()]
-            out.append(self._part(c, t, self._named(t, names)[inv.reshape(-1)], rec[smp, 1]))
+            out.append(self._part(c, t, self._named(t, names)[inv.reshape(-1)], rec[smp, 1],
+                                  rows=smp))
         return out
 
     def _rma(self, parts):
@@ -684,13 +770,15 @@ class _Builder:
         "RMA get" from the target to the origin, from the operation to its completion
         on the origin (matched by window and matching id; else instantaneous)."""
         out = []
-        for ref, rec in parts:
+        for ref, rec, at in parts:
             ops = np.flatnonzero(rec[:, 0] != capi.RMA_COMPLETE)
             done = np.flatnonzero(rec[:, 0] == capi.RMA_COMPLETE)
             win = rec[ops, 2] & 0xFFFFFFFF
             io, id_ = _match(np.c_[win, rec[ops, 4]], np.c_[rec[done, 2], rec[done, 4]])
             end = rec[ops, 1].copy()
             end[io] = rec[done[id_], 1]
+            completion = np.full(len(ops), -1, np.int64)
+            completion[io] = at[done[id_]]
             remote = rec[ops, 2] >> 32
             there = np.full(len(ops), -1, np.int64)  # the target's container row
             for w in np.unique(win).tolist():
@@ -708,16 +796,20 @@ class _Builder:
             out.append({"start_container": np.where(put, here, there)[ok],
                         "end_container": np.where(put, there, here)[ok],
                         "start": self.seconds(rec[ops, 1][ok]), "end": self.seconds(end[ok]),
-                        "size": rec[ops, 3][ok], "tag": rec[ops, 4][ok],
-                        "what": np.where(put, 1, 2)[ok]})
+                        "Size": self.names.many(rec[ops, 3][ok]),
+                        "Tag": self.names.many(rec[ops, 4][ok]),
+                        "Task": np.full(ok.sum(), -1), "what": np.where(put, 1, 2)[ok],
+                        "a_loc": np.full(ok.sum(), ref),
+                        "a_row": at[ops][ok], "b_loc": np.full(ok.sum(), ref),
+                        "b_row": completion[ok]})
         return {k: np.concatenate([p[k] for p in out]) for k in out[0]} if out else None
 
     def _links(self, sends, recvs):
         """Match sends and receives per (communicator, sender, receiver, tag) in order."""
-        cols = ("loc", "time", "peer", "comm", "tag", "size")
+        cols = ("loc", "time", "peer", "comm", "tag", "size", "row")
 
         def table(parts):
-            a = np.vstack(parts) if parts else np.zeros((0, 6), np.int64)
+            a = np.vstack(parts) if parts else np.zeros((0, len(cols)), np.int64)
             return dict(zip(cols, a.T))
         s, r = table(sends), table(recvs)
         # the peer's location: rank -> location through the communicator's group
@@ -753,7 +845,10 @@ class _Builder:
             return rows[order[np.searchsorted(refs[order], loc)]]
         return {"start_container": row(s["loc"][si]), "end_container": row(r["loc"][ri]),
                 "start": self.seconds(s["time"][si]), "end": self.seconds(r["time"][ri]),
-                "size": s["size"][si], "tag": s["tag"][si], "what": np.zeros(len(si), np.int64)}
+                "Size": self.names.many(s["size"][si]), "Tag": self.names.many(s["tag"][si]),
+                "Task": np.full(len(si), -1), "what": np.zeros(len(si), np.int64),
+                "a_loc": s["loc"][si], "a_row": s["row"][si], "b_loc": r["loc"][ri],
+                "b_row": r["row"][ri]}
 
     def _assemble(self, st, ev, var, links, other):
         columns, extra = {}, {}
@@ -801,7 +896,6 @@ class _Builder:
             types.append(t)
             vals.append(self.value(t, value))
         inv = inv.reshape(-1)
-        tag = self.names.many(links["tag"])
         early = links["end"] < links["start"]
         if early.any():  # unsynchronised clocks: drawn as instantaneous, and said
             self.report.append(("messages received before they were sent (clock skew?), "
@@ -809,8 +903,92 @@ class _Builder:
         cols = {"container": np.zeros(n), "type": np.array(types)[inv],
                 "value": np.array(vals)[inv], "start_container": links["start_container"],
                 "end_container": links["end_container"], "start": links["start"],
-                "end": np.maximum(links["end"], links["start"]), "key": tag}
-        return cols, {"Size": self.names.many(links["size"]), "Tag": tag}
+                "end": np.maximum(links["end"], links["start"]),
+                "key": np.where(links["Tag"] >= 0, links["Tag"], links["Task"])}
+        extra = {k: links[k] for k in ("Size", "Tag", "Task") if (links[k] >= 0).any()}
+        return cols, {**extra, **self._located_attributes(links)}
+
+    def _dependencies(self, parts):
+        """Links "Task dependency" between the tasks of the states that carry a GUID
+        attribute (analysis.tasks): keyed, and with the extra field `Task`, by the
+        child's GUID."""
+        parts = [p for p in parts if tasks.GUID in p]
+        if not parts:
+            return None
+
+        def column(k):
+            return np.concatenate([np.asarray(p[k]) if k in p else np.full(len(p["type"]), -1)
+                                   for p in parts])
+        guid_codes = column(tasks.GUID)
+        text = self.names.strings.__getitem__
+        start, end = column("start"), column("end")
+        pieces = tasks.group(tasks.numbers(text, guid_codes),
+                             tasks.numbers(text, column(tasks.PARENT)), start)
+        if pieces.missing_parents:
+            self.report.append(("tasks whose parent is not in the trace (roots, or parents "
+                                "not traced)", pieces.missing_parents, None))
+        dep = tasks.dependencies(pieces, column("container"), start, end)
+        n = len(dep["child"])
+        none = np.full(n, -1, np.int64)
+        child_code = guid_codes[pieces.order[pieces.offsets[dep["child"]]]]
+        return {"start_container": dep["start_container"], "end_container": dep["end_container"],
+                "start": dep["start"], "end": dep["end"], "Size": none, "Tag": none,
+                "Task": child_code, "what": np.full(n, DEPENDENCY), "a_loc": none, "a_row": none,
+                "b_loc": none, "b_row": none}
+
+    def _located_attributes(self, links):
+        """The attributes of links' records a (the send, the RMA operation), then b (the
+        receive, the completion) where a has none: {field: name codes}."""
+        n = len(links["start"])
+        fields = {}
+        for side in "ab":
+            locs, rows = links[f"{side}_loc"], links[f"{side}_row"]
+            for ref in np.unique(locs).tolist():
+                at = self.attrs.get(ref)
+                if at is None:
+                    continue
+                m = np.flatnonzero(locs == ref)
+                for name, col in at.of(rows[m]).items():
+                    f = fields.setdefault(name, np.full(n, -1, np.int32))
+                    f[m] = np.where(f[m] >= 0, f[m], col)
+        return fields
+
+
+class _Attributes:
+    """One location's attributes as user-defined fields: per field, the records that
+    carry it (ascending) and its values as name codes."""
+
+    def __init__(self, table, builder):
+        owner, ref, typ, bits = table.T
+        self.fields = {}
+        for r in np.unique(ref).tolist():
+            m = ref == r
+            self.fields[builder.attribute_field(r)] = (owner[m],
+                                                     builder.attribute_codes(typ[m], bits[m]))
+
+    def of(self, rows, ends=None):
+        """{field: name codes (-1: none)} of the records `rows` (-1: none), taking those
+        of the records `ends` where `rows` carry none."""
+        out = {}
+        for name, (owner, codes) in self.fields.items():
+            col = np.full(len(rows), -1, np.int32)
+            for at in (rows, ends) if ends is not None else (rows,):
+                at = np.asarray(at, np.int64)
+                pos = np.minimum(np.searchsorted(owner, at), len(owner) - 1)
+                hit = (owner[pos] == at) & (col < 0)
+                col[hit] = codes[pos[hit]]
+            if (col >= 0).any():
+                out[name] = col
+        return out
+
+
+class _NoAttributes:
+    @staticmethod
+    def of(rows, ends=None):
+        return {}
+
+
+_NO_ATTRIBUTES = _NoAttributes()
 
 
 def _dense(codes):

@@ -6,7 +6,7 @@ elsewhere are quoted where they need it, and a name Pajé cannot hold is refused
 (through definitions with a Color field, ids 18, 19 and 25-28); states become Push/Pop
 pairs (so nesting survives), links StartLink/EndLink, variables one SetVariable per
 piece, events NewEvent. User-defined fields (extra columns) ride on CreateContainer,
-SetVariable, PushState, StartLink and NewEvent. Times are written with Python's
+SetVariable, PushState, StartLink and NewEvent (`field_name`). Times are written with Python's
 shortest exact repr, so they reload exactly; variable values reload as PajeNG reads
 them (32-bit).
 """
@@ -98,12 +98,18 @@ def _color(rgba):
     return '"' + " ".join(f"{float(x):.9g}" for x in rgba[:3]) + '"'
 
 
+def field_name(name):
+    """A user-defined field's name as a Pajé header token: blanks become '_' (an OTF2
+    attribute "Parent GUID" reads back as "Parent_GUID")."""
+    return re.sub(r"\s+", "_", name.strip()) or "_"
+
+
 def header(trace):
     out = ["# Written by triva3d from " + str(trace.source).replace("\n", " ")]
     for name, eid, fields in DEFS:
         out.append(f"%EventDef {name} {eid}")
         extra = list(getattr(trace, EXTRA_ON[eid][0]).extra) if eid in EXTRA_ON else []
-        for f in fields + extra:
+        for f in fields + [field_name(f) for f in extra]:
             t = "double" if (name in ("PajeSetVariable", "PajeAddVariable") and
                              f == "Value") else \
                 FIELD_TYPE.get(f, "string")

@@ -804,10 +804,12 @@ class Geometry:
             shown[keys] = True
             shown = self._value_order[shown[self._value_order]]
             out += [(name(tr.values.name[v]), self.value_rgb[v]) for v in shown]
-        for what, values in (("message", tr.links.value[self.links.window]),
-                             ("event", self.events.values)):
-            out += [(f"{name(tr.values.name[v])} ({what})", self.value_rgb[v])
-                    for v in np.unique(values)]
+        for v in np.unique(tr.links.value[self.links.window]):  # "p2p (MPI message)"
+            value, what = name(tr.values.name[v]), name(tr.types.name[tr.values.type[v]])
+            out.append((value if value.lower() == what.lower() else f"{value} ({what})",
+                        self.value_rgb[v]))
+        out += [(f"{name(tr.values.name[v])} (event)", self.value_rgb[v])
+                for v in np.unique(self.events.values)]
         profiles = {}  # one key per colour: SimGrid's p<cat> and b<cat> share theirs
         cls = self.roles.metric_class
         for ty in sorted(self.profiles.types, key=lambda t: (cls[t] or "", t)):  # by class

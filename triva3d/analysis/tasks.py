@@ -1,0 +1,168 @@
+"""Tasks of asynchronous many-task runs (Traveler): pieces of execution that share a
+task id (APEX writes HPX's `GUID` and `Parent GUID` as OTF2 attributes on Enter and
+Leave) are one task, suspended and resumed, maybe on another thread; a task depends
+on its parent. Plain arrays in, columns out: the OTF2 reader draws the dependencies
+as links, and `tasks(trace)` answers the execution-tree queries.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..errors import TraceError
+
+#: The user-defined fields naming a piece's task and its parent (APEX's attributes).
+GUID, PARENT = "GUID", "Parent GUID"
+
+
+def numbers(texts, codes):
+    """The unsigned integers written in the names `codes` (-1: none, given as -1)."""
+    codes = np.asarray(codes, np.int64)
+    uniq, inv = np.unique(codes, return_inverse=True)
+    values = np.array([int(texts(int(c))) if c >= 0 else -1 for c in uniq.tolist()],
+                      dtype=object)
+    out = np.empty(len(uniq), np.int64)
+    for i, v in enumerate(values.tolist()):  # uint64 ids above 2^63 keep their bits
+        out[i] = v - (1 << 64) if v >= 1 << 63 else v
+    return out[inv.reshape(-1)]
+
+
+@dataclass
+class Pieces:
+    """Pieces (states) grouped into tasks: `task` of each piece; per task its id,
+    parent id, the index of its parent task (-1: not in the trace), its pieces in time
+    order (`order`, `offsets`)."""
+    task: np.ndarray
+    ids: np.ndarray
+    parent_ids: np.ndarray
+    parent: np.ndarray
+    order: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def missing_parents(self):
+        """Tasks whose parent is not in the trace (the roots among them)."""
+        return int((self.parent < 0).sum())
+
+
+def group(guid, parent_guid, start):
+    """Group pieces by task id (`guid` -1: not a task piece, left out); a task's parent
+    id is its first piece's."""
+    piece = np.flatnonzero(guid != -1)
+    ids, task = np.unique(guid[piece], return_inverse=True)
+    task = task.reshape(-1)
+    order = piece[np.lexsort((start[piece], task))]
+    offsets = np.searchsorted(np.sort(task), np.arange(len(ids) + 1))
+    parent_ids = parent_guid[order[offsets[:-1]]]
+    at = np.minimum(np.searchsorted(ids, parent_ids), max(len(ids) - 1, 0))
+    known = (parent_ids != -1) & (ids[at] == parent_ids) if len(ids) else np.zeros(0, bool)
+    full = np.full(len(guid), -1, np.int64)
+    full[piece] = task
+    return Pieces(full, ids, parent_ids, np.where(known, at, -1).astype(np.int64), order,
+                  offsets)
+
+
+@njit(cache=True)
+def _spawned_from(offsets, order, start, end, parent, first_start):
+    """Per task with a parent: the parent's piece that ran last at or before the task's
+    first start (else the parent's first piece), and the time the link leaves it."""
+    n = len(parent)
+    piece = np.full(n, -1, np.int64)
+    when = np.zeros(n)
+    for t in range(n):
+        p = parent[t]
+        if p < 0:
+            continue
+        best = order[offsets[p]]
+        for k in range(offsets[p], offsets[p + 1]):
+            if start[order[k]] <= first_start[t]:
+                best = order[k]
+        piece[t] = best
+        when[t] = min(end[best], first_start[t]) if start[best] <= first_start[t] \
+            else first_start[t]
+    return piece, when
+
+
+def dependencies(pieces, container, start, end):
+    """Links `Task dependency` from each parent to each child in the trace: from the
+    parent's piece that ran last before the child began (at its end, or at the child's
+    start while it still runs) to the child's first piece. Columns start_container,
+    end_container, start, end, and the child and parent task of each."""
+    first = pieces.order[pieces.offsets[:-1]]
+    spawn, when = _spawned_from(pieces.offsets, pieces.order, start, end, pieces.parent,
+                                start[first])
+    child = np.flatnonzero(pieces.parent >= 0)
+    return {"start_container": container[spawn[child]], "end_container": container[first[child]],
+            "start": when[child], "end": start[first[child]], "child": child,
+            "parent": pieces.parent[child]}
+
+
+@dataclass
+class Tasks:
+    """A trace's tasks: per task its id, parent id, parent task (-1: not in the trace),
+    region (value code), first container, first start, last end, time running, pieces,
+    and depth in the execution tree; `piece_rows` (state rows in task order) and
+    `offsets` give each task's pieces."""
+    ids: np.ndarray
+    parent_ids: np.ndarray
+    parent: np.ndarray
+    value: np.ndarray
+    container: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    busy: np.ndarray
+    pieces: np.ndarray
+    depth: np.ndarray
+    piece_rows: np.ndarray
+    offsets: np.ndarray
+
+    def __len__(self):
+        return len(self.ids)
+
+    @property
+    def missing_parents(self):
+        return int((self.parent < 0).sum())
+
+    def lineage(self, i):
+        """Task i's chain: its ancestors up to the root and all its descendants
+        (task indices, i included)."""
+        up = [i]
+        while self.parent[up[-1]] >= 0:
+            up.append(int(self.parent[up[-1]]))
+        down, frontier = [], np.array([i])
+        while len(frontier):
+            frontier = np.flatnonzero(np.isin(self.parent, frontier))
+            down.extend(frontier.tolist())
+        return np.array(sorted(set(up) | set(down)), np.int64)
+
+    def find(self, task_id):
+        """The index of the task whose id is `task_id` (an int), or a ValueError."""
+        hit = np.flatnonzero(self.ids == np.int64(np.uint64(task_id).astype(np.int64)))
+        if not len(hit):
+            raise ValueError(f"no task {task_id}")
+        return int(hit[0])
+
+    def id_text(self, i):
+        return str(int(self.ids[i]) % (1 << 64))
+
+
+def tasks(trace, guid=GUID, parent=PARENT):
+    """The tasks of `trace`'s states whose user-defined field `guid` names their task
+    (and `parent` their parent's); a TraceError where the states carry no such field."""
+    from ..trace import depth_of
+    st = trace.states
+    if guid not in st.extra:
+        raise TraceError(trace.source, None, f"no state has a {guid!r} field: not a task "
+                                             "trace (APEX writes one per task)")
+    texts = trace.names.__getitem__
+    g = numbers(texts, st.extra[guid])
+    p = numbers(texts, st.extra[parent]) if parent in st.extra else np.full(len(g), -1)
+    pc = group(g, p, st.start)
+    first = pc.order[pc.offsets[:-1]]
+    busy = np.add.reduceat(st.end[pc.order] - st.start[pc.order], pc.offsets[:-1]) \
+        if len(first) else np.zeros(0)
+    last_end = np.maximum.reduceat(st.end[pc.order], pc.offsets[:-1]) if len(first) \
+        else np.zeros(0)
+    return Tasks(pc.ids, pc.parent_ids, pc.parent, st.value[first].astype(np.int64),
+                 st.container[first].astype(np.int64), st.start[first], last_end, busy,
+                 np.diff(pc.offsets), depth_of(pc.parent), pc.order, pc.offsets)
