@@ -841,3 +841,30 @@ def test_compare_with_colours_by_the_difference(qtbot, tmp_path):
     assert w.state.compare == str(b) and w.state.color_by == "difference:state:compute"
     assert w.geometry.other is not None and w.geometry.metric().signed
     assert any(t.startswith("B - A state:compute") for t, _ in w.geometry.legend_entries())
+
+
+def test_the_details_dock_shows_a_picked_tasks_chain(qtbot, tmp_path):
+    """A picked task piece (its GUID in the details) chooses its chain for 3D: its
+    parent's and child's pieces keep their colours, the others are dimmed; again:
+    all (issue 31.2)."""
+    import otf2gen
+    from triva3d.scene.pick import details
+    otf2gen.apex_tasks(tmp_path / "apex")
+    w = opened(qtbot, tmp_path / "apex", base="timeline", labels=False)
+    tr = w.trace
+    row = int(np.flatnonzero(np.array([tr.names[c] if c >= 0 else "" for c in
+                                       tr.states.extra["GUID"]]) == "2")[0])
+    w.details_dock.show_picked(details(tr, w.view.layout, "state", row))
+    assert "GUID: 2" in w.details_dock.text.toPlainText()
+    assert w.details_dock.task.isEnabled()
+    w.details_dock.task.click()
+    assert w.state.task == "2"
+    qtbot.waitUntil(lambda: w.geometry._within is not None, timeout=PATIENCE_MS)
+    kept = {tr.names[tr.states.extra["GUID"][i]] for i in np.flatnonzero(w.geometry._within[1])}
+    assert kept == {"1", "2", "4"}
+    rgb = w.geometry.state_rgb(np.arange(len(tr.states)))
+    own = w.geometry.value_rgb[tr.states.value]
+    assert ((rgb == own).all(axis=1) == w.geometry._within[1]).all()  # the rest dimmed
+    w.details_dock.task.click()
+    assert w.state.task is None
+    qtbot.waitUntil(lambda: w.geometry._within is None, timeout=PATIENCE_MS)

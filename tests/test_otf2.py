@@ -549,6 +549,9 @@ def test_task_dependencies_counted_by_hand(tmp_path):
             for r in tk.piece_rows[tk.offsets[three]:tk.offsets[three + 1]]] == \
         ["worker 0", "worker 1"]
     assert tk.depth.tolist() == [0, 1, 1, 2, 0, 1]
+    # hpx_main ran [100, 900] less task 3's piece nested in it [300, 350]; its MPI_Send
+    # (no task) is its own work
+    assert tk.busy[tk.find(1)] == pytest.approx(750 * NS)
     assert [tk.id_text(i) for i in tk.lineage(tk.find(2))] == ["1", "2", "4"]
     assert [tk.id_text(i) for i in tk.lineage(tk.find(1))] == ["1", "2", "3", "4", "6"]
 
@@ -569,3 +572,41 @@ def test_attributes_survive_dump_and_convert(tmp_path):
     back = load(tmp_path / "apex.paje", cache=False)
     assert {"GUID", "Parent_GUID", "depth", "load", "note", "where"} <= set(back.states.extra)
     assert "Task" in back.links.extra
+
+
+def test_tasks_command_and_task_chain(tmp_path, ring):
+    """`tasks` writes a row per task (worked by hand for otf2gen.apex_tasks) and the
+    execution tree; `render --task` keeps the chain's colours and dims the rest; a
+    trace without GUIDs, or a GUID not in it, is one line."""
+    from triva3d import ViewState
+    from triva3d.view import View
+    otf2gen.apex_tasks(tmp_path / "apex")
+    run = [sys.executable, "-m", "triva3d.cli"]
+    r = subprocess.run(run + ["tasks", "--no-cache", str(tmp_path / "apex"), "-o",
+                              str(tmp_path / "t.csv")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = (tmp_path / "t.csv").read_text().splitlines()
+    assert rows[0] == "guid,parent,region,container,start,end,busy,pieces,depth"
+    cut = [",".join(x.split(",")[i] for i in (0, 1, 2, 3, 7, 8)) for x in rows[1:]]
+    assert cut == ["1,0,hpx_main,worker 0,1,0", "2,1,fib,worker 1,1,1", "3,1,fib,worker 0,2,1",
+                   "4,2,fib,worker 1,1,2", "5,99,orphan,worker 1,1,0", "6,1,remote,worker 2,1,1"]
+    r = subprocess.run(run + ["tasks", "--no-cache", "--task", "4", str(tmp_path / "apex"),
+                              "-o", str(tmp_path / "t.dot")], capture_output=True, text=True)
+    assert r.returncode == 0 and "3 tasks of 6" in r.stderr, r.stderr
+    dot = (tmp_path / "t.dot").read_text()
+    assert dot.count("->") == 2 and "hpx_main" in dot and "orphan" not in dot
+    for args, why in ((["--task", "7", str(tmp_path / "apex")], "task 7: no such GUID"),
+                      ([str(ring)], "no state has a 'GUID' field")):
+        r = subprocess.run(run + ["tasks", "--no-cache", *args, "-o", str(tmp_path / "x.csv")],
+                           capture_output=True, text=True)
+        assert r.returncode == 2 and why in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    t = load(tmp_path / "apex", cache=False)
+    v = View(t, ViewState(base="timeline", task="2"), use_cache=False)
+    g = v.scene.geometry
+    kept = {t.names[t.states.extra["GUID"][i]] for i in np.flatnonzero(g._within[1])}
+    assert kept == {"1", "2", "4"}  # task 2, its parent and its child
+    dep = [t.names[c] for c in t.links.extra["Task"][g._within[3]]]
+    assert sorted(dep) == ["2", "4"]
+    assert "task 2's chain (3 tasks, their dependencies); the rest dimmed" in \
+        [text for text, _ in g.legend_entries()]
+    v.close()

@@ -81,6 +81,31 @@ def cmd_steps(args):
     print(f"{args.output}: {s.summary()}", file=sys.stderr)
 
 
+def cmd_tasks(args):
+    from .analysis.tasks import tasks
+    suffix = os.path.splitext(args.output)[1].lower()
+    if suffix not in (".csv", ".svg", ".png", ".dot"):
+        raise OptionsError(f"{args.output}: tasks are written as .csv (a row per task), or "
+                           "their execution tree as .svg, .png or .dot")
+    trace, _ = _load(args)
+    tk = tasks(trace, guid=args.guid, parent=args.parent)
+    chosen = focus = None
+    if args.task is not None:
+        try:
+            focus = tk.find(args.task)
+            chosen = tk.lineage(focus)
+        except ValueError:
+            raise OptionsError(f"task {args.task}: no such GUID in {trace.source}") from None
+    if suffix == ".csv":
+        tk.write_csv(args.output, trace, chosen)
+    else:
+        from .panels.tasktree import write
+        write(tk, trace, args.output, chosen, focus)
+    shown = f"{len(chosen)} tasks of {len(tk)}" if chosen is not None else f"{len(tk)} tasks"
+    print(f"{args.output}: {shown} ({tk.missing_parents} of all without their parent in the "
+          "trace)", file=sys.stderr)
+
+
 def cmd_calltree(args):
     from .analysis.calltree import calltree
     suffix = os.path.splitext(args.output)[1].lower()
@@ -703,6 +728,16 @@ def parser():
                          "(default inclusive,exclusive; X is the histogram's)")
     ct.add_argument("-o", "--output", required=True,
                     metavar="OUT.csv|OUT.folded|OUT.svg|OUT.png|OUT.dot")
+    tk = trace_command("tasks", cmd_tasks, "tasks of a many-task run (Traveler): a row per "
+                       "task (pieces joined by GUID, parent, time running), or the execution "
+                       "tree drawn by Graphviz")
+    tk.add_argument("--task", type=int, metavar="GUID",
+                    help="only this task's chain: its ancestors and its descendants")
+    tk.add_argument("--guid", default="GUID", metavar="FIELD",
+                    help="the states' field naming their task (default GUID, as APEX)")
+    tk.add_argument("--parent", default="Parent GUID", metavar="FIELD",
+                    help="the field naming the parent task (default 'Parent GUID')")
+    tk.add_argument("-o", "--output", required=True, metavar="OUT.csv|OUT.svg|OUT.png|OUT.dot")
 
     from .analysis import CELLS, FUNCTIONS
     from .analysis.timeslice import NESTED
@@ -803,6 +838,10 @@ def add_scene_options(r):
     r.add_argument("--call-path", metavar="MAIN;A;B",
                    help="draw the states on this call path (and what it calls) in their "
                         "colours, the others dimmed (see triva3d calltree)")
+    r.add_argument("--task", metavar="GUID",
+                   help="draw the states of this task's chain (its ancestors and its "
+                        "descendants, by the GUID and Parent GUID fields APEX writes) in "
+                        "their colours, the others dimmed (see triva3d tasks)")
     r.add_argument("--aggregate", metavar="LEVEL",
                    help="columns for a level of the container hierarchy (a type name or a "
                         "depth), each showing per time bin its subtree's shares of the state "

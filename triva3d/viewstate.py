@@ -318,6 +318,9 @@ SETTINGS = (
     Setting("compare", None, _optional_text("compare"), "geometry", "drawing", "compare"),
     Setting("call_path", None, _optional_text("call path"), "geometry", "selection",
             "call_path", fresh=True),
+    # a task (its GUID, analysis.tasks) whose chain of ancestors and descendants keeps
+    # its colours, the rest dimmed
+    Setting("task", None, _optional_text("task"), "geometry", "selection", "task", fresh=True),
     Setting("expanded", (), _names("expanded"), "geometry", "drawing", "expand", fresh=True),
     Setting("link_opacity", 0.7, _opacity, "properties", "drawing", "link_opacity"),
     Setting("labels", True, _flag("labels"), "properties", "drawing"),

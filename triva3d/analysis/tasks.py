@@ -15,14 +15,17 @@ from ..errors import TraceError
 GUID, PARENT = "GUID", "Parent GUID"
 
 
-def numbers(texts, codes):
-    """The unsigned integers written in the names `codes` (-1: none, given as -1)."""
+def numbers(texts, codes, what):
+    """The integers written in the names `codes` (-1: none, given as -1), as int64 bits
+    (a uint64 above 2^63 wraps); a ValueError naming `what` for a name that is not one."""
     codes = np.asarray(codes, np.int64)
     uniq, inv = np.unique(codes, return_inverse=True)
-    values = np.array([int(texts(int(c))) if c >= 0 else -1 for c in uniq.tolist()],
-                      dtype=object)
     out = np.empty(len(uniq), np.int64)
-    for i, v in enumerate(values.tolist()):  # uint64 ids above 2^63 keep their bits
+    for i, c in enumerate(uniq.tolist()):
+        try:
+            v = int(texts(c)) if c >= 0 else -1
+        except ValueError:
+            raise ValueError(f"{what} {texts(c)!r} is not an integer") from None
         out[i] = v - (1 << 64) if v >= 1 << 63 else v
     return out[inv.reshape(-1)]
 
@@ -100,8 +103,9 @@ def dependencies(pieces, container, start, end):
 @dataclass
 class Tasks:
     """A trace's tasks: per task its id, parent id, parent task (-1: not in the trace),
-    region (value code), first container, first start, last end, time running, pieces,
-    and depth in the execution tree; `piece_rows` (state rows in task order) and
+    region (value code), first container, first start, last end, time running (its
+    pieces' time, less that of other tasks' pieces nested in them), pieces, and depth
+    in the execution tree; `piece_rows` (state rows in task order) and
     `offsets` give each task's pieces."""
     ids: np.ndarray
     parent_ids: np.ndarray
@@ -137,32 +141,82 @@ class Tasks:
 
     def find(self, task_id):
         """The index of the task whose id is `task_id` (an int), or a ValueError."""
-        hit = np.flatnonzero(self.ids == np.int64(np.uint64(task_id).astype(np.int64)))
+        bits = task_id % (1 << 64)
+        hit = np.flatnonzero(self.ids == (bits - (1 << 64) if bits >= 1 << 63 else bits))
         if not len(hit):
             raise ValueError(f"no task {task_id}")
         return int(hit[0])
 
+    def states_of(self, chosen, n_states):
+        """A mask over the trace's `n_states` states: the pieces of the tasks `chosen`."""
+        keep = np.zeros(n_states, bool)
+        for i in np.asarray(chosen).tolist():
+            keep[self.piece_rows[self.offsets[i]:self.offsets[i + 1]]] = True
+        return keep
+
     def id_text(self, i):
         return str(int(self.ids[i]) % (1 << 64))
+
+    COLUMNS = ("guid", "parent", "region", "container", "start", "end", "busy", "pieces",
+               "depth")
+
+    def write_csv(self, path, trace, chosen=None):
+        """A row per task (or per task `chosen`): COLUMNS, the parent's GUID as traced
+        (its task may be missing), times in the trace's unit."""
+        import csv
+
+        from ..output import writing
+        rows = range(len(self)) if chosen is None else np.asarray(chosen).tolist()
+        name = trace.names.display
+        with writing(path, newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(self.COLUMNS)
+            for i in rows:
+                w.writerow([self.id_text(i), int(self.parent_ids[i]) % (1 << 64),
+                            name(trace.values.name[self.value[i]]),
+                            name(trace.containers.name[self.container[i]]),
+                            repr(float(self.start[i])), repr(float(self.end[i])),
+                            repr(float(self.busy[i])), int(self.pieces[i]), int(self.depth[i])])
 
 
 def tasks(trace, guid=GUID, parent=PARENT):
     """The tasks of `trace`'s states whose user-defined field `guid` names their task
     (and `parent` their parent's); a TraceError where the states carry no such field."""
     from ..trace import depth_of
+    from .timeslice import nesting_parents
     st = trace.states
     if guid not in st.extra:
         raise TraceError(trace.source, None, f"no state has a {guid!r} field: not a task "
                                              "trace (APEX writes one per task)")
     texts = trace.names.__getitem__
-    g = numbers(texts, st.extra[guid])
-    p = numbers(texts, st.extra[parent]) if parent in st.extra else np.full(len(g), -1)
+    try:
+        g = numbers(texts, st.extra[guid], guid)
+        p = numbers(texts, st.extra[parent], parent) if parent in st.extra else \
+            np.full(len(g), -1)
+    except ValueError as e:
+        raise TraceError(trace.source, None, f"a state's {e}") from None
     pc = group(g, p, st.start)
     first = pc.order[pc.offsets[:-1]]
-    busy = np.add.reduceat(st.end[pc.order] - st.start[pc.order], pc.offsets[:-1]) \
-        if len(first) else np.zeros(0)
+    own = st.end - st.start  # a piece's time, less the pieces of other tasks nested in it
+    if len(st) and st.imbrication.max() > 0:
+        up = nesting_parents(trace)
+        other = np.flatnonzero((g != -1) & (up >= 0))
+        other = other[(g[up[other]] != -1) & (g[up[other]] != g[other])]
+        own = own - np.bincount(up[other], weights=own[other], minlength=len(st))
+    busy = np.add.reduceat(own[pc.order], pc.offsets[:-1]) if len(first) else np.zeros(0)
     last_end = np.maximum.reduceat(st.end[pc.order], pc.offsets[:-1]) if len(first) \
         else np.zeros(0)
     return Tasks(pc.ids, pc.parent_ids, pc.parent, st.value[first].astype(np.int64),
                  st.container[first].astype(np.int64), st.start[first], last_end, busy,
                  np.diff(pc.offsets), depth_of(pc.parent), pc.order, pc.offsets)
+
+
+def dependency_links(trace, ids):
+    """A mask over `trace`'s links: the task dependencies into the tasks `ids` (their
+    field `Task`, the child's GUID, as the OTF2 reader writes it)."""
+    ln = trace.links
+    if "Task" not in ln.extra:
+        return np.zeros(len(ln), bool)
+    codes = ln.extra["Task"]
+    child = numbers(trace.names.__getitem__, codes, "Task")
+    return (codes >= 0) & np.isin(child, ids)

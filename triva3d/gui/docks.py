@@ -648,7 +648,13 @@ class DetailsDock(Dock):
         self.path.setToolTip("keep the colours of the states on this call path and its "
                              "callees, dim the others (again: all)")
         self.path.clicked.connect(self._call_path)
+        self.task = QtWidgets.QPushButton("Task chain")
+        self.task.setToolTip("keep the colours of this task's ancestors and descendants "
+                             "(by its GUID) and of their dependencies, dim the others "
+                             "(again: all)")
+        self.task.clicked.connect(self._task)
         row.addWidget(self.path)
+        row.addWidget(self.task)
         row.addWidget(self.expand)
         row.addWidget(self.collapse)
         row.addWidget(self.focus)
@@ -668,6 +674,8 @@ class DetailsDock(Dock):
                               and fold(trace, s.expanded, node) != s.expanded)
         self.focus.setEnabled(self._container() is not None or s.focus is not None)
         self.path.setEnabled(bool(picked and "call path" in picked) or s.call_path is not None)
+        self.task.setEnabled(bool(picked and picked.get("kind") == "state" and "GUID" in picked)
+                             or s.task is not None)
 
     def _container(self):
         """The name of the container of what is picked (None: none)."""
@@ -678,6 +686,10 @@ class DetailsDock(Dock):
     def _call_path(self):
         path = (self.picked or {}).get("call path")
         self.state.call_path = None if path == self.state.call_path else path
+
+    def _task(self):
+        guid = (self.picked or {}).get("GUID")
+        self.state.task = None if guid is None or guid == self.state.task else guid
 
     def _focus(self):
         name = self._container()

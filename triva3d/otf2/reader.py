@@ -415,8 +415,15 @@ class _Builder:
         self.lenient, self.report = lenient, report
         self.names = _Interner()
         self.names("0")
-        self.attrs = {ref: _Attributes(a, self) for ref, a in attrs.items()
-                      if a is not None and len(a)}
+        self.numbers = {}  # name code -> the integer it writes (integer attributes)
+        self.attrs = {}
+        tables = {ref: a for ref, a in attrs.items() if a is not None and len(a)}
+        if tables:  # decoded at once: a task's GUID is on several threads
+            every = np.vstack(list(tables.values()))
+            codes = self.attribute_codes(every[:, 2], every[:, 3])
+            bounds = np.cumsum([0] + [len(a) for a in tables.values()])
+            for (ref, a), lo, hi in zip(tables.items(), bounds[:-1], bounds[1:]):
+                self.attrs[ref] = _Attributes(a, codes[lo:hi], self)
         self.types = []   # (kind, parent, name, start_type, end_type)
         self.metric_class = {}  # variable type -> its metric members' class (PAPI...)
         self.type_index = {}
@@ -471,8 +478,22 @@ class _Builder:
                 named = self.d.referred.get(t, {})
                 kind = _REFERRED.get(t, f"type {t}").rstrip("s").replace("_", " ")
                 texts = [named.get(u, f"{kind} {u}") for u in uniq.tolist()]
-            codes[m] = np.array([self.names(x) for x in texts], np.int32)[inv.reshape(-1)]
+            uniq_codes = np.array([self.names(x) for x in texts], np.int32)
+            codes[m] = uniq_codes[inv.reshape(-1)]
+            if t in _INT_BITS:
+                self.numbers.update(zip(uniq_codes.tolist(), uniq.astype(np.int64).tolist()))
         return codes
+
+    def integers(self, codes):
+        """The integers (int64 bits: a uint64 above 2^63 wraps) that the name codes of
+        integer attributes write; -1 where none."""
+        keys = np.fromiter(self.numbers, np.int64, len(self.numbers))
+        values = np.fromiter(self.numbers.values(), np.int64, len(self.numbers))
+        order = np.argsort(keys)
+        keys, values = keys[order], values[order]
+        at = np.minimum(np.searchsorted(keys, codes), max(len(keys) - 1, 0))
+        return np.where((codes >= 0) & (len(keys) > 0) & (keys[at] == codes), values[at], -1) \
+            if len(keys) else np.full(len(codes), -1, np.int64)
 
     # -- containers --------------------------------------------------------------
     def containers(self):
@@ -920,10 +941,9 @@ class _Builder:
             return np.concatenate([np.asarray(p[k]) if k in p else np.full(len(p["type"]), -1)
                                    for p in parts])
         guid_codes = column(tasks.GUID)
-        text = self.names.strings.__getitem__
         start, end = column("start"), column("end")
-        pieces = tasks.group(tasks.numbers(text, guid_codes),
-                             tasks.numbers(text, column(tasks.PARENT)), start)
+        pieces = tasks.group(self.integers(guid_codes), self.integers(column(tasks.PARENT)),
+                             start)
         if pieces.missing_parents:
             self.report.append(("tasks whose parent is not in the trace (roots, or parents "
                                 "not traced)", pieces.missing_parents, None))
@@ -958,13 +978,12 @@ class _Attributes:
     """One location's attributes as user-defined fields: per field, the records that
     carry it (ascending) and its values as name codes."""
 
-    def __init__(self, table, builder):
-        owner, ref, typ, bits = table.T
+    def __init__(self, table, codes, builder):
+        owner, ref = table[:, 0], table[:, 1]
         self.fields = {}
         for r in np.unique(ref).tolist():
             m = ref == r
-            self.fields[builder.attribute_field(r)] = (owner[m],
-                                                     builder.attribute_codes(typ[m], bits[m]))
+            self.fields[builder.attribute_field(r)] = (owner[m], codes[m])
 
     def of(self, rows, ends=None):
         """{field: name codes (-1: none)} of the records `rows` (-1: none), taking those

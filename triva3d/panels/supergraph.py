@@ -52,14 +52,20 @@ def graph(sg, unit="s"):
 
 def write(sg, path, unit="s"):
     """`path` by its extension: .svg, .png, or .dot (the laid-out graph)."""
+    draw(lambda: graph(sg, unit), path, "a super graph")
+
+
+def draw(make, path, what):
+    """Draw the laid-out AGraph `make()` to `path` by its extension: .svg, .png, or
+    .dot; `what` names it in messages."""
     suffix = str(path).lower()[str(path).rfind("."):]
     if suffix not in FORMATS:
-        raise OptionsError(f"{path}: a super graph is written as {', '.join(FORMATS)}")
-    g = graph(sg, unit)
+        raise OptionsError(f"{path}: {what} is written as {', '.join(FORMATS)}")
+    g = make()
     try:
         g.draw(str(path), format=suffix[1:])
     except (OSError, ValueError) as e:
-        raise TraceError(path, None, f"cannot write the super graph: {e}") from None
+        raise TraceError(path, None, f"cannot write {what}: {e}") from None
 
 
 def node_heights(sg):

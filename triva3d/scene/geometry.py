@@ -19,6 +19,7 @@ from ..analysis import colorby
 from ..analysis.roles import platform_link_types, variable_roles
 from ..analysis.timeslice import Slicer, nesting_parents, nesting_parents_of
 from ..bases.layout import UNIT
+from ..analysis.tasks import dependency_links
 from ..errors import OptionsError
 from ..theme import BACKGROUND_RGB, parse_color
 from ..trace import Kind
@@ -180,7 +181,8 @@ class Geometry:
         self._metrics = {}  # (colour-by, window of a slice:) -> its colorby.Metric
         self._slicer = None  # for colour by a Time-Slice value, made at first use
         self.other = self._other_path = None  # the second run (ViewState.compare)
-        self._paths = self._within = None  # call paths; the states on the chosen one
+        # call paths, tasks; the states kept in colour: (key, mask, legend text) or None
+        self._paths = self._tasks = self._within = None
         self.update(state or ViewState())
 
     def _lanes(self, state, owner_key):
@@ -317,7 +319,7 @@ class Geometry:
             self._palette_of = (overrides, dict(state.variables))
         self.color_by = state.color_by
         self._second_run(state.compare)
-        self._choose_path(state.call_path)
+        self._choose(state.call_path, state.task)
         t0, t1 = state.window or self.data_span
         self._window_given = state.window is not None  # (two runs compare whole without)
         self.frame = Frame(float(t0), float(t1), state.scale * self.extent)
@@ -450,26 +452,52 @@ class Geometry:
             self.other = load(path) if path else None
             self._other_path = path
 
-    def _choose_path(self, text):
-        """The states on call path `text` ("main;A", and what it calls), the others
-        to be dimmed; None: no path chosen."""
-        if text is None:
+    def tasks(self):
+        """The trace's Tasks (analysis.tasks), made on first use."""
+        if self._tasks is None:
+            from ..analysis.tasks import tasks
+            self._tasks = tasks(self.trace)
+        return self._tasks
+
+    def _choose(self, path, task):
+        """The states kept in colour, the others dimmed: those on call path `path`
+        ("main;A", and what it calls) and of task `task`'s chain (its GUID: its
+        ancestors and descendants, analysis.tasks); None, None: all."""
+        if (path, task) == (self._within or (None,))[0]:
+            return
+        if path is None and task is None:
             self._within = None
             return
-        if self._within is None or self._within[0] != text:
+        keep, links, texts = np.ones(len(self.trace.states), bool), None, []
+        if path is not None:
             p = self.call_paths()
-            self._within = (text, p.within(p.find(text)))
+            keep &= p.within(p.find(path))
+            texts.append(f"call path {path} (and its callees)")
+        if task is not None:
+            tk = self.tasks()
+            try:
+                chain = tk.lineage(tk.find(int(task)))
+            except ValueError:
+                raise OptionsError(f"task {task}: no such GUID in this trace") from None
+            keep &= tk.states_of(chain, len(self.trace.states))
+            links = dependency_links(self.trace, tk.ids[chain])
+            texts.append(f"task {task}'s chain ({len(chain)} tasks, their dependencies)")
+        self._within = ((path, task), keep, "; ".join(texts) + "; the rest dimmed", links)
 
     def state_rgb(self, rows):
         """Colours of the states `rows`: their values', or their colour-by metric
         along colors.ramp (grey where they have none); those off the chosen call
         path dimmed towards the background."""
         rgb = self._state_rgb(rows)
-        if self._within is not None:
-            off = ~self._within[1][rows]
-            bg = np.asarray(BACKGROUND_RGB, np.float64)
-            rgb[off] = np.round(rgb[off] * (1 - DIMMED) + bg * DIMMED).astype(np.uint8)
-        return rgb
+        return rgb if self._within is None else _dimmed(rgb, ~self._within[1][rows])
+
+    def link_rgb(self, rows):
+        """Colours of the links `rows`: their values', those off a chosen task chain
+        dimmed."""
+        rgb = self.value_rgb[self.trace.links.value[rows]]
+        if self._within is None or self._within[3] is None:
+            return rgb
+        return _dimmed(rgb, ~self._within[3][rows])
 
     def _state_rgb(self, rows):
         st = self.trace.states
@@ -519,10 +547,10 @@ class Geometry:
         del shown
         rows = _rows(window)
         rows = rows[(ln.end[rows] >= f.t0) & (ln.start[rows] <= f.t1)]
-        rgb = self.value_rgb[ln.value[rows]]
+        rgb = self.link_rgb(rows)
         if self.owner is not None:
             rows = rows[self.owner[ln.start_container[rows]] != self.owner[ln.end_container[rows]]]
-            return self._bundles(window, rows, self.value_rgb[ln.value[rows]], self.owner)
+            return self._bundles(window, rows, self.link_rgb(rows), self.owner)
         if len(rows) > BUNDLE_LIMIT:
             return self._bundles(window, rows, rgb)  # (its own ends: none made for every message)
         p0, p1 = entities.link_ends(tr, self.layout, f, rows)
@@ -821,8 +849,7 @@ class Geometry:
                  else f"{cls[ty]}: ") + f"{name(tr.types.name[ty])} (of {of})")
         out += [(", ".join(texts), np.array(rgb, np.uint8)) for rgb, texts in profiles.items()]
         if self._within is not None:
-            out.append((f"call path {self._within[0]} (and its callees); the rest dimmed",
-                        None))
+            out.append((self._within[2], None))
         note = self.aggregation_note(short=True)
         if note:
             out.append((note, None))
@@ -1018,6 +1045,14 @@ def _bundle_keys(a, b, n, rel, bins):
     np.clip(t, 0, bins - 1, out=t)
     key += t.astype(np.int64)
     return key
+
+
+def _dimmed(rgb, off):
+    """`rgb` with the rows `off` dimmed towards the background."""
+    bg = np.asarray(BACKGROUND_RGB, np.float64)
+    rgb = rgb.copy()
+    rgb[off] = np.round(rgb[off] * (1 - DIMMED) + bg * DIMMED).astype(np.uint8)
+    return rgb
 
 
 def _rows(mask):
