@@ -328,7 +328,8 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
         return None, None
     size = os.path.getsize(path)
     most = size // 2 + 1  # every record takes 2 bytes or more
-    if n_events > most:  # before allocating for them: 1e15 was a MemoryError
+    whole = _whole(path)
+    if n_events > most and not whole:  # before allocating for them: 1e15 was a MemoryError
         _fail(lenient, report, path, "event counts declared beyond what the files hold",
               f"{where}: its definition declares {n_events} "
               f"events, its file holds at most {most}")
@@ -359,6 +360,11 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
         _fail(lenient, report, path, "event files damaged, read up to the damage",
               f"{where}: {capi.error_text(code)} "
               f"after {n.value} of {n_events} events")
+    elif n.value < n_events and whole:  # APEX's definitions count more than it writes
+        report.append(("locations whose definition declares more events than their file "
+                       "holds (as APEX writes them), read to the file's end record", 1,
+                       f"{os.path.basename(path)}: {where}: {n.value} events in the file, its "
+                       f"definition says {n_events}"))
     elif n.value != n_events:
         _fail(lenient, report, path, "event counts differing from their definitions, all "
               "read", f"{where}: {n.value} events in the file, "
@@ -382,6 +388,23 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
               f"{where}: event {i} (time {rec[i, 1]}) goes back in time from {rec[i - 1, 1]}")
         rec[:, 1] = np.maximum.accumulate(rec[:, 1])
     return rec, capi.attributes(buf)
+
+
+#: How an event file that OTF2 closed ends: END_OF_FILE, then the END_OF_CHUNK of
+#: its last chunk (OTF2_Buffer.h; earlier chunks are padded to the chunk size).
+_FILE_END = b"\x02\x01"
+
+
+def _whole(path):
+    """Whether the event file at `path` ends as OTF2 ends a file it wrote whole: a
+    truncated file (whose reading can end without an error, on what lies past it in
+    memory) does not, but for a chance of 1 in 65536 or a cut just after such bytes."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(-len(_FILE_END), os.SEEK_END)
+            return f.read() == _FILE_END
+    except OSError:
+        return False
 
 
 def read_otf2(path, lenient=False, progress=None):
