@@ -860,7 +860,8 @@ def test_the_details_dock_shows_a_picked_tasks_chain(qtbot, tmp_path):
     w.details_dock.task.click()
     assert w.state.task == "2"
     qtbot.waitUntil(lambda: w.geometry._within is not None, timeout=PATIENCE_MS)
-    kept = {tr.names[tr.states.extra["GUID"][i]] for i in np.flatnonzero(w.geometry._within[1])}
+    guid = tr.states.extra["GUID"]
+    kept = {tr.names[guid[i]] for i in np.flatnonzero(w.geometry._within[1]) if guid[i] >= 0}
     assert kept == {"1", "2", "4"}
     rgb = w.geometry.state_rgb(np.arange(len(tr.states)))
     own = w.geometry.value_rgb[tr.states.value]
@@ -868,3 +869,26 @@ def test_the_details_dock_shows_a_picked_tasks_chain(qtbot, tmp_path):
     w.details_dock.task.click()
     assert w.state.task is None
     qtbot.waitUntil(lambda: w.geometry._within is None, timeout=PATIENCE_MS)
+
+
+def test_the_strip_draws_the_chosen_tasks_utilization(qtbot, tmp_path):
+    """With a task chain chosen, the strip draws a white line at the chain's
+    utilization: worked by hand for otf2gen.apex_tasks (3 workers, trace from 100 to
+    900 ns), task 6 alone (its chain is 1 and 6): over the strip's bins its line
+    stands where 1 (hpx_main on worker 0, [100, 900] less task 3 [300, 350]) plus 6
+    ([600, 700] on worker 2) are busy: 1 worker, 2 over [600, 700]."""
+    import otf2gen
+    otf2gen.apex_tasks(tmp_path / "apex")
+    w = opened(qtbot, tmp_path / "apex", base="timeline", labels=False, task="6")
+    strip = w.time_dock.strip
+    qtbot.waitUntil(lambda: strip.selection is not None, timeout=PATIENCE_MS)
+    bins = 80  # 10 ns each
+    chosen, edges = strip.selection.activity(bins, strip.span)
+    line = chosen.sum(axis=1)
+    mid = (edges[:-1] + edges[1:]) / 2 * 1e9 + 100  # ns from the archive's clock
+    want = np.where((mid > 300) & (mid < 350), 0, 1) + ((mid > 600) & (mid < 700))
+    assert np.allclose(line, want)
+    img = strip.image()
+    assert (img == 255).all(axis=2).any()  # the line is drawn
+    w.state.task = None
+    qtbot.waitUntil(lambda: strip.selection is None, timeout=PATIENCE_MS)

@@ -617,8 +617,10 @@ def test_tasks_command_and_task_chain(tmp_path, ring):
     t = load(tmp_path / "apex", cache=False)
     v = View(t, ViewState(base="timeline", task="2"), use_cache=False)
     g = v.scene.geometry
-    kept = {t.names[t.states.extra["GUID"][i]] for i in np.flatnonzero(g._within[1])}
-    assert kept == {"1", "2", "4"}  # task 2, its parent and its child
+    guid = t.states.extra["GUID"]
+    kept = {t.names[guid[i]] if guid[i] >= 0 else t.display_name("values", t.states.value[i])
+            for i in np.flatnonzero(g._within[1])}
+    assert kept == {"1", "2", "4", "MPI_Send"}  # task 2, its parent (and its MPI_Send), child
     dep = [t.names[c] for c in t.links.extra["Task"][g._within[3]]]
     assert sorted(dep) == ["2", "4"]
     assert "task 2's chain (3 tasks, their dependencies); the rest dimmed" in \

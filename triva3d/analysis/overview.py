@@ -1,47 +1,117 @@
 """The activity overview (Traveler's utilization view, Vampir's summary timeline): for
 each time bin, how many containers are in each state value on average, each instant
 of a container counted once, in its deepest state (a state's time less that of the
-states nested in it: an OTF2 run shows its MPI calls and functions, not only `main`).
-One pass in numba over the states; the bins are as many as the strip has pixels.
+states nested in it: an OTF2 run shows its MPI calls and functions, not only `main`);
+their sum is how many are busy (any state).
+
+An interval index answers any window at any number of bins exactly and at once: per
+state value, the times where its count changes (a state's start and end, less its
+parent's; the rises and the falls each sorted, then merged), the count after each,
+and the integral of the count up to each (a summed-area table of the step function). A bin's mean is the difference of the
+integral at its edges over its width: a binary search per edge and value.
 """
-import numba
 import numpy as np
 from numba import njit, prange
 
 from ..trace import Kind
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _activity(col, pcol, start, end, t0, dt, out, chunks):
-    """Add each state's time in each bin to out[bin, column] and take it from its
-    parent's column `pcol` (-1: none), in parallel over `chunks` chunks of states
-    (each its own copy of `out`)."""
-    n_bins, n_cols = out.shape
-    part = np.zeros((chunks, n_bins, n_cols))
-    step = (len(start) + chunks - 1) // chunks
-    for k in prange(chunks):
-        for i in range(k * step, min(len(start), (k + 1) * step)):
-            c = col[i]
-            if c < 0:
+@njit(cache=True)
+def _changes(col, pcol, start, end, n_cols):
+    """The times where the states (their column, their parent's, -1: none) change a
+    column's count, as segments: 2c the times its count rises (a state of c starts, or
+    one nested in a state of c ends), 2c + 1 those it falls; and the segments' offsets."""
+    per = np.zeros(2 * n_cols + 1, np.int64)
+    for i in range(len(col)):
+        for k in (col[i], pcol[i]):
+            if k >= 0:
+                per[2 * k + 1] += 1
+                per[2 * k + 2] += 1
+    offsets = np.cumsum(per)
+    at = offsets[:-1].copy()
+    time = np.empty(offsets[-1])
+    for i in range(len(col)):
+        c, p = col[i], pcol[i]
+        if c >= 0:
+            time[at[2 * c]] = start[i]
+            at[2 * c] += 1
+            time[at[2 * c + 1]] = end[i]
+            at[2 * c + 1] += 1
+        if p >= 0:
+            time[at[2 * p]] = end[i]
+            at[2 * p] += 1
+            time[at[2 * p + 1]] = start[i]
+            at[2 * p + 1] += 1
+    return offsets, time
+
+
+@njit(cache=True)
+def _index(offsets, time):
+    """Per column, from its rises and falls (each segment sorted): the times its count
+    changes (equal ones merged), the count after each and the integral of the count up
+    to each; the columns' offsets into them."""
+    n_cols = (len(offsets) - 1) // 2
+    t_out = np.empty(len(time))
+    c_out = np.empty(len(time), np.int32)
+    i_out = np.empty(len(time))
+    new = np.zeros(n_cols + 1, np.int64)
+    m = 0
+    for c in range(n_cols):
+        a, a_end = offsets[2 * c], offsets[2 * c + 1]
+        b, b_end = a_end, offsets[2 * c + 2]
+        count = 0
+        area = 0.0
+        while a < a_end or b < b_end:
+            rise = b == b_end or (a < a_end and time[a] <= time[b])
+            t = time[a] if rise else time[b]
+            if rise:
+                a += 1
+            else:
+                b += 1
+            if m > new[c] and t == t_out[m - 1]:  # the same instant: one change
+                count += 1 if rise else -1
+                c_out[m - 1] = count
                 continue
-            s, e = start[i], end[i]
-            b0 = max(0, int((s - t0) / dt))
-            b1 = min(n_bins - 1, int((e - t0) / dt))
-            for b in range(b0, b1 + 1):
-                lo = t0 + b * dt
-                ov = min(e, lo + dt) - max(s, lo)
-                if ov > 0:
-                    part[k, b, c] += ov
-                    if pcol[i] >= 0:
-                        part[k, b, pcol[i]] -= ov
-    out += part.sum(axis=0)
+            if m > new[c]:
+                area += count * (t - t_out[m - 1])
+            count += 1 if rise else -1
+            t_out[m] = t
+            c_out[m] = count
+            i_out[m] = area
+            m += 1
+        new[c + 1] = m
+    return new, t_out[:m], c_out[:m], i_out[:m]
+
+
+@njit(cache=True)
+def _area(t, c, integral, lo, hi, x):
+    """The integral of a column's count from its first change to x."""
+    k = np.searchsorted(t[lo:hi], x, side="right") - 1
+    if k < 0:
+        return 0.0
+    return integral[lo + k] + c[lo + k] * (x - t[lo + k])
+
+
+@njit(cache=True, parallel=True)
+def _query(offsets, t, c, integral, edges, out):
+    """out[b, v]: the integral of column v's count over bin b (`edges`), the edges'
+    searches spread over the cores."""
+    n_cols = len(offsets) - 1
+    at = np.zeros((len(edges), n_cols))
+    for e in prange(len(edges)):
+        for v in range(n_cols):
+            if offsets[v] < offsets[v + 1]:
+                at[e, v] = _area(t, c, integral, offsets[v], offsets[v + 1], edges[e])
+    out[:] = at[1:] - at[:-1]
 
 
 class Overview:
-    """A trace's states prepared for activity strips: `values` are the state values
-    in column order."""
+    """A trace's states prepared for activity strips (or only those of the mask
+    `chosen`: the instants where a container's deepest state is one of them, any
+    state nested in them, chosen or not, taking its time): `values` are the state
+    values in column order; the index is made on first use."""
 
-    def __init__(self, trace):
+    def __init__(self, trace, chosen=None):
         self.trace = trace
         st = trace.states
         state_values = np.flatnonzero(trace.types.kind[trace.values.type] == Kind.STATE)
@@ -55,15 +125,37 @@ class Overview:
             parent = nesting_parents(trace)
             has = parent >= 0
             self._pcol[has] = self._col[parent[has]]
+            if chosen is not None:
+                has &= chosen[np.maximum(parent, 0)]
+                self._pcol[~has] = -1
+        if chosen is not None:
+            self._col = np.where(chosen, self._col, -1).astype(np.int32)
+        self.empty = chosen is not None and not chosen.any()
+        self._index = None
+
+    def index(self):
+        """(offsets, times, counts, integrals) per value column, made once."""
+        if self._index is None:
+            st = self.trace.states
+            offsets, time = _changes(self._col, self._pcol, st.start, st.end,
+                                     len(self.values))
+            for lo, hi in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+                time[lo:hi].sort()
+            self._index = _index(offsets, time)
+        return self._index
+
+    @property
+    def nbytes(self):
+        return sum(a.nbytes for a in self.index())
 
     def activity(self, n_bins, window=None):
         """(n_bins, n_values) mean number of containers in each value per bin of
         `window` (t0, t1; default the whole trace), and the bin edges."""
-        tr, st = self.trace, self.trace.states
+        tr = self.trace
         t0, t1 = window if window is not None else (tr.start_time, tr.end_time)
         dt = (t1 - t0) / n_bins if t1 > t0 else 1.0
+        edges = float(t0) + dt * np.arange(n_bins + 1)
         out = np.zeros((n_bins, len(self.values)))
-        _activity(self._col, self._pcol, st.start, st.end, float(t0), float(dt), out,
-                  numba.get_num_threads())
+        _query(*self.index(), edges, out)
         np.maximum(out, 0.0, out=out)  # (rounding: a parent's time less its children's)
-        return out / dt, t0 + dt * np.arange(n_bins + 1)
+        return out / dt, edges

@@ -119,6 +119,8 @@ class Tasks:
     depth: np.ndarray
     piece_rows: np.ndarray
     offsets: np.ndarray
+    #: per state, the task it is a piece of or nested in (-1: none)
+    task_of: np.ndarray
 
     def __len__(self):
         return len(self.ids)
@@ -147,12 +149,10 @@ class Tasks:
             raise ValueError(f"no task {task_id}")
         return int(hit[0])
 
-    def states_of(self, chosen, n_states):
-        """A mask over the trace's `n_states` states: the pieces of the tasks `chosen`."""
-        keep = np.zeros(n_states, bool)
-        for i in np.asarray(chosen).tolist():
-            keep[self.piece_rows[self.offsets[i]:self.offsets[i + 1]]] = True
-        return keep
+    def states_of(self, chosen):
+        """A mask over the trace's states: those of the tasks `chosen` (their pieces and
+        the states nested in them that are not another task's)."""
+        return np.isin(self.task_of, np.asarray(chosen)) & (self.task_of >= 0)
 
     def id_text(self, i):
         return str(int(self.ids[i]) % (1 << 64))
@@ -198,17 +198,21 @@ def tasks(trace, guid=GUID, parent=PARENT):
     pc = group(g, p, st.start)
     first = pc.order[pc.offsets[:-1]]
     own = st.end - st.start  # a piece's time, less the pieces of other tasks nested in it
+    task_of = pc.task.copy()
     if len(st) and st.imbrication.max() > 0:
         up = nesting_parents(trace)
         other = np.flatnonzero((g != -1) & (up >= 0))
         other = other[(g[up[other]] != -1) & (g[up[other]] != g[other])]
         own = own - np.bincount(up[other], weights=own[other], minlength=len(st))
+        for d in range(1, int(st.imbrication.max()) + 1):  # a task's own nested work
+            r = np.flatnonzero((st.imbrication == d) & (task_of < 0) & (up >= 0))
+            task_of[r] = task_of[up[r]]
     busy = np.add.reduceat(own[pc.order], pc.offsets[:-1]) if len(first) else np.zeros(0)
     last_end = np.maximum.reduceat(st.end[pc.order], pc.offsets[:-1]) if len(first) \
         else np.zeros(0)
     return Tasks(pc.ids, pc.parent_ids, pc.parent, st.value[first].astype(np.int64),
                  st.container[first].astype(np.int64), st.start[first], last_end, busy,
-                 np.diff(pc.offsets), depth_of(pc.parent), pc.order, pc.offsets)
+                 np.diff(pc.offsets), depth_of(pc.parent), pc.order, pc.offsets, task_of)
 
 
 def dependency_links(trace, ids):

@@ -64,6 +64,7 @@ class TimeDock(Dock):
     def __init__(self, window):
         super().__init__(window, "Time window", "time")
         self.strip = Strip()
+        self._chosen_key = None  # what the strip's line shows: (call path, task)
         self.form.addRow(self.strip)
         self.t0, self.t1 = QtWidgets.QDoubleSpinBox(), QtWidgets.QDoubleSpinBox()
         for box in (self.t0, self.t1):
@@ -78,6 +79,15 @@ class TimeDock(Dock):
         self.form.addRow(row)
         self.strip.window_chosen.connect(lambda w: setattr(self.state, "window", w))
         self.strip.now_chosen.connect(lambda t: setattr(self.state, "now", t))
+
+    def _chosen(self, g):
+        """The strip's line: the utilization of the states a call path or a task chain
+        keeps in colour (analysis.overview of those states)."""
+        key = None if g._within is None else g._within[0]
+        if key != self._chosen_key:
+            from ..analysis.overview import Overview
+            self._chosen_key = key
+            self.strip.set_selection(None if key is None else Overview(g.trace, g._within[1]))
 
     def _typed(self):
         t0, t1 = self.t0.value(), self.t1.value()
@@ -99,6 +109,7 @@ class TimeDock(Dock):
             self.strip.set_trace(self.strip.overview, g.value_rgb, self.strip.span)
         self.strip.set_window(self.state.window)
         self.strip.set_now(self.state.now)
+        self._chosen(g)
         for box, t in ((self.t0, g.frame.t0), (self.t1, g.frame.t1)):
             _blocked(box, lambda b=box, t=t: b.setValue(t))
 

@@ -1,5 +1,6 @@
 """The overview strip: the whole trace's activity per state value (stacked, one bin
-per pixel, see analysis.overview) with a range brush that sets the time window."""
+per pixel, see analysis.overview), the chosen states' (a call path, a task chain) as
+a white line over it, with a range brush that sets the time window."""
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -20,7 +21,7 @@ class Strip(QtWidgets.QWidget):
         super().__init__(parent)
         self.setMinimumHeight(60)
         self.setMouseTracking(True)
-        self.overview = self.value_rgb = None
+        self.overview = self.value_rgb = self.selection = None
         self.span = (0.0, 1.0)
         self.window = self.now = None
         self._drag = None
@@ -32,6 +33,13 @@ class Strip(QtWidgets.QWidget):
         self.overview, self.value_rgb, self.span = overview, value_rgb, span
         self._image = None
         self.update()
+
+    def set_selection(self, overview):
+        """The chosen states' Overview (None: none), drawn as a line."""
+        if overview is not self.selection:
+            self.selection = overview
+            self._image = None
+            self.update()
 
     def set_window(self, window):
         self.window = window
@@ -67,6 +75,12 @@ class Strip(QtWidgets.QWidget):
         has = k < counts.shape[1]
         rgb = self.value_rgb[self.overview.values]
         img[has] = rgb[k[has]]
+        if self.selection is not None and not self.selection.empty:
+            chosen = self.selection.activity(w, self.span)[0].sum(axis=1)
+            y = np.clip(np.round((h - 1) * (1 - chosen / top)), 0, h - 1).astype(int)
+            lo, hi = np.minimum(y, np.r_[y[1:], y[-1]]), np.maximum(y, np.r_[y[1:], y[-1]])
+            for x in range(w):  # a line joining the columns' heights
+                img[lo[x]:hi[x] + 1, x] = 255
         return img
 
     def paintEvent(self, event):

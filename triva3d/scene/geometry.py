@@ -479,7 +479,7 @@ class Geometry:
                 chain = tk.lineage(tk.find(int(task)))
             except ValueError:
                 raise OptionsError(f"task {task}: no such GUID in this trace") from None
-            keep &= tk.states_of(chain, len(self.trace.states))
+            keep &= tk.states_of(chain)
             links = dependency_links(self.trace, tk.ids[chain])
             texts.append(f"task {task}'s chain ({len(chain)} tasks, their dependencies)")
         self._within = ((path, task), keep, "; ".join(texts) + "; the rest dimmed", links)
