@@ -892,3 +892,38 @@ def test_the_strip_draws_the_chosen_tasks_utilization(qtbot, tmp_path):
     assert (img == 255).all(axis=2).any()  # the line is drawn
     w.state.task = None
     qtbot.waitUntil(lambda: strip.selection is None, timeout=PATIENCE_MS)
+
+
+def test_the_intervals_dock_brushes_durations_for_3d(qtbot, tmp_path):
+    """Dragging across the Intervals dock's histogram brushes a range of durations:
+    the state value's intervals within it keep their colours in 3D, the others are
+    dimmed (issue 31.5); a double click brushes none. otf2gen.apex_tasks: "fib"
+    lasts 100 (task 2), 50 twice (task 3's pieces) and 20 ns (task 4)."""
+    import otf2gen
+    otf2gen.apex_tasks(tmp_path / "apex")
+    w = opened(qtbot, tmp_path / "apex", base="timeline", labels=False)
+    dock = w.intervals_dock
+    dock.show()
+    dock.raise_()
+    dock.value.setCurrentText("fib")
+    assert dock.value.currentText() == "fib"
+    d = dock._current()
+    assert sorted(np.round(d.seconds * 1e9).tolist()) == [20, 50, 50, 100]
+    from triva3d.panels.intervals import plot_box
+    x0, y0, x1, y1 = plot_box(dock._size())
+    ratio = dock.svg.width() / dock._size()[0]
+    y = round((y0 + y1) / 2 * ratio)
+    # from the far left to 0.8 of the plot: 20 ns up to about 80 ns (log axis 20..100)
+    qtbot.mousePress(dock.svg, QtCore.Qt.LeftButton, pos=QtCore.QPoint(round(x0 * ratio), y))
+    qtbot.mouseMove(dock.svg, QtCore.QPoint(round((x0 + 0.8 * (x1 - x0)) * ratio), y))
+    qtbot.mouseRelease(dock.svg, QtCore.Qt.LeftButton,
+                       pos=QtCore.QPoint(round((x0 + 0.8 * (x1 - x0)) * ratio), y))
+    qtbot.waitUntil(lambda: w.state.intervals is not None, timeout=PATIENCE_MS)
+    value, lo, hi = w.state.intervals
+    assert value == "fib" and lo == pytest.approx(20e-9) and 50e-9 < hi < 100e-9
+    qtbot.waitUntil(lambda: w.geometry._within is not None, timeout=PATIENCE_MS)
+    kept = np.flatnonzero(w.geometry._within[1])
+    assert sorted(np.round((w.trace.states.end[kept] - w.trace.states.start[kept]) * 1e9)
+                  .tolist()) == [20, 50, 50]
+    qtbot.mouseDClick(dock.svg, QtCore.Qt.LeftButton, pos=QtCore.QPoint(round(x0 * ratio), y))
+    qtbot.waitUntil(lambda: w.state.intervals is None, timeout=PATIENCE_MS)

@@ -106,6 +106,35 @@ def cmd_tasks(args):
           "trace)", file=sys.stderr)
 
 
+def cmd_intervals(args):
+    from .analysis.intervals import box_plot, durations
+    from .panels.distribution import save
+    from .panels.intervals import box_plot_svg, histogram_svg
+    suffix = os.path.splitext(args.output)[1].lower()
+    if (args.value is None) == (args.counter is None):
+        raise OptionsError("give --value NAME (a primitive's durations) or --counter NAME "
+                           "(a variable's box plot)")
+    if suffix not in (".svg", ".png") + ((".csv",) if args.value else ()):
+        raise OptionsError(f"{args.output}: " + ("a histogram is written as .svg, .png, or "
+                           ".csv (its intervals)" if args.value else "a box plot is written "
+                           "as .svg or .png"))
+    trace, _ = _load(args)
+    if args.counter is not None:
+        save(box_plot_svg(box_plot(trace, args.counter, window=args.window), trace),
+             args.output)
+        return
+    d = durations(trace, args.value)
+    if suffix == ".csv":
+        rows = d.within(*args.range) if args.range else d.outliers
+        d.write_csv(args.output, trace, rows)
+        print(f"{args.output}: {len(rows)} intervals " + (
+            "within the range" if args.range else "far outliers"), file=sys.stderr)
+        return
+    from .colors import value_rgb
+    v = trace.states.value[d.rows[0]]
+    save(histogram_svg(d, trace, value_rgb(trace)[v], args.range), args.output)
+
+
 def cmd_calltree(args):
     from .analysis.calltree import calltree
     suffix = os.path.splitext(args.output)[1].lower()
@@ -202,6 +231,18 @@ def _window(text):
     if t1 < t0:
         raise argparse.ArgumentTypeError(f"window {text!r} ends before it starts")
     return t0, t1
+
+
+def _intervals(text):
+    value, sep, rest = text.rpartition(":")
+    name, sep2, lo = value.rpartition(":")
+    try:
+        if not (sep and sep2 and name):
+            raise ValueError
+        return name, float(lo), float(rest)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected VALUE:LO:HI (a state value, two "
+                                         f"durations), got {text!r}") from None
 
 
 def cmd_topology_convert(args):
@@ -728,6 +769,19 @@ def parser():
                          "(default inclusive,exclusive; X is the histogram's)")
     ct.add_argument("-o", "--output", required=True,
                     metavar="OUT.csv|OUT.folded|OUT.svg|OUT.png|OUT.dot")
+    iv = trace_command("intervals", cmd_intervals, "interval histograms (Traveler): a "
+                       "primitive's durations on a log scale with its far outliers, or a "
+                       "counter's box plot across the containers over time")
+    iv.add_argument("--value", metavar="NAME", help="the state value whose intervals to bin")
+    iv.add_argument("--range", type=_window, metavar="LO:HI",
+                    help="durations (in the trace's unit) brushed: shaded in the histogram, "
+                         "their intervals written as CSV (default: the far outliers)")
+    iv.add_argument("--counter", metavar="NAME",
+                    help="the variable whose min, max, mean and std across the containers "
+                         "to draw per time bin")
+    iv.add_argument("--window", type=_window, metavar="T0:T1",
+                    help="the box plot's time interval (default: the whole trace)")
+    iv.add_argument("-o", "--output", required=True, metavar="OUT.svg|OUT.png|OUT.csv")
     tk = trace_command("tasks", cmd_tasks, "tasks of a many-task run (Traveler): a row per "
                        "task (pieces joined by GUID, parent, time running), or the execution "
                        "tree drawn by Graphviz")
@@ -842,6 +896,10 @@ def add_scene_options(r):
                    help="draw the states of this task's chain (its ancestors and its "
                         "descendants, by the GUID and Parent GUID fields APEX writes) in "
                         "their colours, the others dimmed (see triva3d tasks)")
+    r.add_argument("--intervals", type=_intervals, metavar="VALUE:LO:HI",
+                   help="draw the intervals of this state value lasting LO to HI (in the "
+                        "trace's unit) in their colours, the others dimmed (see triva3d "
+                        "intervals)")
     r.add_argument("--aggregate", metavar="LEVEL",
                    help="columns for a level of the container hierarchy (a type name or a "
                         "depth), each showing per time bin its subtree's shares of the state "

@@ -142,6 +142,18 @@ def _window(v):
     return (t0, t1)
 
 
+def _intervals(v):
+    if v is None:
+        return None
+    if (not isinstance(v, (list, tuple)) or len(v) != 3 or not isinstance(v[0], str)
+            or not all(_number(t) and math.isfinite(t) for t in v[1:])):
+        raise OptionsError(f"intervals must be a state value and two durations (value, lo, "
+                           f"hi), not {v!r}")
+    if v[2] < v[1]:
+        raise OptionsError(f"intervals {v[1]:g}:{v[2]:g}: the range ends before it starts")
+    return (v[0], float(v[1]), float(v[2]))
+
+
 def _time(v):
     if v is None:
         return None
@@ -321,6 +333,9 @@ SETTINGS = (
     # a task (its GUID, analysis.tasks) whose chain of ancestors and descendants keeps
     # its colours, the rest dimmed
     Setting("task", None, _optional_text("task"), "geometry", "selection", "task", fresh=True),
+    # the intervals of a state value whose duration lies in a range (analysis.intervals,
+    # a histogram's brush): they keep their colours, the rest dimmed
+    Setting("intervals", None, _intervals, "geometry", "selection", "intervals", fresh=True),
     Setting("expanded", (), _names("expanded"), "geometry", "drawing", "expand", fresh=True),
     Setting("link_opacity", 0.7, _opacity, "properties", "drawing", "link_opacity"),
     Setting("labels", True, _flag("labels"), "properties", "drawing"),

@@ -638,6 +638,90 @@ class CallPathsDock(Dock):
         return False
 
 
+class IntervalsDock(Dock):
+    """A state value's interval histogram (Traveler section 4.3): durations on a log
+    axis, far outliers listed; dragging across it brushes a range of durations,
+    whose intervals keep their colours in 3D (the others dimmed); a double click
+    brushes none."""
+
+    concerns = ("selection",)
+
+    def __init__(self, window):
+        from PySide6 import QtSvgWidgets
+        super().__init__(window, "Intervals", "intervals")
+        self.value = QtWidgets.QComboBox()
+        self.value.currentTextChanged.connect(lambda v: self._draw())
+        self.form.addRow("state value", self.value)
+        self.svg = QtSvgWidgets.QSvgWidget()
+        self.svg.setMinimumSize(480, 220)
+        self.svg.installEventFilter(self)
+        self.form.addRow(self.svg)
+        self.durations, self._brush = {}, None
+
+    def show_trace(self, trace, geometry):
+        from ..trace import Kind
+        self.durations = {}
+        _blocked(self.value, lambda: (self.value.clear(), self.value.addItems(
+            [trace.display_name("values", v) for v in geometry.values_by_time()
+             if trace.types.kind[trace.values.type[v]] == Kind.STATE])))
+        self._draw()
+
+    def show_state(self):
+        chosen = self.state.intervals
+        if chosen is not None and chosen[0] != self.value.currentText():
+            _blocked(self.value, lambda: self.value.setCurrentText(chosen[0]))
+        self._draw()
+
+    def _current(self):
+        """The Durations of the value shown (made once a value), or None."""
+        from ..analysis.intervals import durations
+        name, tr = self.value.currentText(), self.window.trace
+        if not name or tr is None:
+            return None
+        if name not in self.durations:
+            self.durations[name] = durations(tr, name)
+        return self.durations[name]
+
+    def _size(self):
+        return (max(self.svg.width(), 480), max(self.svg.height(), 220))
+
+    def _draw(self, chosen=None):
+        from ..panels.intervals import histogram_svg
+        d, tr = self._current(), self.window.trace
+        if d is None:
+            return
+        s = self.state.intervals
+        if chosen is None and s is not None and s[0] == d.value:
+            chosen = s[1:]
+        rgb = self.window.geometry.value_rgb[tr.states.value[d.rows[0]]]
+        self.svg.load(QtCore.QByteArray(histogram_svg(d, tr, rgb, chosen,
+                                                      self._size()).encode()))
+
+    def eventFilter(self, watched, event):
+        from ..panels.intervals import duration_at
+        if watched is not self.svg:
+            return False
+        d, kind = self._current(), event.type()
+        if kind == QtCore.QEvent.Resize:
+            QtCore.QTimer.singleShot(0, self._draw)
+        elif d is None:
+            return False
+        elif kind == QtCore.QEvent.MouseButtonDblClick:
+            self._brush = None
+            self.state.intervals = None
+        elif kind == QtCore.QEvent.MouseButtonPress:
+            self._brush = [event.position().x()] * 2
+        elif kind == QtCore.QEvent.MouseMove and self._brush is not None:
+            self._brush[1] = event.position().x()
+            self._draw(sorted(duration_at(d, x, self._size()) for x in self._brush))
+        elif kind == QtCore.QEvent.MouseButtonRelease and self._brush is not None:
+            lo, hi = sorted(duration_at(d, x, self._size()) for x in self._brush)
+            self._brush = None
+            if hi > lo:
+                self.state.intervals = (d.value, lo, hi)
+        return False
+
+
 class DetailsDock(Dock):
     """Every field of what is picked, user-defined ones included; an aggregated
     column can be expanded into its children's, or folded back into its parent's."""

@@ -95,13 +95,14 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setCentralWidget(self.interactor)
         self.docks = [docks.TimeDock(self), docks.BaseDock(self), docks.LegendDock(self),
                       docks.TreemapDock(self), docks.DetailsDock(self), docks.EventsDock(self),
-                      docks.CallPathsDock(self)]
+                      docks.CallPathsDock(self), docks.IntervalsDock(self)]
         for dock, area in zip(self.docks, ("bottom", "left", "left", "right", "right",
-                                           "right", "right")):
+                                           "right", "right", "right")):
             self.addDockWidget(getattr(QtCore.Qt, f"{area.capitalize()}DockWidgetArea"), dock)
         self.time_dock, self.base_dock, self.legend_dock, self.treemap_dock, \
-            self.details_dock, self.events_dock, self.calltree_dock = self.docks
-        for tab in (self.events_dock, self.calltree_dock):  # tabs beside the treemap
+            self.details_dock, self.events_dock, self.calltree_dock, self.intervals_dock = \
+            self.docks
+        for tab in (self.events_dock, self.calltree_dock, self.intervals_dock):  # tabs
             self.tabifyDockWidget(self.treemap_dock, tab)
         self.treemap_dock.raise_()
         from .playback import PlaybackBar

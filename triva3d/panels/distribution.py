@@ -14,7 +14,7 @@ METRICS = ("inclusive", "exclusive", "calls")
 BINS = 20
 
 
-def _css(rgb):
+def css(rgb):
     return "rgb(%d,%d,%d)" % tuple(int(v) for v in rgb)
 
 
@@ -34,10 +34,10 @@ def svg(tree, path_text, x="inclusive", y="exclusive", bins=BINS, size=(900, 360
     unit = tree.trace.unit()
     label = lambda m: "calls" if m == "calls" else f"{m} time ({unit})"  # noqa: E731
     w, h = size
-    ink = _css(np.round(np.array(TEXT_RGB) * 255))
+    ink = css(np.round(np.array(TEXT_RGB) * 255))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
            f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">',
-           f'<rect width="{w}" height="{h}" fill="{_css(BACKGROUND_RGB)}"/>',
+           f'<rect width="{w}" height="{h}" fill="{css(BACKGROUND_RGB)}"/>',
            f'<text x="8" y="16" fill="{ink}">{html.escape(path_text)} over {len(cont)} '
            f'containers: min {vx.min():.4g}, median {np.median(vx):.4g}, max {vx.max():.4g} '
            f'{"" if x == "calls" else unit} ({x})</text>']
@@ -54,7 +54,7 @@ def svg(tree, path_text, x="inclusive", y="exclusive", bins=BINS, size=(900, 360
             out.append(f'<rect x="{x0 + k * bw:.1f}" y="{y1 - bh:.1f}" width="{bw * 0.92:.1f}" '
                        f'height="{bh:.1f}" fill="rgb(86,140,214)"><title>{n} containers: '
                        f'{edges[k]:.6g} to {edges[k + 1]:.6g}</title></rect>')
-    out += _axes(plot, (lo, hi), (0, top), label(x), "containers", ink)
+    out += axes(plot, (lo, hi), (0, top), label(x), "containers", ink)
     plot = (half + 50, 34, w - 20, h - 40)
     x0, y0, x1, y1 = plot
     ylo, yhi = float(vy.min()), float(vy.max())
@@ -65,12 +65,12 @@ def svg(tree, path_text, x="inclusive", y="exclusive", bins=BINS, size=(900, 360
         out.append(f'<circle cx="{sx(a):.1f}" cy="{sy(b):.1f}" r="3" fill="rgb(235,200,60)" '
                    f'fill-opacity="0.8"><title>{html.escape(name("containers", c))}: '
                    f'{x} {a:.6g}, {y} {b:.6g}</title></circle>')
-    out += _axes(plot, (lo, hi), (ylo, yhi), label(x), label(y), ink)
+    out += axes(plot, (lo, hi), (ylo, yhi), label(x), label(y), ink)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
 
-def _axes(plot, xs, ys, xlabel, ylabel, ink):
+def axes(plot, xs, ys, xlabel, ylabel, ink):
     x0, y0, x1, y1 = plot
     return [f'<path d="M{x0},{y0} L{x0},{y1} L{x1},{y1}" stroke="{ink}" fill="none"/>',
             f'<text x="{x0}" y="{y1 + 14}" fill="{ink}">{xs[0]:.4g}</text>',
@@ -84,8 +84,12 @@ def _axes(plot, xs, ys, xlabel, ylabel, ink):
 
 
 def write(tree, path_text, out, x="inclusive", y="exclusive"):
-    """The distribution as SVG, or PNG (through the Sankey's Qt drawing)."""
-    text = svg(tree, path_text, x, y)
+    """The distribution as SVG, or PNG."""
+    save(svg(tree, path_text, x, y), out)
+
+
+def save(text, out):
+    """An SVG text to `out`: .svg, or .png (through the Sankey's Qt drawing)."""
     if str(out).lower().endswith(".png"):
         from .sankey import svg_to_png
         svg_to_png(text, out)

@@ -319,7 +319,7 @@ class Geometry:
             self._palette_of = (overrides, dict(state.variables))
         self.color_by = state.color_by
         self._second_run(state.compare)
-        self._choose(state.call_path, state.task)
+        self._choose(state.call_path, state.task, state.intervals)
         t0, t1 = state.window or self.data_span
         self._window_given = state.window is not None  # (two runs compare whole without)
         self.frame = Frame(float(t0), float(t1), state.scale * self.extent)
@@ -459,13 +459,14 @@ class Geometry:
             self._tasks = tasks(self.trace)
         return self._tasks
 
-    def _choose(self, path, task):
+    def _choose(self, path, task, intervals):
         """The states kept in colour, the others dimmed: those on call path `path`
-        ("main;A", and what it calls) and of task `task`'s chain (its GUID: its
-        ancestors and descendants, analysis.tasks); None, None: all."""
-        if (path, task) == (self._within or (None,))[0]:
+        ("main;A", and what it calls), of task `task`'s chain (its GUID: its
+        ancestors and descendants, analysis.tasks) and the `intervals` (value, lo,
+        hi) of a value lasting lo to hi; all None: all."""
+        if (path, task, intervals) == (self._within or (None,))[0]:
             return
-        if path is None and task is None:
+        if path is None and task is None and intervals is None:
             self._within = None
             return
         keep, links, texts = np.ones(len(self.trace.states), bool), None, []
@@ -482,7 +483,17 @@ class Geometry:
             keep &= tk.states_of(chain)
             links = dependency_links(self.trace, tk.ids[chain])
             texts.append(f"task {task}'s chain ({len(chain)} tasks, their dependencies)")
-        self._within = ((path, task), keep, "; ".join(texts) + "; the rest dimmed", links)
+        if intervals is not None:
+            from ..analysis.intervals import durations
+            value, lo, hi = intervals
+            rows = durations(self.trace, value).within(lo, hi)
+            brushed = np.zeros(len(keep), bool)
+            brushed[rows] = True
+            keep &= brushed
+            unit = self.trace.unit()
+            texts.append(f"{len(rows)} {value} intervals of {lo:.4g} to {hi:.4g} {unit}")
+        self._within = ((path, task, intervals), keep, "; ".join(texts) + "; the rest dimmed",
+                        links)
 
     def state_rgb(self, rows):
         """Colours of the states `rows`: their values', or their colour-by metric

@@ -1,0 +1,65 @@
+"""Interval histograms, outliers and counter box plots (issue 31.5), worked by hand."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from triva3d.analysis.intervals import box_plot, durations
+from triva3d.errors import OptionsError
+
+# P1 runs 1 s five times, then 1000 s; P2 runs 2 s three times. V on P1 is 10 over
+# [0, 5], 20 after; on P2 30 from 0.
+RUNS = '5 r S "run" "0 1 0"\n' + "".join(sorted(
+    [f"12 {t} p1 S r\n" for t in (0, 2, 4, 6, 8, 10)] +
+    [f"13 {t} p1 S\n" for t in (1, 3, 5, 7, 9, 1010)] +
+    [f"12 {t} p2 S r\n" for t in (0, 3, 6)] + [f"13 {t} p2 S\n" for t in (2, 5, 8)] +
+    ["8 0 p1 V 10\n", "8 5 p1 V 20\n", "8 0 p2 V 30\n"],
+    key=lambda line: float(line.split()[1])))  # in time order, as Pajé wants
+
+
+def test_durations_histogram_and_far_outliers(paje):
+    """Log durations 0 (x5), ln 2 (x3), ln 1000: quartiles 0 and ln 2, the upper far
+    fence ln 2 + 3 ln 2 = ln 16: only the 1000 s run is beyond."""
+    tr = paje(RUNS)
+    d = durations(tr, "run", bins=10)
+    assert sorted(d.seconds.tolist()) == [1] * 5 + [2] * 3 + [1000]
+    assert d.counts.sum() == 9 and d.edges[0] == 1 and d.edges[-1] == pytest.approx(1000)
+    assert np.allclose(np.log10(d.edges), np.linspace(0, 3, 11))  # log-spaced
+    assert d.counts[0] == 5 and d.counts[1] == 3 and d.counts[-1] == 1  # 2 s: log 0.30
+    (out,) = d.outliers
+    assert tr.states.end[out] - tr.states.start[out] == 1000
+    assert sorted(tr.states.end[d.within(1.5, 2.5)] - tr.states.start[d.within(1.5, 2.5)]) \
+        == [2, 2, 2]
+    with pytest.raises(OptionsError, match="no state valued 'walk'"):
+        durations(tr, "walk")
+
+
+def test_a_counters_box_plot_across_containers(paje):
+    """Over [0, 5]: P1 10, P2 30: min 10, max 30, mean 20, std 10; over [5, 10]:
+    20 and 30: 20, 30, 25, 5."""
+    bp = box_plot(paje(RUNS), "Var", bins=2, window=(0, 10))
+    assert bp.containers == 2
+    assert bp.low.tolist() == [10, 20] and bp.high.tolist() == [30, 30]
+    assert bp.mean.tolist() == [20, 25] and bp.std.tolist() == [10, 5]
+
+
+def test_the_intervals_command(paje, tmp_path, trace_file):
+    path = trace_file(__import__("conftest").HEADER + __import__("conftest").TYPES + RUNS)
+    run = [sys.executable, "-m", "triva3d.cli", "intervals", "--no-cache", str(path)]
+    r = subprocess.run(run + ["--value", "run", "-o", str(tmp_path / "o.csv")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = (tmp_path / "o.csv").read_text().splitlines()
+    assert rows == ["container,value,start,end,duration", "P1,run,10.0,1010.0,1000.0"]
+    r = subprocess.run(run + ["--value", "run", "--range", "1.5:2.5", "-o",
+                              str(tmp_path / "r.csv")], capture_output=True, text=True)
+    assert len((tmp_path / "r.csv").read_text().splitlines()) == 4  # P2's three runs
+    for extra, out in ((["--value", "run"], "h.svg"), (["--counter", "Var"], "b.png")):
+        r = subprocess.run(run + extra + ["-o", str(tmp_path / out)], capture_output=True,
+                           text=True)
+        assert r.returncode == 0 and (tmp_path / out).stat().st_size > 0, r.stderr
+    assert "1 far outliers" in (tmp_path / "h.svg").read_text()
+    r = subprocess.run(run + ["--counter", "Var", "-o", str(tmp_path / "b.csv")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "a box plot is written as .svg or .png" in r.stderr
