@@ -626,3 +626,34 @@ def test_tasks_command_and_task_chain(tmp_path, ring):
     assert "task 2's chain (3 tasks, their dependencies); the rest dimmed" in \
         [text for text, _ in g.legend_entries()]
     v.close()
+
+
+def test_the_aggregated_gantt_worked_by_hand(tmp_path):
+    """otf2gen.apex_tasks (ns, trace from 100): at depth 1 the subtrees of tasks 2
+    ({2, 4}: [150, 280]), 3 ([300, 450], two pieces) and 6 ([600, 700]) fill one row;
+    inside, one worker at a time, none between the pieces. At depth 0, task 1's tree
+    [100, 900] and the orphan 5 [500, 520] in a second row; task 1's tree has two
+    workers busy at 200 (hpx_main, task 2) and one at 320 (task 3 nested in
+    hpx_main: each worker counted once) and 555 (its MPI_Send, its own work)."""
+    from triva3d.analysis.tasks import gantt, tasks
+    otf2gen.apex_tasks(tmp_path / "apex")
+    t = load(tmp_path / "apex", cache=False)
+    tk = tasks(t)
+    ns = lambda x: (x - 100) * NS  # noqa: E731
+    g = gantt(tk, t, 1)
+    assert [tk.id_text(r) for r in g.root] == ["2", "3", "6"]
+    assert np.allclose(g.start, [ns(150), ns(300), ns(600)])
+    assert np.allclose(g.end, [ns(280), ns(450), ns(700)])
+    assert g.row.tolist() == [0, 0, 0]
+    at = np.array([ns(x) for x in (200, 255, 270, 320, 375, 420, 650)])
+    use = g.use(np.sort(np.r_[at - 1e-12, at + 1e-12]))[::2]
+    assert np.allclose(use, [[1, 0, 0], [0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 0],
+                             [0, 1, 0], [0, 0, 1]])
+    g0 = gantt(tk, t, 0)
+    assert [tk.id_text(r) for r in g0.root] == ["1", "5"] and g0.row.tolist() == [0, 1]
+    at = np.array([ns(x) for x in (200, 320, 555)])
+    use = g0.use(np.sort(np.r_[at - 1e-12, at + 1e-12]))[::2]
+    assert np.allclose(use[:, 0], [2, 1, 1])
+    from triva3d.panels.gantt import svg
+    text = svg(g, tk, t, chosen=tk.lineage(tk.find(4)))
+    assert text.count('stroke-width="2"') == 1  # the bar of 4's chain: task 2's

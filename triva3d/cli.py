@@ -96,7 +96,14 @@ def cmd_tasks(args):
             chosen = tk.lineage(focus)
         except ValueError:
             raise OptionsError(f"task {args.task}: no such GUID in {trace.source}") from None
-    if suffix == ".csv":
+    if args.gantt is not None:
+        from .analysis.tasks import gantt
+        from .panels.distribution import save
+        from .panels.gantt import svg
+        if suffix not in (".svg", ".png"):
+            raise OptionsError(f"{args.output}: an aggregated Gantt is written as .svg or .png")
+        save(svg(gantt(tk, trace, args.gantt), tk, trace, chosen), args.output)
+    elif suffix == ".csv":
         tk.write_csv(args.output, trace, chosen)
     else:
         from .panels.tasktree import write
@@ -325,7 +332,7 @@ def _number(cast, least, what, exclusive=False):
 _positive = _number(float, 0.0, "a positive number", exclusive=True)
 _non_negative = _number(float, 0.0, "a number 0 or more")
 _count = _number(int, 1, "a positive integer")
-_seed = _number(int, 0, "an integer 0 or more")
+_seed = _number(int, 0, "an integer 0 or more")  # (a seed, a depth)
 
 
 def _list(text):
@@ -787,6 +794,11 @@ def parser():
                        "tree drawn by Graphviz")
     tk.add_argument("--task", type=int, metavar="GUID",
                     help="only this task's chain: its ancestors and its descendants")
+    tk.add_argument("--gantt", type=_seed, metavar="DEPTH",
+                    help="the aggregated Gantt instead (Traveler): a bar per subtree at this "
+                         "depth of the execution tree (0: the roots), packed into rows, "
+                         "showing how many containers run its tasks (.svg or .png); with "
+                         "--task, the bars of its chain outlined")
     tk.add_argument("--guid", default="GUID", metavar="FIELD",
                     help="the states' field naming their task (default GUID, as APEX)")
     tk.add_argument("--parent", default="Parent GUID", metavar="FIELD",

@@ -105,6 +105,30 @@ def _query(offsets, t, c, integral, edges, out):
     out[:] = at[1:] - at[:-1]
 
 
+class Counts:
+    """How many rows are in each of `n_cols` columns over time, each row counting one
+    in its column `col` over [start, end) and taking one from the column `pcol` of
+    what it is nested in (-1: none), as the interval index (made once)."""
+
+    def __init__(self, col, pcol, start, end, n_cols):
+        offsets, time = _changes(col, pcol, start, end, n_cols)
+        for lo, hi in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+            time[lo:hi].sort()
+        self.index = _index(offsets, time)
+        self.n_cols = n_cols
+
+    @property
+    def nbytes(self):
+        return sum(a.nbytes for a in self.index)
+
+    def means(self, edges):
+        """(bins, n_cols) mean counts over the bins between `edges`."""
+        out = np.zeros((len(edges) - 1, self.n_cols))
+        _query(*self.index, np.asarray(edges, np.float64), out)
+        np.maximum(out, 0.0, out=out)  # (rounding: a parent's time less its children's)
+        return out / np.diff(edges)[:, None]
+
+
 class Overview:
     """A trace's states prepared for activity strips (or only those of the mask
     `chosen`: the instants where a container's deepest state is one of them, any
@@ -131,22 +155,18 @@ class Overview:
         if chosen is not None:
             self._col = np.where(chosen, self._col, -1).astype(np.int32)
         self.empty = chosen is not None and not chosen.any()
-        self._index = None
+        self._counts = None
 
-    def index(self):
-        """(offsets, times, counts, integrals) per value column, made once."""
-        if self._index is None:
+    def counts(self):
+        """The Counts per value column, made once."""
+        if self._counts is None:
             st = self.trace.states
-            offsets, time = _changes(self._col, self._pcol, st.start, st.end,
-                                     len(self.values))
-            for lo, hi in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
-                time[lo:hi].sort()
-            self._index = _index(offsets, time)
-        return self._index
+            self._counts = Counts(self._col, self._pcol, st.start, st.end, len(self.values))
+        return self._counts
 
     @property
     def nbytes(self):
-        return sum(a.nbytes for a in self.index())
+        return self.counts().nbytes
 
     def activity(self, n_bins, window=None):
         """(n_bins, n_values) mean number of containers in each value per bin of
@@ -155,7 +175,4 @@ class Overview:
         t0, t1 = window if window is not None else (tr.start_time, tr.end_time)
         dt = (t1 - t0) / n_bins if t1 > t0 else 1.0
         edges = float(t0) + dt * np.arange(n_bins + 1)
-        out = np.zeros((n_bins, len(self.values)))
-        _query(*self.index(), edges, out)
-        np.maximum(out, 0.0, out=out)  # (rounding: a parent's time less its children's)
-        return out / dt, edges
+        return self.counts().means(edges), edges

@@ -224,3 +224,63 @@ def dependency_links(trace, ids):
     codes = ln.extra["Task"]
     child = numbers(trace.names.__getitem__, codes, "Task")
     return (codes >= 0) & np.isin(child, ids)
+
+
+@dataclass
+class Gantt:
+    """Traveler's aggregated Gantt (section 4.2, Fig. 3): a bar per subtree instance of
+    the execution tree at `depth` (a task there and its descendants), from its first
+    start to its last end, packed greedily into rows (each bar in the lowest row free
+    at its start); `counts` how many containers run the subtree's tasks over time
+    (the deepest state counted: each container once)."""
+    depth: int
+    root: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    row: np.ndarray
+    counts: object
+
+    def __len__(self):
+        return len(self.root)
+
+    def use(self, edges):
+        """(bins, bars) mean containers busy in each bar's subtree between `edges`."""
+        return self.counts.means(edges)
+
+
+def gantt(tk, trace, depth=1):
+    """The Gantt of Tasks `tk` of `trace` at `depth` of the execution tree (roots whose
+    tree is shallower give no bar)."""
+    from .overview import Counts
+    from .timeslice import nesting_parents
+    if depth < 0:
+        raise ValueError("a depth of the execution tree is 0 or more")
+    anc, d = np.arange(len(tk)), tk.depth.copy()
+    while (d > depth).any():
+        deep = d > depth
+        anc[deep] = tk.parent[anc[deep]]
+        d[deep] -= 1
+    roots = np.flatnonzero(tk.depth == depth)
+    bar = np.full(len(tk), -1, np.int64)
+    bar[roots] = np.arange(len(roots))
+    bar = np.where(tk.depth >= depth, bar[anc], -1)
+    inside = bar >= 0
+    start = np.full(len(roots), np.inf)
+    end = np.full(len(roots), -np.inf)
+    np.minimum.at(start, bar[inside], tk.start[inside])
+    np.maximum.at(end, bar[inside], tk.end[inside])
+    row, ends = np.zeros(len(roots), np.int64), []
+    for i in np.argsort(start, kind="stable").tolist():  # first fit: the lowest free row
+        r = next((k for k, e in enumerate(ends) if e <= start[i]), len(ends))
+        if r == len(ends):
+            ends.append(end[i])
+        ends[r] = end[i]
+        row[i] = r
+    st = trace.states
+    of = np.where(tk.task_of >= 0, bar[np.maximum(tk.task_of, 0)], -1).astype(np.int32)
+    pcol = np.full(len(st), -1, np.int32)
+    if len(st) and st.imbrication.max() > 0:
+        up = nesting_parents(trace)
+        pcol[up >= 0] = of[up[up >= 0]]
+    return Gantt(depth, roots, start, end, row,
+                 Counts(of, pcol, st.start, st.end, len(roots)))
