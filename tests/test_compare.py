@@ -164,3 +164,56 @@ def test_colour_by_difference_in_3d(paje, tmp_path):
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "needs a second run" in bad.stderr
     view.close()
+
+
+def test_two_runs_side_by_side(paje, tmp_path):
+    """Issue 32.3-32.4: A (0..112 s: its containers begin at 0) beside B (0..12 s) and
+    B2 (0..224 s): normalised, each run's length over the same height, and a window
+    moved to each run's start and scaled to its length; absolute, B2 twice as high as
+    A through one camera (B2's, the longer); B in A's colours by name; the picture
+    twice as wide; the command line needs --compare; a movie of both unfolding."""
+    from triva3d import ViewState
+    from triva3d.sidebyside import SideBySide
+    a = paje(A)
+    b = paje(B, types=TYPES_B)
+    b2 = paje(STATES + "12 0 p1 S r\n13 224 p1 S\n", types=TYPES_B)
+    pair = SideBySide(a, b, ViewState(compare=b.source, side_by_side="normalised"),
+                      size=(320, 240))
+    img = pair.render()
+    assert img.shape == (240, 640, 3)
+    (ga, gb) = (v.scene.geometry for v in pair.views)
+    assert ga.frame.height == pytest.approx(gb.frame.height)
+    red = {v: tuple(g.value_rgb[g.trace.find("values", "Running")[0]]) for v, g in
+           (("a", ga), ("b", gb))}
+    assert red["a"] == red["b"]
+    pair.close()
+    pair = SideBySide(a, b2, ViewState(compare=b2.source, side_by_side="normalised",
+                                       window=(28.0, 56.0)), size=(320, 240))
+    assert pair.views[1].state.window == (56.0, 112.0)  # a quarter to a half of each
+    pair.close()
+    pair = SideBySide(a, b2, ViewState(compare=b2.source, side_by_side="absolute"),
+                      size=(320, 240))
+    pair.render()
+    ga, gb = (v.scene.geometry for v in pair.views)
+    assert gb.frame.height == pytest.approx(2 * ga.frame.height)
+    assert pair.views[0].camera == pair.views[1].camera
+    pair.close()
+    out = tmp_path / "s.png"
+    run = [sys.executable, "-m", "triva3d.cli"]
+    r = subprocess.run(run + ["render", a.source, "--compare", b.source, "--side-by-side",
+                              "absolute", "--size", "320x240", "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    from PIL import Image
+    assert Image.open(out).size == (640, 240)
+    bad = subprocess.run(run + ["render", a.source, "--side-by-side", "absolute", "-o",
+                                str(out)], capture_output=True, text=True)
+    assert bad.returncode == 2 and "side by side needs a second run" in bad.stderr
+    movie = tmp_path / "m.gif"
+    r = subprocess.run(run + ["animate", a.source, "--compare", b2.source, "--side-by-side",
+                              "normalised", "--unfold", "--duration", "1", "--fps", "4",
+                              "--size", "160x120", "-o", str(movie)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "two runs side by side" in r.stderr, r.stderr
+    frames = __import__("imageio").v3.imread(movie)
+    assert frames.shape[0] == 4 and frames.shape[2] == 320

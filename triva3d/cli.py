@@ -376,6 +376,14 @@ def cmd_render(args):
     state = _state(args)
     trace, _ = _load(args)
     _report(trace)
+    if state.side_by_side:
+        pair = _pair(args, trace, state)
+        for line in pair.warnings():
+            print(f"triva3d: warning: {line}", file=sys.stderr)
+        pair.save(args.output)
+        print(f"{args.output}: {pair.summary()} in {time.perf_counter() - t0:.2f} s",
+              file=sys.stderr)
+        return
     view = View(trace, state, size=args.size, quality=args.quality)
     for line in view.warnings():
         print(f"triva3d: warning: {line}", file=sys.stderr)
@@ -386,6 +394,16 @@ def cmd_render(args):
         state.save(args.save_state)
     print(f"{args.output}: {view.summary()} in {time.perf_counter() - t0:.2f} s",
           file=sys.stderr)
+
+
+def _pair(args, trace, state):
+    """The SideBySide of `trace` and the run the state compares it with."""
+    from .load import load
+    from .sidebyside import SideBySide
+    if state.compare is None:
+        raise OptionsError("side by side needs a second run: give --compare B")
+    other = load(state.compare, lenient=args.lenient, cache=not args.no_cache)
+    return SideBySide(trace, other, state, size=args.size, quality=args.quality)
 
 
 def cmd_animate(args):
@@ -419,6 +437,8 @@ def cmd_animate(args):
         from .movie.paths import with_cursor
         keys = with_cursor(keys, view)
         draw, what = events_drawer(view, keys, args.size)
+    elif state.side_by_side:  # both runs through the same path, each from its start
+        draw, what = _pair(args, trace, state).render, "two runs side by side"
     if args.script:
         keys.save(args.script)
     with tqdm(unit="frame", desc=os.path.basename(args.output.rstrip("/")),
@@ -437,6 +457,9 @@ def cmd_animate(args):
 def cmd_view(args):
     from .gui.app import run
     state = _state(args)
+    if state.side_by_side:
+        raise OptionsError("two runs side by side are drawn by render and animate; the "
+                           "window compares them by colour (--color-by difference:METRIC)")
     status = run(args.trace, state, quality=args.quality, lenient=args.lenient)
     if status:
         raise SystemExit(status)
@@ -855,6 +878,14 @@ def add_color_by(c, what):
                         "containers matched by name, a window read from each run's start")
 
 
+def add_side_by_side(c):
+    from .viewstate import SIDE_BY_SIDE
+    c.add_argument("--side-by-side", choices=SIDE_BY_SIDE,
+                   help="draw the --compare run B beside this one, each on its base and from "
+                        "its own start: normalised (each run's length over the same height) "
+                        "or absolute (the same seconds at the same height)")
+
+
 def add_clusters(c):
     c.add_argument("--clusters", type=_count, metavar="K",
                    help="put the processes under at most K clusters of processes alike in "
@@ -895,6 +926,7 @@ def add_scene_options(r):
                         "communication event a box at its step, messages between steps; "
                         "see triva3d steps)")
     add_color_by(r, "the states")
+    add_side_by_side(r)
     r.add_argument("--focus", metavar="CONTAINER",
                    help="outline the containers this one exchanges messages with in the "
                         "window (Ravel's focus), within --focus-radius messages")

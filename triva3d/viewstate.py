@@ -28,6 +28,9 @@ from .errors import OptionsError, TraceError, read_text
 from .theme import parse_color
 from .units import TIME_UNITS
 
+#: How two runs stand side by side (sidebyside): each over its own length, or the
+#: same seconds at the same height.
+SIDE_BY_SIDE = ("normalised", "absolute")
 DETAILS = ("auto", "exact", "lod")
 #: Named views: (azimuth, elevation) in degrees. Azimuth 0 looks from the front
 #: (-y) towards +y; positive azimuths turn to the right (+x); elevation 90 looks down.
@@ -328,6 +331,10 @@ SETTINGS = (
     Setting("color_by", "value", _color_by, "geometry", "drawing", "color_by", fresh=True),
     # a second run (its path) to compare with: colour by difference:METRIC
     Setting("compare", None, _optional_text("compare"), "geometry", "drawing", "compare"),
+    # the second run beside the first instead (sidebyside): each over its own length
+    # (normalised) or the same seconds at the same height (absolute); None: not beside
+    Setting("side_by_side", None, _choice("side by side", SIDE_BY_SIDE, optional=True),
+            "geometry", "drawing", "side_by_side"),
     Setting("call_path", None, _optional_text("call path"), "geometry", "selection",
             "call_path", fresh=True),
     # a task (its GUID, analysis.tasks) whose chain of ancestors and descendants keeps

@@ -1,0 +1,97 @@
+"""Two runs side by side (issue 32.3): run A on the left, B on the right, each on
+its own base from the same settings, both read from their own start. `normalised`:
+each run's time over the same height (a window, a "now" and the unfolding taken as
+offsets from each run's start, scaled to its length); `absolute`: the same seconds
+at the same height, through one camera (the longer run's), so the shorter run
+stands lower. The ViewState says which (`side_by_side`) and holds B (`compare`)."""
+import numpy as np
+
+from .errors import OptionsError
+
+
+class SideBySide:
+    """Views of runs `a` and `b` under `state` (its `side_by_side` mode, its `compare`
+    naming b), each of `size` (the picture twice as wide: each keeps its legend)."""
+
+    def __init__(self, a, b, state, size=(1280, 720), quality="fast"):
+        from .view import View
+        if state.side_by_side is None:
+            raise OptionsError("side by side: choose normalised or absolute time")
+        if state.color_by.startswith("difference"):
+            raise OptionsError("side by side, each run is coloured by its own values: colour "
+                               "by difference shows B - A on one run instead")
+        self.runs, self.state = (a, b), state
+        self._colours = {}
+        self.views = [View(a, self._state_of(0), size=size, quality=quality)]
+        self._colours = self._a_colours()
+        self.views.append(View(b, self._state_of(1), size=size, quality=quality))
+
+    def _a_colours(self):
+        """A's colours of the state values and variables B also has, by name: a value
+        reads the same on both sides."""
+        g, b = self.views[0].scene.geometry, self.runs[1]
+        same = {}
+        for rgb, table in ((g.value_rgb, "values"), (g.type_rgb, "types")):
+            for i in range(len(rgb)):
+                name = g.trace.display_name(table, i)
+                if len(b.find(table, name)):
+                    same[name] = "#%02x%02x%02x" % tuple(int(c) for c in rgb[i])
+        return same
+
+    def _span(self, i):
+        run = self.runs[i]
+        return run.start_time, run.end_time - run.start_time
+
+    def _state_of(self, i):
+        """Run i's own ViewState: the shared one, its times moved to run i's start
+        (and scaled to its length when normalised), no second run."""
+        s = self.state.copy()
+        s.update(compare=None, side_by_side=None,
+                 colors={**self._colours, **self.state.colors} if i else self.state.colors)
+        start, length = self._span(i)
+        a_start, a_length = self._span(0)
+        ratio = length / a_length if self.state.side_by_side == "normalised" and a_length > 0 \
+            else 1.0
+
+        def moved(t):
+            return start + (t - a_start) * ratio
+        if s.window is not None:
+            s.window = tuple(moved(t) for t in s.window)
+        if s.now is not None:
+            s.now = moved(s.now)
+        if self.state.side_by_side == "absolute":
+            longest = max(self._span(k)[1] for k in range(2))
+            s.scale = self.state.scale * (length / longest if longest > 0 else 1.0)
+        return s
+
+    def _cameras(self):
+        """Absolute time: both views through the camera fitted to the longer run."""
+        if self.state.side_by_side != "absolute" or self.state.camera is not None:
+            return
+        longer = int(np.argmax([self._span(k)[1] for k in range(2)]))
+        cam = self.views[longer].fitted_camera()
+        for v in self.views:
+            v.state.camera = cam
+
+    def render(self, state=None):
+        """Both frames side by side, (h, w, 3) uint8; under `state` (a movie's) if given."""
+        if state is not None:
+            self.state = state
+            for i, v in enumerate(self.views):
+                v.state.assign(self._state_of(i))
+        self._cameras()
+        return np.hstack([v.render() for v in self.views])
+
+    def save(self, path):
+        from .output import write_image
+        return write_image(self.render(), path)
+
+    def summary(self):
+        return " | ".join(f"{v.trace.source}: {v.summary()}" for v in self.views)
+
+    def warnings(self):
+        return [line for v in self.views for line in v.warnings()]
+
+    def close(self):
+        for v in self.views:
+            v.close()
