@@ -12,7 +12,9 @@ import time
 from .errors import OptionsError, Triva3dError
 
 
-def _load(args, as_asked=True):
+def _load(args, as_asked=True, path=None):
+    """The trace of `path` (default the command's TRACE) as the options ask (logical
+    time, clusters), and the seconds it took."""
     from tqdm import tqdm
     from .load import load
     t0 = time.perf_counter()
@@ -22,7 +24,7 @@ def _load(args, as_asked=True):
         def progress(done, total):
             bar.total = total
             bar.update(done - bar.n)
-        trace = load(args.trace, lenient=args.lenient, cache=not args.no_cache,
+        trace = load(path or args.trace, lenient=args.lenient, cache=not args.no_cache,
                      progress=None if bar.disable else progress)
     if as_asked and getattr(args, "clusters", None):  # (steps: a column, not a level)
         from .analysis.logical import clustered_trace
@@ -397,12 +399,12 @@ def cmd_render(args):
 
 
 def _pair(args, trace, state):
-    """The SideBySide of `trace` and the run the state compares it with."""
-    from .load import load
+    """The SideBySide of `trace` and the run the state compares it with, read as
+    `trace` was (in logical time: the runs aligned by step)."""
     from .sidebyside import SideBySide
     if state.compare is None:
         raise OptionsError("side by side needs a second run: give --compare B")
-    other = load(state.compare, lenient=args.lenient, cache=not args.no_cache)
+    other, _ = _load(args, path=state.compare)
     return SideBySide(trace, other, state, size=args.size, quality=args.quality)
 
 
