@@ -160,7 +160,7 @@ def test_a_click_picks_the_state_drawn_there(qtbot):
     assert "call path: " in w.details_dock.text.toPlainText()
     w.details_dock.path.click()
     assert w.state.call_path == w.geometry.call_path_of(int(top))
-    qtbot.waitUntil(lambda: w.geometry._within is not None, timeout=PATIENCE_MS)
+    qtbot.waitUntil(lambda: w.geometry.chosen is not None, timeout=PATIENCE_MS)
     w.details_dock.path.click()
     assert w.state.call_path is None
 
@@ -822,7 +822,7 @@ def test_the_call_paths_dock_chooses_a_path_for_3d(qtbot, data):
                      pos=QtCore.QPoint(int(x + wd / 2), int(y + h / 2 + title_room())))
     assert w.state.call_path == "int main(int, char**);MPI_Init"
     w.redraw()
-    assert w.geometry._within is not None
+    assert w.geometry.chosen is not None
     qtbot.mouseClick(dock.svg, QtCore.Qt.LeftButton, pos=QtCore.QPoint(2, 2))
     assert w.state.call_path is None
 
@@ -859,16 +859,16 @@ def test_the_details_dock_shows_a_picked_tasks_chain(qtbot, tmp_path):
     assert w.details_dock.task.isEnabled()
     w.details_dock.task.click()
     assert w.state.task == "2"
-    qtbot.waitUntil(lambda: w.geometry._within is not None, timeout=PATIENCE_MS)
+    qtbot.waitUntil(lambda: w.geometry.chosen is not None, timeout=PATIENCE_MS)
     guid = tr.states.extra["GUID"]
-    kept = {tr.names[guid[i]] for i in np.flatnonzero(w.geometry._within[1]) if guid[i] >= 0}
+    kept = {tr.names[guid[i]] for i in np.flatnonzero(w.geometry.chosen.states) if guid[i] >= 0}
     assert kept == {"1", "2", "4"}
     rgb = w.geometry.state_rgb(np.arange(len(tr.states)))
     own = w.geometry.value_rgb[tr.states.value]
-    assert ((rgb == own).all(axis=1) == w.geometry._within[1]).all()  # the rest dimmed
+    assert ((rgb == own).all(axis=1) == w.geometry.chosen.states).all()  # the rest dimmed
     w.details_dock.task.click()
     assert w.state.task is None
-    qtbot.waitUntil(lambda: w.geometry._within is None, timeout=PATIENCE_MS)
+    qtbot.waitUntil(lambda: w.geometry.chosen is None, timeout=PATIENCE_MS)
 
 
 def test_the_strip_draws_the_chosen_tasks_utilization(qtbot, tmp_path):
@@ -888,8 +888,16 @@ def test_the_strip_draws_the_chosen_tasks_utilization(qtbot, tmp_path):
     mid = (edges[:-1] + edges[1:]) / 2 * 1e9 + 100  # ns from the archive's clock
     want = np.where((mid > 300) & (mid < 350), 0, 1) + ((mid > 600) & (mid < 700))
     assert np.allclose(line, want)
-    img = strip.image()
-    assert (img == 255).all(axis=2).any()  # the line is drawn
+    img = strip.image()  # the line at 2 workers of the stack's top, over [600, 700]
+    selection = strip.selection
+    strip.set_selection(None)
+    drawn = (strip.image() != img).any(axis=2)  # what the line changed
+    strip.set_selection(selection)
+    w_px, h_px = img.shape[1], img.shape[0]
+    top = strip.overview.activity(w_px, strip.span)[0].sum(axis=1).max()
+    x = int((650e-9 - 100e-9) / (strip.span[1] - strip.span[0]) * w_px)
+    y = int(round((h_px - 1) * (1 - 2 / top)))
+    assert np.flatnonzero(drawn[:, x]).tolist() == [y] and (img[y, x] == 255).all()
     w.state.task = None
     qtbot.waitUntil(lambda: strip.selection is None, timeout=PATIENCE_MS)
 
@@ -920,9 +928,9 @@ def test_the_intervals_dock_brushes_durations_for_3d(qtbot, tmp_path):
                        pos=QtCore.QPoint(round((x0 + 0.8 * (x1 - x0)) * ratio), y))
     qtbot.waitUntil(lambda: w.state.intervals is not None, timeout=PATIENCE_MS)
     value, lo, hi = w.state.intervals
-    assert value == "fib" and lo == pytest.approx(20e-9) and 50e-9 < hi < 100e-9
-    qtbot.waitUntil(lambda: w.geometry._within is not None, timeout=PATIENCE_MS)
-    kept = np.flatnonzero(w.geometry._within[1])
+    assert value == "fib" and lo == 0 and 50e-9 < hi < 100e-9  # the far left: from 0 s
+    qtbot.waitUntil(lambda: w.geometry.chosen is not None, timeout=PATIENCE_MS)
+    kept = np.flatnonzero(w.geometry.chosen.states)
     assert sorted(np.round((w.trace.states.end[kept] - w.trace.states.start[kept]) * 1e9)
                   .tolist()) == [20, 50, 50]
     qtbot.mouseDClick(dock.svg, QtCore.Qt.LeftButton, pos=QtCore.QPoint(round(x0 * ratio), y))

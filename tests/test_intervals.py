@@ -33,6 +33,10 @@ def test_durations_histogram_and_far_outliers(paje):
         == [2, 2, 2]
     with pytest.raises(OptionsError, match="no state valued 'walk'"):
         durations(tr, "walk")
+    # zero-length intervals are counted apart (a brush from 0 takes them), not binned
+    zero = durations(paje('5 r S "run" "0 1 0"\n12 1 p1 S r\n13 1 p1 S\n12 2 p1 S r\n'
+                          '13 5 p1 S\n'), "run")
+    assert zero.zeros == 1 and zero.counts.sum() == 1 and len(zero.within(0, 1)) == 1
 
 
 def test_a_counters_box_plot_across_containers(paje):
@@ -60,6 +64,11 @@ def test_the_intervals_command(paje, tmp_path, trace_file):
                            text=True)
         assert r.returncode == 0 and (tmp_path / out).stat().st_size > 0, r.stderr
     assert "1 far outliers" in (tmp_path / "h.svg").read_text()
-    r = subprocess.run(run + ["--counter", "Var", "-o", str(tmp_path / "b.csv")],
-                       capture_output=True, text=True)
-    assert r.returncode == 2 and "a box plot is written as .svg or .png" in r.stderr
+    for extra, why in ((["--counter", "Var", "-o", str(tmp_path / "b.csv")],
+                        "a box plot is written as .svg or .png"),
+                       (["--counter", "Var", "--range", "1:2", "-o", str(tmp_path / "b.svg")],
+                        "--range brushes a histogram's durations"),
+                       (["--value", "run", "--range", "2:1", "-o", str(tmp_path / "h.svg")],
+                        "range '2:1' ends before it starts")):
+        r = subprocess.run(run + extra, capture_output=True, text=True)
+        assert r.returncode == 2 and why in r.stderr, r.stderr

@@ -123,6 +123,9 @@ def cmd_intervals(args):
     if (args.value is None) == (args.counter is None):
         raise OptionsError("give --value NAME (a primitive's durations) or --counter NAME "
                            "(a variable's box plot)")
+    if (args.range and args.counter) or (args.window and args.value):
+        raise OptionsError("--range brushes a histogram's durations (--value), --window "
+                           "bounds a box plot (--counter)")
     if suffix not in (".svg", ".png") + ((".csv",) if args.value else ()):
         raise OptionsError(f"{args.output}: " + ("a histogram is written as .svg, .png, or "
                            ".csv (its intervals)" if args.value else "a box plot is written "
@@ -140,8 +143,7 @@ def cmd_intervals(args):
             "within the range" if args.range else "far outliers"), file=sys.stderr)
         return
     from .colors import value_rgb
-    v = trace.states.value[d.rows[0]]
-    save(histogram_svg(d, trace, value_rgb(trace)[v], args.range), args.output)
+    save(histogram_svg(d, trace, value_rgb(trace)[d.code], args.range), args.output)
 
 
 def cmd_calltree(args):
@@ -242,6 +244,16 @@ def _window(text):
     return t0, t1
 
 
+def _range(text):
+    try:
+        lo, hi = (float(v) for v in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LO:HI (durations), got {text!r}") from None
+    if hi < lo:
+        raise argparse.ArgumentTypeError(f"range {text!r} ends before it starts")
+    return lo, hi
+
+
 def _intervals(text):
     value, sep, rest = text.rpartition(":")
     name, sep2, lo = value.rpartition(":")
@@ -334,7 +346,8 @@ def _number(cast, least, what, exclusive=False):
 _positive = _number(float, 0.0, "a positive number", exclusive=True)
 _non_negative = _number(float, 0.0, "a number 0 or more")
 _count = _number(int, 1, "a positive integer")
-_seed = _number(int, 0, "an integer 0 or more")  # (a seed, a depth)
+_seed = _number(int, 0, "an integer 0 or more")
+_depth = _number(int, 0, "a depth, 0 or more")
 
 
 def _list(text):
@@ -805,7 +818,7 @@ def parser():
                        "primitive's durations on a log scale with its far outliers, or a "
                        "counter's box plot across the containers over time")
     iv.add_argument("--value", metavar="NAME", help="the state value whose intervals to bin")
-    iv.add_argument("--range", type=_window, metavar="LO:HI",
+    iv.add_argument("--range", type=_range, metavar="LO:HI",
                     help="durations (in the trace's unit) brushed: shaded in the histogram, "
                          "their intervals written as CSV (default: the far outliers)")
     iv.add_argument("--counter", metavar="NAME",
@@ -819,7 +832,7 @@ def parser():
                        "tree drawn by Graphviz")
     tk.add_argument("--task", type=int, metavar="GUID",
                     help="only this task's chain: its ancestors and its descendants")
-    tk.add_argument("--gantt", type=_seed, metavar="DEPTH",
+    tk.add_argument("--gantt", type=_depth, metavar="DEPTH",
                     help="the aggregated Gantt instead (Traveler): a bar per subtree at this "
                          "depth of the execution tree (0: the roots), packed into rows, "
                          "showing how many containers run its tasks (.svg or .png); with "

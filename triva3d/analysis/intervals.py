@@ -18,13 +18,16 @@ BINS, FENCE = 40, 3.0
 
 @dataclass
 class Durations:
-    """The intervals (state rows) of one state value, their durations, the histogram
-    (log-spaced `edges`, `counts`) and the outliers (rows, longest first)."""
+    """The intervals (state rows) of one state value (`code`: the first's value code),
+    their durations, the histogram of those that last (log-spaced `edges`, `counts`;
+    `zeros` last no time) and the outliers (rows, longest first)."""
     value: str
+    code: int
     rows: np.ndarray
     seconds: np.ndarray
     edges: np.ndarray
     counts: np.ndarray
+    zeros: int
     outliers: np.ndarray
 
     def within(self, lo, hi):
@@ -60,14 +63,15 @@ def durations(trace, value, bins=BINS):
     lo = float(positive.min()) if len(positive) else 1e-9
     hi = max(float(sec.max()), lo * 1.000001)
     edges = np.geomspace(lo, hi, bins + 1)
-    counts = np.histogram(np.clip(sec, lo, hi), edges)[0]  # zero-length ones in the first
+    counts = np.histogram(np.clip(positive, lo, hi), edges)[0]
     out = np.zeros(0, np.int64)
     if len(positive) >= 4:
         q1, q3 = np.percentile(np.log(positive), [25, 75])
         far = (sec > 0) & ((np.log(np.maximum(sec, lo)) > q3 + FENCE * (q3 - q1)) |
                            (np.log(np.maximum(sec, lo)) < q1 - FENCE * (q3 - q1)))
         out = rows[far][np.argsort(-sec[far], kind="stable")]
-    return Durations(value, rows, sec, edges, counts, out)
+    return Durations(value, int(st.value[rows[0]]), rows, sec, edges, counts,
+                     int((sec <= 0).sum()), out)
 
 
 @dataclass

@@ -9,60 +9,66 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..errors import TraceError
+from ..errors import OptionsError, TraceError
 
 #: The user-defined fields naming a piece's task and its parent (APEX's attributes).
 GUID, PARENT = "GUID", "Parent GUID"
 
 
 def numbers(texts, codes, what):
-    """The integers written in the names `codes` (-1: none, given as -1), as int64 bits
-    (a uint64 above 2^63 wraps); a ValueError naming `what` for a name that is not one."""
+    """The integers written in the names `codes` as int64 bits (a uint64 above 2^63
+    wraps), and a mask of those given (a code -1, an empty name or Pajé's `""` is
+    none); a ValueError naming `what` for a name that is no 64-bit integer."""
     codes = np.asarray(codes, np.int64)
     uniq, inv = np.unique(codes, return_inverse=True)
-    out = np.empty(len(uniq), np.int64)
+    out = np.zeros(len(uniq), np.int64)
+    given = np.zeros(len(uniq), bool)
     for i, c in enumerate(uniq.tolist()):
+        text = texts(c).strip() if c >= 0 else ""
+        if text in ("", '""'):
+            continue
         try:
-            v = int(texts(c)) if c >= 0 else -1
+            v = int(text)
         except ValueError:
-            raise ValueError(f"{what} {texts(c)!r} is not an integer") from None
-        out[i] = v - (1 << 64) if v >= 1 << 63 else v
-    return out[inv.reshape(-1)]
+            raise ValueError(f"{what} {text!r} is not an integer") from None
+        if not -(1 << 63) <= v < 1 << 64:
+            raise ValueError(f"{what} {text} does not fit 64 bits")
+        out[i], given[i] = (v - (1 << 64) if v >= 1 << 63 else v), True
+    inv = inv.reshape(-1)
+    return out[inv], given[inv]
 
 
 @dataclass
 class Pieces:
-    """Pieces (states) grouped into tasks: `task` of each piece; per task its id,
-    parent id, the index of its parent task (-1: not in the trace), its pieces in time
-    order (`order`, `offsets`)."""
+    """Pieces (states) grouped into tasks: `task` of each piece (-1: none); per task
+    its id, parent id (`has_parent`: given), the index of its parent task (-1: not in
+    the trace), its pieces in time order (`order`, `offsets`)."""
     task: np.ndarray
     ids: np.ndarray
     parent_ids: np.ndarray
+    has_parent: np.ndarray
     parent: np.ndarray
     order: np.ndarray
     offsets: np.ndarray
 
-    @property
-    def missing_parents(self):
-        """Tasks whose parent is not in the trace (the roots among them)."""
-        return int((self.parent < 0).sum())
 
-
-def group(guid, parent_guid, start):
-    """Group pieces by task id (`guid` -1: not a task piece, left out); a task's parent
-    id is its first piece's."""
-    piece = np.flatnonzero(guid != -1)
-    ids, task = np.unique(guid[piece], return_inverse=True)
-    task = task.reshape(-1)
+def group(guid, is_piece, parent_guid, has_parent, start):
+    """Group the pieces `is_piece` by task id `guid`; a task's parent id is its first
+    piece's."""
+    piece = np.flatnonzero(is_piece)
+    unsigned, task = np.unique(guid[piece].view(np.uint64), return_inverse=True)
+    ids, task = unsigned.view(np.int64), task.reshape(-1)  # in the ids' unsigned order
     order = piece[np.lexsort((start[piece], task))]
     offsets = np.searchsorted(np.sort(task), np.arange(len(ids) + 1))
-    parent_ids = parent_guid[order[offsets[:-1]]]
-    at = np.minimum(np.searchsorted(ids, parent_ids), max(len(ids) - 1, 0))
-    known = (parent_ids != -1) & (ids[at] == parent_ids) if len(ids) else np.zeros(0, bool)
+    first = order[offsets[:-1]]
+    parent_ids, given = parent_guid[first], has_parent[first]
+    at = np.minimum(np.searchsorted(unsigned, parent_ids.view(np.uint64)),
+                    max(len(ids) - 1, 0))
+    known = given & (ids[at] == parent_ids) if len(ids) else np.zeros(0, bool)
     full = np.full(len(guid), -1, np.int64)
     full[piece] = task
-    return Pieces(full, ids, parent_ids, np.where(known, at, -1).astype(np.int64), order,
-                  offsets)
+    return Pieces(full, ids, parent_ids, given, np.where(known, at, -1).astype(np.int64),
+                  order, offsets)
 
 
 @njit(cache=True)
@@ -102,13 +108,15 @@ def dependencies(pieces, container, start, end):
 
 @dataclass
 class Tasks:
-    """A trace's tasks: per task its id, parent id, parent task (-1: not in the trace),
-    region (value code), first container, first start, last end, time running (its
-    pieces' time, less that of other tasks' pieces nested in them), pieces, and depth
-    in the execution tree; `piece_rows` (state rows in task order) and
-    `offsets` give each task's pieces."""
+    """A trace's tasks: per task its id, parent id (`has_parent`: one given), parent
+    task (-1: not in the trace), region (value code), first container, first start,
+    last end, time running (the instants its states are the deepest on their
+    container), pieces (states of the task not nested in another of its states), and
+    depth in the execution tree; `piece_rows` (state rows in task order) and `offsets`
+    give each task's pieces."""
     ids: np.ndarray
     parent_ids: np.ndarray
+    has_parent: np.ndarray
     parent: np.ndarray
     value: np.ndarray
     container: np.ndarray
@@ -162,7 +170,8 @@ class Tasks:
 
     def write_csv(self, path, trace, chosen=None):
         """A row per task (or per task `chosen`): COLUMNS, the parent's GUID as traced
-        (its task may be missing), times in the trace's unit."""
+        (its task may be missing; empty where none is given), times in the trace's
+        unit."""
         import csv
 
         from ..output import writing
@@ -172,47 +181,73 @@ class Tasks:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(self.COLUMNS)
             for i in rows:
-                w.writerow([self.id_text(i), int(self.parent_ids[i]) % (1 << 64),
+                w.writerow([self.id_text(i), int(self.parent_ids[i]) % (1 << 64)
+                            if self.has_parent[i] else "",
                             name(trace.values.name[self.value[i]]),
                             name(trace.containers.name[self.container[i]]),
                             repr(float(self.start[i])), repr(float(self.end[i])),
                             repr(float(self.busy[i])), int(self.pieces[i]), int(self.depth[i])])
 
 
+def _field(st, name):
+    """The states' field `name`, or its Pajé spelling (paje.writer.field_name: a
+    converted trace's "Parent_GUID"), or None."""
+    from ..paje.writer import field_name
+    for k in (name, field_name(name)):
+        if k in st.extra:
+            return st.extra[k]
+    return None
+
+
 def tasks(trace, guid=GUID, parent=PARENT):
     """The tasks of `trace`'s states whose user-defined field `guid` names their task
-    (and `parent` their parent's); a TraceError where the states carry no such field."""
+    (and `parent` their parent's); a TraceError where the states carry no such field,
+    or the parents form a cycle."""
     from ..trace import depth_of
     from .timeslice import nesting_parents
     st = trace.states
-    if guid not in st.extra:
+    g_codes, p_codes = _field(st, guid), _field(st, parent)
+    if g_codes is None:
         raise TraceError(trace.source, None, f"no state has a {guid!r} field: not a task "
                                              "trace (APEX writes one per task)")
+    if p_codes is None:
+        raise TraceError(trace.source, None, f"the states have a {guid!r} field but no "
+                                             f"{parent!r} field naming their parents")
     texts = trace.names.__getitem__
     try:
-        g = numbers(texts, st.extra[guid], guid)
-        p = numbers(texts, st.extra[parent], parent) if parent in st.extra else \
-            np.full(len(g), -1)
+        g, has_g = numbers(texts, g_codes, guid)
+        p, has_p = numbers(texts, p_codes, parent)
     except ValueError as e:
         raise TraceError(trace.source, None, f"a state's {e}") from None
-    pc = group(g, p, st.start)
-    first = pc.order[pc.offsets[:-1]]
-    own = st.end - st.start  # a piece's time, less the pieces of other tasks nested in it
+    nested = len(st) and st.imbrication.max() > 0
+    up = nesting_parents(trace) if nested else np.full(len(st), -1, np.int64)
+    # a piece: a state of a task not nested in a state of the same task (APEX names
+    # every timer a task runs by the task's GUID)
+    inner = (up >= 0) & has_g & has_g[np.maximum(up, 0)] & (g == g[np.maximum(up, 0)])
+    pc = group(g, has_g & ~inner, p, has_p, st.start)
     task_of = pc.task.copy()
-    if len(st) and st.imbrication.max() > 0:
-        up = nesting_parents(trace)
-        other = np.flatnonzero((g != -1) & (up >= 0))
-        other = other[(g[up[other]] != -1) & (g[up[other]] != g[other])]
-        own = own - np.bincount(up[other], weights=own[other], minlength=len(st))
-        for d in range(1, int(st.imbrication.max()) + 1):  # a task's own nested work
+    if nested:  # the task of each state: its own, else that of the state it is in
+        for d in range(1, int(st.imbrication.max()) + 1):
             r = np.flatnonzero((st.imbrication == d) & (task_of < 0) & (up >= 0))
             task_of[r] = task_of[up[r]]
-    busy = np.add.reduceat(own[pc.order], pc.offsets[:-1]) if len(first) else np.zeros(0)
+    own = st.end - st.start  # each instant to the deepest state's task
+    if nested:
+        has = np.flatnonzero(up >= 0)
+        own = own - np.bincount(up[has], weights=own[has], minlength=len(st))
+    mine = task_of >= 0
+    busy = np.bincount(task_of[mine], weights=own[mine], minlength=len(pc.ids))
+    first = pc.order[pc.offsets[:-1]]
     last_end = np.maximum.reduceat(st.end[pc.order], pc.offsets[:-1]) if len(first) \
         else np.zeros(0)
-    return Tasks(pc.ids, pc.parent_ids, pc.parent, st.value[first].astype(np.int64),
-                 st.container[first].astype(np.int64), st.start[first], last_end, busy,
-                 np.diff(pc.offsets), depth_of(pc.parent), pc.order, pc.offsets, task_of)
+    try:
+        depth = depth_of(pc.parent)
+    except ValueError:
+        raise TraceError(trace.source, None, "task parents form a cycle (a task its own "
+                                             "ancestor)") from None
+    return Tasks(pc.ids, pc.parent_ids, pc.has_parent, pc.parent,
+                 st.value[first].astype(np.int64), st.container[first].astype(np.int64),
+                 st.start[first], last_end, busy, np.diff(pc.offsets), depth, pc.order,
+                 pc.offsets, task_of)
 
 
 def dependency_links(trace, ids):
@@ -221,9 +256,8 @@ def dependency_links(trace, ids):
     ln = trace.links
     if "Task" not in ln.extra:
         return np.zeros(len(ln), bool)
-    codes = ln.extra["Task"]
-    child = numbers(trace.names.__getitem__, codes, "Task")
-    return (codes >= 0) & np.isin(child, ids)
+    child, given = numbers(trace.names.__getitem__, ln.extra["Task"], "Task")
+    return given & np.isin(child, ids)
 
 
 @dataclass
@@ -253,8 +287,10 @@ def gantt(tk, trace, depth=1):
     tree is shallower give no bar)."""
     from .overview import Counts
     from .timeslice import nesting_parents
-    if depth < 0:
-        raise ValueError("a depth of the execution tree is 0 or more")
+    deepest = int(tk.depth.max(initial=-1))
+    if not 0 <= depth <= deepest:
+        raise OptionsError(f"no task at depth {depth}: the execution tree's depths are "
+                           f"0 to {deepest}")
     anc, d = np.arange(len(tk)), tk.depth.copy()
     while (d > depth).any():
         deep = d > depth

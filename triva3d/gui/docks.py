@@ -81,13 +81,12 @@ class TimeDock(Dock):
         self.strip.now_chosen.connect(lambda t: setattr(self.state, "now", t))
 
     def _chosen(self, g):
-        """The strip's line: the utilization of the states a call path or a task chain
-        keeps in colour (analysis.overview of those states)."""
-        key = None if g._within is None else g._within[0]
+        """The strip's line: the utilization of the states chosen (a call path, a task
+        chain, brushed intervals) in 3D."""
+        key = None if g.chosen is None else g.chosen.key
         if key != self._chosen_key:
-            from ..analysis.overview import Overview
             self._chosen_key = key
-            self.strip.set_selection(None if key is None else Overview(g.trace, g._within[1]))
+            self.strip.set_selection(g.chosen_overview())
 
     def _typed(self):
         t0, t1 = self.t0.value(), self.t1.value()
@@ -693,7 +692,7 @@ class IntervalsDock(Dock):
         s = self.state.intervals
         if chosen is None and s is not None and s[0] == d.value:
             chosen = s[1:]
-        rgb = self.window.geometry.value_rgb[tr.states.value[d.rows[0]]]
+        rgb = self.window.geometry.value_rgb[d.code]
         self.svg.load(QtCore.QByteArray(histogram_svg(d, tr, rgb, chosen,
                                                       self._size()).encode()))
 

@@ -38,6 +38,7 @@ from numba import njit
 from ..errors import TraceError
 from ..trace import METRIC_CLASS, SCHEMA, Kind, Names, Trace
 from ..analysis import tasks
+from ..analysis.timeslice import nesting_parents_of
 from . import anchor_of, archive_files, capi
 
 #: Links' (type, value) by their `what` code: MPI messages, RMA puts and gets.
@@ -47,7 +48,7 @@ DEPENDENCY = 3
 ACCUMULATED = {"ACCUMULATED_START", "ACCUMULATED_POINT", "ACCUMULATED_LAST",
                "ACCUMULATED_NEXT"}
 #: OTF2_Type ids of metric and attribute values.
-T_UINT64, T_INT64, T_FLOAT, T_DOUBLE = 4, 8, 9, 10
+T_UINT64, T_INT64, T_FLOAT, T_DOUBLE, T_LOCATION = 4, 8, 9, 10, 13
 _INT_BITS = {1: 8, 2: 16, 3: 32, 4: 64, 5: 8, 6: 16, 7: 32, 8: 64}
 #: The fields the reader gives itself, which attributes of the same name leave alone.
 _OWN_FIELDS = {"paradigm", "role", "task", "creator", "bytes", "handle", "threads", "root",
@@ -354,7 +355,8 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
     if capi.overflowed(buf):
         _fail(lenient, report, path, "event files holding more events than their "
               "definitions, drawn empty",
-              f"{where}: more events in the file than its definition's {n_events}")
+              f"{where}: more events (or attributes) in the file than its definition's "
+              f"{n_events} events allow")
         return None, None
     if code:
         _fail(lenient, report, path, "event files damaged, read up to the damage",
@@ -439,6 +441,7 @@ class _Builder:
         self.names = _Interner()
         self.names("0")
         self.numbers = {}  # name code -> the integer it writes (integer attributes)
+        self.notes = []  # lines for people about the load
         self.attrs = {}
         tables = {ref: a for ref, a in attrs.items() if a is not None and len(a)}
         if tables:  # decoded at once: a task's GUID is on several threads
@@ -492,8 +495,8 @@ class _Builder:
             elif t in (T_FLOAT, T_DOUBLE):
                 v = ((b & 0xFFFFFFFF).astype(np.uint32).view(np.float32) if t == T_FLOAT
                      else b.view(np.float64))
-            else:
-                v = b
+            else:  # references are 32 bits but a location's (OTF2's union is copied
+                v = b if t == T_LOCATION else b & 0xFFFFFFFF  # whole: the rest is noise)
             uniq, inv = np.unique(v, return_inverse=True)
             if t in _INT_BITS or t in (T_FLOAT, T_DOUBLE):
                 texts = [str(u) for u in uniq]  # a float's shortest repr (numpy's str)
@@ -507,16 +510,24 @@ class _Builder:
                 self.numbers.update(zip(uniq_codes.tolist(), uniq.astype(np.int64).tolist()))
         return codes
 
-    def integers(self, codes):
-        """The integers (int64 bits: a uint64 above 2^63 wraps) that the name codes of
-        integer attributes write; -1 where none."""
+    def integers(self, codes, what):
+        """The integers (int64 bits: a uint64 above 2^63 wraps) that the name codes
+        write, and a mask of those given: from the integer attributes' decode, else
+        read from the text (analysis.tasks.numbers: a ValueError for one that is not
+        an integer)."""
         keys = np.fromiter(self.numbers, np.int64, len(self.numbers))
         values = np.fromiter(self.numbers.values(), np.int64, len(self.numbers))
         order = np.argsort(keys)
         keys, values = keys[order], values[order]
         at = np.minimum(np.searchsorted(keys, codes), max(len(keys) - 1, 0))
-        return np.where((codes >= 0) & (len(keys) > 0) & (keys[at] == codes), values[at], -1) \
-            if len(keys) else np.full(len(codes), -1, np.int64)
+        hit = (codes >= 0) & (keys[at] == codes) if len(keys) else np.zeros(len(codes), bool)
+        out = np.where(hit, values[at] if len(keys) else 0, 0)
+        rest = np.flatnonzero((codes >= 0) & ~hit)  # text attributes
+        given = hit.copy()
+        if len(rest):
+            out[rest], given[rest] = tasks.numbers(self.names.strings.__getitem__,
+                                                   codes[rest], what)
+        return out, given
 
     # -- containers --------------------------------------------------------------
     def containers(self):
@@ -918,7 +929,8 @@ class _Builder:
                              "alias": np.full(len(self.value_rows), -1)}
         return Trace.from_columns(Names.of(self.names.strings), columns, extra,
                                   source=self.anchor, report=self.report,
-                                  files=archive_files(self.anchor), other_records=other)
+                                  files=archive_files(self.anchor), other_records=other,
+                                  notes=self.notes)
 
     def _link_table(self, parts):
         parts = [p for p in parts if p is not None]
@@ -964,13 +976,22 @@ class _Builder:
             return np.concatenate([np.asarray(p[k]) if k in p else np.full(len(p["type"]), -1)
                                    for p in parts])
         guid_codes = column(tasks.GUID)
-        start, end = column("start"), column("end")
-        pieces = tasks.group(self.integers(guid_codes), self.integers(column(tasks.PARENT)),
-                             start)
-        if pieces.missing_parents:
-            self.report.append(("tasks whose parent is not in the trace (roots, or parents "
-                                "not traced)", pieces.missing_parents, None))
-        dep = tasks.dependencies(pieces, column("container"), start, end)
+        start, end, cont = column("start"), column("end"), column("container")
+        try:
+            g, has_g = self.integers(guid_codes, tasks.GUID)
+            p, has_p = self.integers(column(tasks.PARENT), tasks.PARENT)
+        except ValueError as e:
+            self.report.append(("task ids that are not integers: no dependencies drawn", 1,
+                                str(e)))
+            return None
+        up = nesting_parents_of(cont, column("type"), start, column("imbrication"))
+        inner = (up >= 0) & has_g & has_g[np.maximum(up, 0)] & (g == g[np.maximum(up, 0)])
+        pieces = tasks.group(g, has_g & ~inner, p, has_p, start)
+        missing = int((pieces.parent < 0).sum())
+        if missing:
+            self.notes.append(f"{missing} tasks without their parent in the trace (its "
+                              "roots, or parents not traced)")
+        dep = tasks.dependencies(pieces, cont, start, end)
         n = len(dep["child"])
         none = np.full(n, -1, np.int64)
         child_code = guid_codes[pieces.order[pieces.offsets[dep["child"]]]]

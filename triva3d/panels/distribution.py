@@ -71,16 +71,20 @@ def svg(tree, path_text, x="inclusive", y="exclusive", bins=BINS, size=(900, 360
 
 
 def axes(plot, xs, ys, xlabel, ylabel, ink):
+    """SVG lines of a plot's axes: `xs` and `ys` (None: no y scale) at their ends."""
     x0, y0, x1, y1 = plot
-    return [f'<path d="M{x0},{y0} L{x0},{y1} L{x1},{y1}" stroke="{ink}" fill="none"/>',
-            f'<text x="{x0}" y="{y1 + 14}" fill="{ink}">{xs[0]:.4g}</text>',
-            f'<text x="{x1}" y="{y1 + 14}" fill="{ink}" text-anchor="end">{xs[1]:.4g}</text>',
-            f'<text x="{(x0 + x1) / 2}" y="{y1 + 28}" fill="{ink}" text-anchor="middle">'
-            f'{html.escape(xlabel)}</text>',
-            f'<text x="{x0 - 4}" y="{y1}" fill="{ink}" text-anchor="end">{ys[0]:.4g}</text>',
-            f'<text x="{x0 - 4}" y="{y0 + 8}" fill="{ink}" text-anchor="end">{ys[1]:.4g}</text>',
-            f'<text x="{x0 - 38}" y="{(y0 + y1) / 2}" fill="{ink}" text-anchor="middle" '
-            f'transform="rotate(-90 {x0 - 38} {(y0 + y1) / 2})">{html.escape(ylabel)}</text>']
+    out = [f'<path d="M{x0},{y0} L{x0},{y1} L{x1},{y1}" stroke="{ink}" fill="none"/>',
+           f'<text x="{x0}" y="{y1 + 14}" fill="{ink}">{xs[0]:.4g}</text>',
+           f'<text x="{x1}" y="{y1 + 14}" fill="{ink}" text-anchor="end">{xs[1]:.4g}</text>',
+           f'<text x="{(x0 + x1) / 2}" y="{y1 + 28}" fill="{ink}" text-anchor="middle">'
+           f'{html.escape(xlabel)}</text>']
+    if ys is not None:
+        out += [f'<text x="{x0 - 4}" y="{y1}" fill="{ink}" text-anchor="end">{ys[0]:.4g}</text>',
+                f'<text x="{x0 - 4}" y="{y0 + 8}" fill="{ink}" text-anchor="end">{ys[1]:.4g}'
+                '</text>',
+                f'<text x="{x0 - 38}" y="{(y0 + y1) / 2}" fill="{ink}" text-anchor="middle" '
+                f'transform="rotate(-90 {x0 - 38} {(y0 + y1) / 2})">{html.escape(ylabel)}</text>']
+    return out
 
 
 def write(tree, path_text, out, x="inclusive", y="exclusive"):

@@ -16,7 +16,7 @@ def svg(g, tk, trace, chosen=None, width=1200, most=900):
     """The SVG of Gantt `g` of Tasks `tk`, `width` wide and at most `most` high (rows
     24 pixels high, less where many); the bars holding the tasks `chosen` outlined."""
     rows = int(g.row.max(initial=-1)) + 1
-    bh = min(24.0, (most - 74) / max(rows, 1))
+    bh = max(3.0, min(24.0, (most - 74) / max(rows, 1)))  # (many rows: taller than most)
     w, h = width, int(74 + bh * max(rows, 1))
     unit = trace.unit()
     x0, y0, x1, y1 = 80, 34, w - 20, h - 40
@@ -52,7 +52,7 @@ def svg(g, tk, trace, chosen=None, width=1200, most=900):
         stroke = css(SELECTION_RGB) if i in held else "#555"
         label = f"{name(trace.values.name[tk.value[g.root[i]]])} {tk.id_text(g.root[i])}"
         out.append(f'<rect x="{a:.1f}" y="{top_y + 1:.1f}" width="{max(b - a, 1):.1f}" '
-                   f'height="{bh - 2:.1f}" fill="#2a2e36" stroke="{stroke}" '
+                   f'height="{max(bh - 2, 1):.1f}" fill="#2a2e36" stroke="{stroke}" '
                    f'stroke-width="{2 if i in held else 0.5}"><title>{html.escape(label)}: '
                    f'{g.start[i]:.6g} to {g.end[i]:.6g} {unit}</title></rect>')
         k0 = int(np.searchsorted(edges, g.start[i], side="right")) - 1
@@ -68,6 +68,6 @@ def svg(g, tk, trace, chosen=None, width=1200, most=900):
         if b - a > 7 * len(label) and bh >= 12:
             out.append(f'<text x="{a + 3:.1f}" y="{top_y + min(bh - 4, 12):.1f}" '
                        f'fill="{ink}">{html.escape(label)}</text>')
-    out += axes((x0, y0, x1, y1), (t0, t1), (rows, 0), f"time ({unit})", "row", ink)
+    out += axes((x0, y0, x1, y1), (t0, t1), None, f"time ({unit})", "", ink)
     out.append("</svg>")
     return "\n".join(out) + "\n"

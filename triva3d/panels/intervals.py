@@ -30,8 +30,8 @@ def duration_at(d, x, size):
     """The duration at abscissa `x` of Durations `d`'s histogram of `size`."""
     x0, _, x1, _ = plot_box(size)
     f = (x - x0) / (x1 - x0)
-    if f <= 0 or f >= 1:  # the ends exactly: the shortest and the longest included
-        return float(d.edges[0] if f <= 0 else d.edges[-1])
+    if f <= 0 or f >= 1:  # the ends: from no time (those lasting none), to the longest
+        return 0.0 if f <= 0 else float(d.edges[-1])
     lo, hi = np.log10(d.edges[0]), np.log10(d.edges[-1])
     return float(10 ** (lo + f * (hi - lo)))
 
@@ -42,7 +42,8 @@ def histogram_svg(d, trace, rgb, chosen=None, size=(900, 360)):
     unit = trace.unit()
     w, h = size
     title = (f"{d.value}: {len(d.rows)} intervals, median {np.median(d.seconds):.4g} {unit}, "
-             f"{len(d.outliers)} far outliers")
+             f"{len(d.outliers)} far outliers" +
+             (f", {d.zeros} lasting no time (not binned)" if d.zeros else ""))
     if chosen is not None:
         title += f"; {len(d.within(*chosen))} within {chosen[0]:.4g}..{chosen[1]:.4g} {unit}"
     ink, out = _frame(w, h, title)
@@ -65,6 +66,12 @@ def histogram_svg(d, trace, rgb, chosen=None, size=(900, 360)):
                        f'{d.edges[k]:.6g} to {d.edges[k + 1]:.6g} {unit}</title></rect>')
     out += axes((x0, y0, x1, y1), (d.edges[0], d.edges[-1]), (0, top),
                 f"duration ({unit}, log scale)", "intervals", ink)
+    for k in range(int(np.ceil(lo)), int(np.floor(hi)) + 1):  # the decades
+        at = sx(10.0 ** k)
+        out.append(f'<path d="M{at:.1f},{y1} v4" stroke="{ink}"/>')
+        if x0 + 40 < at < x1 - 40:  # (not over the ends' labels)
+            out.append(f'<text x="{at:.1f}" y="{y1 + 14}" fill="{ink}" text-anchor="middle" '
+                       f'font-size="9">1e{k}</text>')
     out.append(f'<text x="{x1 + 20}" y="44" fill="{ink}">far outliers (longest first)</text>')
     name = trace.display_name
     for i, r in enumerate(d.outliers[:LISTED].tolist()):
@@ -85,12 +92,13 @@ def box_plot_svg(bp, trace, size=(900, 360)):
     """The SVG of BoxPlot `bp`: the min-max band, mean +- std, the mean."""
     unit = trace.unit()
     w, h = size
-    ink, out = _frame(w, h, f"{bp.name} across {bp.containers} containers: min-max (band), "
-                            "mean +- std (inner band), mean (line)")
+    ink, out = _frame(w, h, f"{bp.name} across {bp.containers} containers, per bin of its "
+                            "time-averaged value: min-max (band), mean +- std (inner band), "
+                            "mean (line)")
     x0, y0, x1, y1 = 80, 34, w - 20, h - 40
     ok = ~np.isnan(bp.mean)
     if ok.any():
-        vlo = float(np.nanmin(bp.low))
+        vlo = min(float(np.nanmin(bp.low)), 0.0)  # from 0 for a counter that stays above
         vhi = float(np.nanmax(bp.high))
         if vhi - vlo <= 1e-9 * max(abs(vlo), abs(vhi), 1.0):  # constant (but rounding)
             pad = 0.05 * max(abs(vhi), 1.0)

@@ -163,6 +163,18 @@ class Profiles:
     types: np.ndarray
 
 
+
+@dataclass
+class Chosen:
+    """States a selection keeps in colour, the others dimmed: what chose them (call
+    path, task, intervals), the mask over the states, the legend's line, the links
+    kept (None: all) and their utilization (made on first use)."""
+    key: tuple
+    states: np.ndarray
+    text: str
+    links: np.ndarray = None
+    overview: object = None
+
 class Geometry:
     """What is drawn for (trace, layout) and the geometry fields of a ViewState."""
 
@@ -181,8 +193,8 @@ class Geometry:
         self._metrics = {}  # (colour-by, window of a slice:) -> its colorby.Metric
         self._slicer = None  # for colour by a Time-Slice value, made at first use
         self.other = self._other_path = None  # the second run (ViewState.compare)
-        # call paths, tasks; the states kept in colour: (key, mask, legend text) or None
-        self._paths = self._tasks = self._within = None
+        #: call paths, tasks; what is chosen (a Chosen, or None: all in colour)
+        self._paths = self._tasks = self.chosen = None
         self.update(state or ViewState())
 
     def _lanes(self, state, owner_key):
@@ -464,10 +476,10 @@ class Geometry:
         ("main;A", and what it calls), of task `task`'s chain (its GUID: its
         ancestors and descendants, analysis.tasks) and the `intervals` (value, lo,
         hi) of a value lasting lo to hi; all None: all."""
-        if (path, task, intervals) == (self._within or (None,))[0]:
+        if self.chosen is not None and self.chosen.key == (path, task, intervals):
             return
         if path is None and task is None and intervals is None:
-            self._within = None
+            self.chosen = None
             return
         keep, links, texts = np.ones(len(self.trace.states), bool), None, []
         if path is not None:
@@ -478,10 +490,11 @@ class Geometry:
             tk = self.tasks()
             try:
                 chain = tk.lineage(tk.find(int(task)))
-            except ValueError:
-                raise OptionsError(f"task {task}: no such GUID in this trace") from None
+                links = dependency_links(self.trace, tk.ids[chain])
+            except ValueError as e:
+                raise OptionsError(f"task {task}: {e}" if "Task" in str(e) else
+                                   f"task {task}: no such GUID in this trace") from None
             keep &= tk.states_of(chain)
-            links = dependency_links(self.trace, tk.ids[chain])
             texts.append(f"task {task}'s chain ({len(chain)} tasks, their dependencies)")
         if intervals is not None:
             from ..analysis.intervals import durations
@@ -490,25 +503,36 @@ class Geometry:
             brushed = np.zeros(len(keep), bool)
             brushed[rows] = True
             keep &= brushed
+            links = np.zeros(len(self.trace.links), bool) if links is None else links
             unit = self.trace.unit()
             texts.append(f"{len(rows)} {value} intervals of {lo:.4g} to {hi:.4g} {unit}")
-        self._within = ((path, task, intervals), keep, "; ".join(texts) + "; the rest dimmed",
-                        links)
+        self.chosen = Chosen((path, task, intervals), keep, "; ".join(texts) +
+                             "; the rest dimmed", links)
+
+    def chosen_overview(self):
+        """The utilization of the chosen states (analysis.overview), made once a
+        choice; None where nothing is chosen."""
+        if self.chosen is None:
+            return None
+        if self.chosen.overview is None:
+            from ..analysis.overview import Overview
+            self.chosen.overview = Overview(self.trace, self.chosen.states)
+        return self.chosen.overview
 
     def state_rgb(self, rows):
         """Colours of the states `rows`: their values', or their colour-by metric
-        along colors.ramp (grey where they have none); those off the chosen call
-        path dimmed towards the background."""
+        along colors.ramp (grey where they have none); those not chosen (a call path,
+        a task chain, brushed intervals) dimmed towards the background."""
         rgb = self._state_rgb(rows)
-        return rgb if self._within is None else _dimmed(rgb, ~self._within[1][rows])
+        return rgb if self.chosen is None else _dimmed(rgb, ~self.chosen.states[rows])
 
     def link_rgb(self, rows):
         """Colours of the links `rows`: their values', those off a chosen task chain
         dimmed."""
         rgb = self.value_rgb[self.trace.links.value[rows]]
-        if self._within is None or self._within[3] is None:
+        if self.chosen is None or self.chosen.links is None:
             return rgb
-        return _dimmed(rgb, ~self._within[3][rows])
+        return _dimmed(rgb, ~self.chosen.links[rows])
 
     def _state_rgb(self, rows):
         st = self.trace.states
@@ -536,7 +560,7 @@ class Geometry:
         index, width = lod.atlas(texels)
         del texels
         st = self.trace.states
-        if self.color_by == "value" and self._within is None:
+        if self.color_by == "value" and self.chosen is None:
             img = lod.texel_colors(index, st.value, self.value_rgb)
         else:
             img = np.empty(index.shape + (3,), np.uint8)
@@ -768,7 +792,7 @@ class Geometry:
     def _lid_rgb(self, value, rows):
         """A lid's colour: its value's, or as its state `rows` is drawn (a colour-by
         metric, a chosen call path)."""
-        return self.value_rgb[value] if self.color_by == "value" and self._within is None \
+        return self.value_rgb[value] if self.color_by == "value" and self.chosen is None \
             else self.state_rgb(rows)
 
     def _lod_lids(self, texels, boxes):
@@ -859,8 +883,8 @@ class Geometry:
                 ("" if not cls[ty] or name(tr.types.name[ty]).startswith(cls[ty])
                  else f"{cls[ty]}: ") + f"{name(tr.types.name[ty])} (of {of})")
         out += [(", ".join(texts), np.array(rgb, np.uint8)) for rgb, texts in profiles.items()]
-        if self._within is not None:
-            out.append((self._within[2], None))
+        if self.chosen is not None:
+            out.append((self.chosen.text, None))
         note = self.aggregation_note(short=True)
         if note:
             out.append((note, None))
