@@ -1,7 +1,8 @@
 """The execution tree of a task run (Traveler's dependency view): Graphviz's dot
 lays the tasks out with parents above children; a node is a task, filled with its
-region's colour, labelled with its region, GUID and time running; a chosen task's
-chain (its ancestors and descendants) is drawn alone. Written as SVG, PNG or .dot."""
+region's colour, labelled with its region, GUID and time running (dashed, with its
+parent's GUID, where that parent is not in the trace); a chosen task's chain (its
+ancestors and descendants) is drawn alone. Written as SVG, PNG or .dot."""
 from .. import colors
 from ..errors import OptionsError
 from ..theme import BACKGROUND_RGB, TEXT_RGB
@@ -29,8 +30,13 @@ def graph(tk, trace, chosen=None, focus=None):
     g.edge_attr.update(color=_hex([c * 255 for c in TEXT_RGB]), arrowsize="0.5")
     name = trace.names.display
     for i in shown.tolist():
-        g.add_node(i, label=f"{name(trace.values.name[tk.value[i]])}\\n{tk.id_text(i)}\\n"
-                            f"{tk.busy[i]:.3g} {unit}", fillcolor=_hex(rgb[tk.value[i]]),
+        orphan = tk.parent[i] < 0  # its parent not traced: said, and dashed
+        parent = (f"\\nparent {int(tk.parent_ids[i]) % (1 << 64)} not traced"
+                  if orphan and tk.has_parent[i] else "")
+        g.add_node(i, label=f"{name(trace.values.name[tk.value[i]])} {tk.id_text(i)}\\n"
+                            f"running {tk.busy[i]:.3g} {unit}{parent}",
+                   fillcolor=_hex(rgb[tk.value[i]]),
+                   style="filled,dashed" if orphan else "filled",
                    **({"penwidth": "3", "color": _hex([c * 255 for c in TEXT_RGB])}
                       if i == focus else {}))
     inside = set(shown.tolist())

@@ -1,0 +1,65 @@
+"""Reductions over the store as Dask tasks (issue 34.2): the Time-Slice of the states
+reduced bucket by bucket equals the in-memory one, in this process and on a real
+cluster (a scheduler and two worker processes on 127.0.0.1)."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from triva3d.analysis.timeslice import Slicer
+from triva3d.engine import state_slice
+from triva3d.errors import OptionsError, TraceError
+from triva3d.store import ingest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from synth import make_trace  # noqa: E402
+
+WINDOWS = (None, (0.0, 3.5), (2.25, 2.75), (7.9, 100.0))
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """20 000 states on 500 processes (every 10th slot nested) in 64 buckets."""
+    tr = make_trace(20_000, 0, n_procs=500, nest=10, seed=3)
+    path = tmp_path_factory.mktemp("store") / "s"
+    ingest(tr, path)
+    return tr, str(path)
+
+
+def same(tr, store, address=None):
+    sl = Slicer(tr)
+    for window in WINDOWS:
+        got, values = state_slice(store, window, address=address)
+        want = sl.slice(window)
+        assert values.tolist() == sl.state_values.tolist()
+        assert np.allclose(got, want.states, atol=1e-9), window
+
+
+def test_the_store_slices_as_the_trace(stored):
+    tr, store = stored
+    assert tr.states.imbrication.max() == 1
+    same(tr, store)
+
+
+def test_on_a_real_cluster(stored):
+    from distributed import LocalCluster
+    tr, store = stored
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        same(tr, store, address=cluster.scheduler_address)
+
+
+def test_an_unreachable_scheduler_and_a_damaged_partition(stored, tmp_path, monkeypatch):
+    tr, store = stored
+    monkeypatch.setattr("triva3d.engine.CONNECT_S", 1)
+    with pytest.raises(OptionsError, match=r"Dask scheduler tcp://127.0.0.1:9: cannot be "
+                                           r"reached"):
+        state_slice(store, address="tcp://127.0.0.1:9")
+    import shutil
+    bad = tmp_path / "bad"
+    shutil.copytree(store, bad)
+    part = next((bad / "states").glob("bucket=*/part-0.parquet"))
+    part.write_bytes(part.read_bytes()[:100])
+    with pytest.raises(TraceError, match=r"part-0.parquet: not a readable store partition"):
+        state_slice(str(bad))

@@ -1,0 +1,94 @@
+"""Reductions over a store's partitions as Dask tasks (issue 34.2): each task reads
+one container bucket of the store (store.py), only the row groups that can overlap
+the window (predicate pushdown on start and end), reduces it, and the reductions
+combine; buckets hold disjoint containers and a state's nesting stays within its
+container, so a bucket's Time-Slice is its containers' whole answer. The tasks run
+on a Dask scheduler (`address`, or the environment's TRIVA3D_DASK), else on threads
+in this process.
+
+Built so far: the Time-Slice of the states (seconds per container and state value,
+nested time exclusive), equal to analysis.timeslice's on the same trace.
+"""
+import glob
+import os
+
+import numpy as np
+
+from .errors import OptionsError, TraceError
+from .trace import Kind
+
+#: How long to wait for a scheduler before saying it cannot be reached (s).
+CONNECT_S = 5
+
+
+def client(address=None):
+    """A distributed Client of the scheduler at `address` (default TRIVA3D_DASK), or
+    None to run in this process; an OptionsError in one line where it cannot be
+    reached."""
+    address = address or os.environ.get("TRIVA3D_DASK")
+    if not address:
+        return None
+    from distributed import Client
+    try:
+        return Client(address, timeout=CONNECT_S)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise OptionsError(f"Dask scheduler {address}: cannot be reached "
+                           f"({type(e).__name__})") from None
+
+
+def _bucket_states(path, t0, t1, col_of_value):
+    """(containers, seconds per container and state column) of one bucket file: the
+    exclusive time of its states in [t0, t1]."""
+    import pyarrow.parquet as pq
+
+    from .analysis.timeslice import _states, nesting_parents_of
+    try:
+        t = pq.read_table(path, columns=["container", "type", "value", "start", "end",
+                                         "imbrication"],
+                          filters=[("start", "<=", t1), ("end", ">=", t0)])
+    except Exception as e:  # untrusted: any damage
+        raise TraceError(path, None, f"not a readable store partition: "
+                                     f"{e or type(e).__name__}") from None
+    c = {k: t.column(k).to_numpy() for k in t.column_names}
+    cont, local = np.unique(c["container"], return_inverse=True)
+    col = col_of_value[c["value"]]
+    nested = len(local) and c["imbrication"].max() > 0
+    parent = nesting_parents_of(local.astype(np.int32), c["type"], c["start"],
+                                c["imbrication"]) if nested else np.zeros(0, np.int64)
+    out = np.zeros((len(cont), int(col_of_value.max(initial=-1)) + 1))
+    _states(local.astype(np.int64), col, c["start"], c["end"], parent, float(t0), float(t1),
+            out)
+    np.maximum(out, 0.0, out=out)  # (rounding: a parent's time less its children's)
+    return cont, out
+
+
+def state_slice(store, window=None, address=None):
+    """(seconds, state values): per container (rows: the store's containers) and state
+    value (columns: their value codes), the exclusive seconds in `window` (default
+    the whole trace), reduced bucket by bucket as Dask tasks."""
+    import dask
+    import pyarrow.parquet as pq
+    values = pq.read_table(os.path.join(store, "values.parquet")).column("type").to_numpy()
+    types = pq.read_table(os.path.join(store, "types.parquet")).column("kind").to_numpy()
+    containers = pq.read_table(os.path.join(store, "containers.parquet"),
+                               columns=["start", "end"])
+    state_values = np.flatnonzero(types[values] == Kind.STATE)
+    col = np.full(len(values), -1, np.int32)
+    col[state_values] = np.arange(len(state_values), dtype=np.int32)
+    if window is None:
+        window = (float(containers.column("start").to_numpy()[0]),
+                  float(containers.column("end").to_numpy()[0]))
+    t0, t1 = window
+    files = sorted(glob.glob(os.path.join(store, "states", "bucket=*", "*.parquet")))
+    tasks = [dask.delayed(_bucket_states)(f, t0, t1, col) for f in files]
+    c = client(address)
+    try:
+        parts = c.gather(c.compute(tasks)) if c is not None else \
+            dask.compute(*tasks, scheduler="threads")
+    finally:
+        if c is not None:
+            c.close()
+    out = np.zeros((len(containers), len(state_values)))
+    for cont, seconds in parts:
+        out[cont, :seconds.shape[1]] = seconds
+    return out, state_values
