@@ -48,10 +48,13 @@ def main():
         for what, w in windows.items():
             print(f"  store, threads here, {what:11s} "
                   f"{best(lambda: state_slice(tmp + '/s', w)):.3f} s")
+        import dask
         from distributed import LocalCluster
         for workers in (1, 2):
-            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                              host="127.0.0.1", dashboard_address=None) as c:
+            with dask.config.set({"temporary-directory": tmp}), \
+                    LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                 host="127.0.0.1", dashboard_address=None,
+                                 local_directory=tmp) as c:
                 for what, w in windows.items():
                     s = best(lambda: state_slice(tmp + "/s", w, address=c.scheduler_address))
                     print(f"  store, {workers} worker(s),   {what:11s} {s:.3f} s")

@@ -42,11 +42,13 @@ def test_the_store_slices_as_the_trace(stored):
     same(tr, store)
 
 
-def test_on_a_real_cluster(stored):
+def test_on_a_real_cluster(stored, tmp_path):
+    import dask
     from distributed import LocalCluster
     tr, store = stored
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster:
+    with dask.config.set({"temporary-directory": str(tmp_path)}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                         dashboard_address=None, local_directory=str(tmp_path)) as cluster:
         same(tr, store, address=cluster.scheduler_address)
 
 
