@@ -234,24 +234,21 @@ def cmd_ingest(args):
           file=sys.stderr)
 
 
-def _window(text):
-    try:
-        t0, t1 = (float(v) for v in text.split(":"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected T0:T1 (times), got {text!r}") from None
-    if t1 < t0:
-        raise argparse.ArgumentTypeError(f"window {text!r} ends before it starts")
-    return t0, t1
+def _bounds(what, form):
+    """An argparse type: two numbers A:B with A <= B (`what` names it, `form` its form)."""
+    def parse(text):
+        try:
+            a, b = (float(v) for v in text.split(":"))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {form}, got {text!r}") from None
+        if b < a:
+            raise argparse.ArgumentTypeError(f"{what} {text!r} ends before it starts")
+        return a, b
+    return parse
 
 
-def _range(text):
-    try:
-        lo, hi = (float(v) for v in text.split(":"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected LO:HI (durations), got {text!r}") from None
-    if hi < lo:
-        raise argparse.ArgumentTypeError(f"range {text!r} ends before it starts")
-    return lo, hi
+_window = _bounds("window", "T0:T1 (times)")
+_range = _bounds("range", "LO:HI (durations)")
 
 
 def _intervals(text):
