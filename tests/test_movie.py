@@ -423,3 +423,29 @@ def test_the_legend_says_what_heat_and_sizes_mean(small):
     view.state.update(unfold=True, now=view.scene.geometry.frame.t0)
     view.update()
     assert [a.GetInput() for a in view.scene.overlay.legend.texts][:len(keys)] == keys
+
+
+def test_base_edges_show_the_difference_of_two_runs_traffic(on_small_platform, tmp_path):
+    """Issue 32.3: run B sends PT -> PF twice where A sends once; coloured by a
+    difference, each edge of the declared route shows B - A = +1 message (the
+    widest, red), every other edge nothing; the legend says so."""
+    from triva3d.colors import diverging
+    trace, base = on_small_platform
+    b = tmp_path / "b.trace"
+    b.write_text(ON_SMALL_PLATFORM.replace("16 3 0 L pf m k1\n",
+                                           "16 3 0 L pf m k1\n15 3 0 L pt m k2\n"
+                                           "16 4 0 L pf m k2\n"))
+    view = View(trace, ViewState(**base, compare=str(b), color_by="difference:state:A"),
+                size=SIZE)
+    view.render()
+    signed, text = view.scene._difference[1]
+    on = route_edges(view.layout, TREMBLAY_FAFARD)
+    assert signed[on] == pytest.approx(np.ones(len(on))) and np.delete(signed, on).sum() == 0
+    assert text == "edges: B - A traffic, blue less, red more (widest 1 messages)"
+    (strips,) = view.scene._slots["heat"]
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    rgb = vtk_to_numpy(strips.GetMapper().GetInput().GetCellData().GetScalars())
+    assert (rgb[:, :3] == diverging([1.0])[0]).all()
+    keys = [a.GetInput() for a in view.scene.overlay.legend.texts]
+    assert text in keys
+    view.close()

@@ -65,6 +65,21 @@ def heat(layout, extent, level):
     return polydata.ribbons(c[a], c[b], width, (Z_EDGE + Z_NODE) / 2 * extent, colors.ramp(v))
 
 
+def difference(layout, extent, signed):
+    """Strips over the edges whose traffic differs between two runs, `signed` (-1..1
+    per edge: B - A over the largest) wide by its size and coloured on the diverging
+    map (blue: B less, red: more); None if none differs."""
+    k = np.flatnonzero(signed != 0)
+    if not len(k):
+        return None
+    c = layout.node_rects[:, :2]
+    a, b = layout.edges[k, 0], layout.edges[k, 1]
+    v = np.clip(signed[k], -1, 1)
+    width = EDGE_WIDTH[0] + np.sqrt(np.abs(v)) * (1.5 * EDGE_WIDTH[1] - EDGE_WIDTH[0])
+    return polydata.ribbons(c[a], c[b], width, (Z_EDGE + Z_NODE) / 2 * extent,
+                            colors.diverging(v))
+
+
 def nodes(layout, extent):
     """Squares (graph) or cells (treemap) of the base nodes (cell i is node i)."""
     r = layout.node_rects

@@ -899,7 +899,8 @@ class Geometry:
             out.append(("particles: size, small blue to large red (grey: unknown)", None))
         lay = self.layout
         if heat and len(lay.edges):
-            out.append((f"edges: traffic {heat}, narrow blue to wide red", None))
+            out.append((heat if heat.startswith("edges:") else
+                        f"edges: traffic {heat}, narrow blue to wide red", None))
         elif len(lay.edges) > entities.EDGE_LIMIT:
             out.append((f"edges: density ({len(lay.edges):,})" +
                         (", colour latency" if np.isfinite(lay.edge_latency).any() else ""),

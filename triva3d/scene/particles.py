@@ -31,14 +31,14 @@ LIFT = 2e-3
 
 
 class Routes:
-    """The route of every message (link row) of `trace` over `layout`, as flat
-    polylines: route r has points `pts[offs[r]:offs[r+1]]` with arc lengths `cum`
-    from its start; `edge[k]` is the base edge under the segment starting at
-    point k (-1: none). `of_link[i]` is link row i's route."""
+    """The route of every message from container a[i] to b[i] (containers of the
+    layout's trace) over `layout`, as flat polylines: route r has points
+    `pts[offs[r]:offs[r+1]]` with arc lengths `cum` from its start; `edge[k]` is the
+    base edge under the segment starting at point k (-1: none). `of_link[i]` is
+    message i's route."""
 
-    def __init__(self, trace, layout):
-        ln = trace.links
-        a, b = ln.start_container.astype(np.int64), ln.end_container.astype(np.int64)
+    def __init__(self, layout, a, b):
+        a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
         pair, self.of_link = np.unique(a * len(layout.x) + b, return_inverse=True)
         self.of_link = self.of_link.astype(np.int64)
         src, dst = pair // len(layout.x), pair % len(layout.x)
@@ -86,7 +86,8 @@ class Particles:
 
     def __init__(self, trace, layout):
         self.trace, self.layout = trace, layout
-        self.routes = Routes(trace, layout)
+        ln = trace.links
+        self.routes = Routes(layout, ln.start_container, ln.end_container)
         size = link_bytes(trace)
         ok = np.isfinite(size) & (size > 0)
         #: what a message weighs in the heat: its bytes, 1 where its size is unknown
@@ -139,11 +140,51 @@ class Particles:
 
     def _heat(self, rows, t0, t1):
         """Per base edge: the traffic that crossed it between t0 and t1."""
-        ln, r = self.trace.links, self.routes
-        args = (r.of_link, r.offs, r.cum, r.edge, ln.start, ln.end, self.weight,
-                len(self.layout.edges))
-        by_t1 = _heat(rows[ln.start[rows] <= t1], t1, *args)
-        return np.maximum(by_t1 - _heat(rows[ln.start[rows] < t0], t0, *args), 0.0)
+        ln = self.trace.links
+        return crossed(self.routes, rows, ln.start, ln.end, self.weight,
+                       len(self.layout.edges), t0, t1)
+
+
+def crossed(routes, rows, start, end, weight, n_edges, t0, t1):
+    """Per base edge: the traffic (`weight` a message) of the messages `rows` that
+    crossed it between t0 and t1 (a message for the part of its route travelled
+    then)."""
+    args = (routes.of_link, routes.offs, routes.cum, routes.edge, start, end, weight, n_edges)
+    by_t1 = _heat(rows[start[rows] <= t1], t1, *args)
+    return np.maximum(by_t1 - _heat(rows[start[rows] < t0], t0, *args), 0.0)
+
+
+def edge_difference(a, b, layout, window=None):
+    """Per edge of run `a`'s `layout`: run `b`'s traffic across it less `a`'s (bytes,
+    1 a message of unknown size), b's messages placed by their ends' container names
+    in `a` (those whose ends `a` lacks left out); over `window` read from each run's
+    start, else each run whole. Returns (difference, its unit, messages of b left
+    out)."""
+    from ..analysis.compare import run_start
+    names = {}
+    for c in range(len(a.containers)):
+        names.setdefault(a.display_name("containers", c), c)
+    mate = np.array([names.get(b.display_name("containers", c), -1)
+                     for c in range(len(b.containers))], np.int64)
+    out, sized = [], []
+    for run, ends in ((a, None), (b, mate)):
+        ln = run.links
+        src, dst = ln.start_container.astype(np.int64), ln.end_container.astype(np.int64)
+        if ends is not None:
+            src, dst = ends[src], ends[dst]
+        rows = np.flatnonzero((src >= 0) & (dst >= 0))
+        size = link_bytes(run)
+        ok = np.isfinite(size) & (size > 0)
+        sized.append(ok[rows])
+        weight = np.where(ok, size, 1.0)
+        t0, t1 = (run.start_time, run.end_time) if window is None else \
+            (run_start(run) + window[0] - run_start(a), run_start(run) + window[1] - run_start(a))
+        out.append(crossed(Routes(layout, np.maximum(src, 0), np.maximum(dst, 0)), rows,
+                           ln.start, ln.end, weight, len(layout.edges), t0, t1))
+        left_out = len(ln) - len(rows)
+    sized = np.concatenate(sized)
+    unit = "B" if sized.all() else "messages" if not sized.any() else "B, 1 a message unsized"
+    return out[1] - out[0], unit, left_out
 
 
 @njit(cache=True)

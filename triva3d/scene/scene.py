@@ -49,6 +49,7 @@ class Scene:
         self._moving, self._pixel = False, 1
         self._particles = None  # particles.Particles, made when first needed
         self._keys = (None, None)  # what the legend says of particles and heat
+        self._difference = (None, None)  # (its key, the edges' B - A, its legend line)
         edges, image = base.edges(layout, g.extent)
         ground = [polydata.actor(pd, line_width=1) for pd in (
             edges, base.nodes(layout, g.extent), base.borders(layout, g.extent),
@@ -157,8 +158,9 @@ class Scene:
         window = state.routes or (self.layout.base == "appgraph"
                                   and 0 < len(self.layout.edges) <= entities.EDGE_LIMIT)
         hot = now if on and state.heat else g.frame.t1 if window else None
+        diff = self._edge_difference(state) if hot is None else None
         keys = (state.particles if on else None,
-                None if hot is None else
+                diff[1] if diff is not None else None if hot is None else
                 f"{'so far' if on and state.heat else 'of the window'} "
                 f"({self._particles_of().unit})")
         if keys != self._keys:
@@ -189,7 +191,27 @@ class Scene:
         strips = None
         if hot is not None and len(self.layout.edges):
             strips = base.heat(self.layout, g.extent, self._particles_of().heat(g, hot))
+        elif diff is not None:
+            strips = base.difference(self.layout, g.extent, diff[0])
         self._set("heat", [] if strips is None else [polydata.actor(strips)])
+
+    def _edge_difference(self, state):
+        """With a second run coloured by a difference: per base edge, B's traffic
+        across it less A's (particles.edge_difference), and the legend's line; None
+        otherwise (made once a window)."""
+        g = self.geometry
+        if g.other is None or not g.color_by.startswith("difference") \
+                or not len(self.layout.edges) or self.layout.route is None:
+            return None
+        key = (id(g.other), state.window)
+        if self._difference[0] != key:
+            from .particles import edge_difference
+            d, unit, left = edge_difference(self.trace, g.other, self.layout, state.window)
+            top = float(np.abs(d).max(initial=0.0))
+            text = (f"edges: B - A traffic, blue less, red more (widest {top:.3g} {unit})"
+                    + (f"; {left} of B's messages unplaced" if left else ""))
+            self._difference = (key, (d / top if top > 0 else d, text))
+        return self._difference[1]
 
     def legend_entries(self):
         """The keys of the picture (see Geometry.legend_entries), with what the
