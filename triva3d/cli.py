@@ -840,9 +840,8 @@ def parser():
                     help="the field naming the parent task (default 'Parent GUID')")
     tk.add_argument("-o", "--output", required=True, metavar="OUT.csv|OUT.svg|OUT.png|OUT.dot")
 
-    from .analysis import CELLS, FUNCTIONS
-    from .analysis.timeslice import NESTED
-    from .panels.treemap import SIZE
+    from .analysis import CELLS, FUNCTIONS, NESTED
+    from .panels import SIZE
     tm = trace_command("treemap", cmd_treemap, "the Time-Slice treemap: a time interval "
                        "summarized per container, aggregated to a level, as PNG, SVG or CSV")
     tm.add_argument("--slice", type=_window, metavar="T0:T1",
@@ -991,8 +990,7 @@ def add_time_unit(c):
 
 def add_base_options(c):
     """Options that choose the base and the matcher's rules (shared by commands)."""
-    from .bases import BASES, PROGRAMS
-    from .bases.graphlayout import NEATO_MAX
+    from .bases import BASES, NEATO_MAX, PROGRAMS
     from .viewstate import ViewState
     c.add_argument("--topology", metavar="FILE",
                    help="topology: .dot/.gv, SimGrid .xml, a SimGrid platform trace, or a "

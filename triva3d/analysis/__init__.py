@@ -5,6 +5,8 @@ FUNCTIONS = ("sum", "max", "min", "mean")
 #: What links add to their ends in a Time-Slice (analysis.timeslice, eqs. 4.4-4.5),
 #: the columns of `Slice.links_out` and `Slice.links_in`.
 LINK_MEASURES = ("count", "bytes", "time", "throughput", "rate", "peers")
+#: How a state's time counts the states nested in it (analysis.timeslice).
+NESTED = ("exclusive", "inclusive")
 #: What a Time-Slice treemap's cells are (panels.treemap): `link` is bytes where the
 #: links have sizes, else count.
 CELLS = ("state", "variable", "link", "event") + tuple(f"link:{m}" for m in LINK_MEASURES)

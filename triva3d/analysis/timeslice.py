@@ -33,15 +33,13 @@ import numpy as np
 from numba import njit
 
 from ..errors import OptionsError
-from . import LINK_MEASURES
+from . import LINK_MEASURES, NESTED
 from ..trace import Kind
 from .metrics import link_bytes
 from .roles import platform_link_types
 
 #: The measures that need the links' Size.
 SIZED = ("bytes", "throughput", "rate")
-#: How a state's time counts the states nested in it.
-NESTED = ("exclusive", "inclusive")
 
 
 @njit(cache=True)

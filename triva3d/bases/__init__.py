@@ -8,6 +8,8 @@ import sys
 BASES = ("topology", "appgraph", "treemap", "timeline")
 #: Graphviz layout programs (bases.graphlayout).
 PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
+#: Above this many nodes the default is sfdp: neato and circo become very slow.
+NEATO_MAX = 500
 
 
 @contextlib.contextmanager

@@ -15,9 +15,7 @@ import numpy as np
 from .. import cache
 from ..errors import OptionsError, TraceError
 from ..output import atomic
-from . import PROGRAMS
-#: Above this many nodes the default is sfdp: neato and circo become very slow.
-NEATO_MAX = 500
+from . import NEATO_MAX, PROGRAMS
 FORMAT = 2
 #: neato removes overlaps by scaling; the bundled Graphviz cannot remove them in
 #: fdp and sfdp (no triangulation library), so `_spread` makes room afterwards.

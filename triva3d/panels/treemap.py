@@ -29,9 +29,8 @@ from ..errors import OptionsError
 from ..output import writing
 from ..theme import BACKGROUND_RGB, SELECTION_RGB, TEXT_RGB
 from ..trace import Kind
+from . import SIZE
 
-#: Pictures' default size in pixels (SVG: in points).
-SIZE = (1000, 1000)
 LINK_RGB = {"out": (230, 120, 60), "in": (70, 150, 220)}
 LABEL_PX = 12  # label font size in pixels
 
