@@ -841,6 +841,15 @@ def test_compare_with_colours_by_the_difference(qtbot, tmp_path):
     assert w.state.compare == str(b) and w.state.color_by == "difference:state:compute"
     assert w.geometry.other is not None and w.geometry.metric().signed
     assert any(t.startswith("B - A state:compute") for t, _ in w.geometry.legend_entries())
+    # dropping a run with Shift held compares with it; without, it opens
+    c = tmp_path / "c.trace"
+    write(sigovan("noisy", ranks=16, iterations=2), c)
+    mime = QtCore.QMimeData()
+    mime.setUrls([QtCore.QUrl.fromLocalFile(str(c))])
+    drop = QtGui.QDropEvent(QtCore.QPointF(10, 10), QtCore.Qt.CopyAction, mime,
+                            QtCore.Qt.LeftButton, QtCore.Qt.ShiftModifier)
+    w.dropEvent(drop)
+    assert w.state.compare == str(c) and w.trace.source == str(a)
 
 
 def test_the_details_dock_shows_a_picked_tasks_chain(qtbot, tmp_path):

@@ -408,8 +408,14 @@ class MainWindow(QtWidgets.QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event):
+        """Open what is dropped; a trace dropped with Shift held, while one is open,
+        is compared with it (File > Compare with...)."""
+        compare = bool(event.modifiers() & QtCore.Qt.ShiftModifier) and self.trace is not None
         for url in event.mimeData().urls():
-            self.open_any(url.toLocalFile())
+            if compare:
+                self.compare_with(url.toLocalFile())
+            else:
+                self.open_any(url.toLocalFile())
 
     def open_any(self, path):
         """A dropped or given file: a view (.json, a trace open), a trace or a topology
