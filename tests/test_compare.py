@@ -167,11 +167,12 @@ def test_colour_by_difference_in_3d(paje, tmp_path):
 
 
 def test_two_runs_side_by_side(paje, tmp_path):
-    """Issue 32.3-32.4: A (0..112 s: its containers begin at 0) beside B (0..12 s) and
-    B2 (0..224 s): normalised, each run's length over the same height, and a window
-    moved to each run's start and scaled to its length; absolute, B2 twice as high as
-    A through one camera (B2's, the longer); B in A's colours by name; the picture
-    twice as wide; the command line needs --compare; a movie of both unfolding."""
+    """Issue 32.3-32.4: A (active 100..112 s) beside B (0..12 s) and B2 (0..224 s),
+    each from its first activity: normalised, each run's length over the same height,
+    a window moved to each run's start and scaled to its length; absolute, B2 19 times
+    as high as A through one camera (B2's, the longer), and with a window the same
+    seconds at the same height; B in A's colours by name; the picture twice as wide;
+    the command line needs --compare; a movie of both unfolding together."""
     from triva3d import ViewState
     from triva3d.sidebyside import SideBySide
     a = paje(A)
@@ -182,21 +183,29 @@ def test_two_runs_side_by_side(paje, tmp_path):
     img = pair.render()
     assert img.shape == (240, 640, 3)
     (ga, gb) = (v.scene.geometry for v in pair.views)
+    assert (ga.frame.t0, ga.frame.t1, gb.frame.t0, gb.frame.t1) == (100, 112, 0, 12)
     assert ga.frame.height == pytest.approx(gb.frame.height)
     red = {v: tuple(g.value_rgb[g.trace.find("values", "Running")[0]]) for v, g in
            (("a", ga), ("b", gb))}
     assert red["a"] == red["b"]
     pair.close()
     pair = SideBySide(a, b2, ViewState(compare=b2.source, side_by_side="normalised",
-                                       window=(28.0, 56.0)), size=(320, 240))
+                                       window=(103.0, 106.0)), size=(320, 240))
     assert pair.views[1].state.window == (56.0, 112.0)  # a quarter to a half of each
     pair.close()
     pair = SideBySide(a, b2, ViewState(compare=b2.source, side_by_side="absolute"),
                       size=(320, 240))
     pair.render()
     ga, gb = (v.scene.geometry for v in pair.views)
-    assert gb.frame.height == pytest.approx(2 * ga.frame.height)
+    assert gb.frame.height == pytest.approx(224 / 12 * ga.frame.height)
     assert pair.views[0].camera == pair.views[1].camera
+    pair.close()
+    pair = SideBySide(a, b2, ViewState(compare=b2.source, side_by_side="absolute",
+                                       window=(102.0, 104.0)), size=(320, 240))
+    pair.render()
+    ga, gb = (v.scene.geometry for v in pair.views)
+    assert pair.views[1].state.window == (2.0, 4.0)
+    assert gb.frame.height == pytest.approx(ga.frame.height)  # 2 s each: the same height
     pair.close()
     out = tmp_path / "s.png"
     run = [sys.executable, "-m", "triva3d.cli"]
@@ -206,9 +215,12 @@ def test_two_runs_side_by_side(paje, tmp_path):
     assert r.returncode == 0, r.stderr
     from PIL import Image
     assert Image.open(out).size == (640, 240)
-    bad = subprocess.run(run + ["render", a.source, "--side-by-side", "absolute", "-o",
-                                str(out)], capture_output=True, text=True)
-    assert bad.returncode == 2 and "side by side needs a second run" in bad.stderr
+    for extra, why in ((["--side-by-side", "absolute"], "side by side needs a second run"),
+                       (["--compare", b.source, "--color-by", "difference:state:Running",
+                         "--time", "logical"], "a difference compares the runs in seconds")):
+        bad = subprocess.run(run + ["render", a.source, *extra, "-o", str(out)],
+                             capture_output=True, text=True)
+        assert bad.returncode == 2 and why in bad.stderr, bad.stderr
     movie = tmp_path / "m.gif"
     r = subprocess.run(run + ["animate", a.source, "--compare", b2.source, "--side-by-side",
                               "normalised", "--unfold", "--duration", "1", "--fps", "4",

@@ -65,3 +65,10 @@ def test_an_unreachable_scheduler_and_a_damaged_partition(stored, tmp_path, monk
     part.write_bytes(part.read_bytes()[:100])
     with pytest.raises(TraceError, match=r"part-0.parquet: not a readable store partition"):
         state_slice(str(bad))
+    (bad / "values.parquet").write_bytes(b"PAR1")
+    with pytest.raises(TraceError, match=r"bad: not a readable triva3d store"):
+        state_slice(str(bad))
+    with pytest.raises(TraceError, match="not a triva3d store"):
+        state_slice(str(tmp_path))
+    with pytest.raises(OptionsError, match="time window 2:1 ends before it starts"):
+        state_slice(store, (2.0, 1.0))

@@ -69,6 +69,8 @@ def test_the_intervals_command(paje, tmp_path, trace_file):
                        (["--counter", "Var", "--range", "1:2", "-o", str(tmp_path / "b.svg")],
                         "--range brushes a histogram's durations"),
                        (["--value", "run", "--range", "2:1", "-o", str(tmp_path / "h.svg")],
-                        "range '2:1' ends before it starts")):
+                        "range '2:1' ends before it starts"),
+                       (["--value", "run", "--range", "nan:1", "-o", str(tmp_path / "h.csv")],
+                        "expected LO:HI (durations)")):
         r = subprocess.run(run + extra, capture_output=True, text=True)
         assert r.returncode == 2 and why in r.stderr, r.stderr

@@ -5,6 +5,7 @@ Bad input prints one line `triva3d: error: FILE:LINE: reason` and exits 2.
 import argparse
 import errno
 import json
+import math
 import os
 import sys
 import time
@@ -239,6 +240,8 @@ def _bounds(what, form):
     def parse(text):
         try:
             a, b = (float(v) for v in text.split(":"))
+            if not (math.isfinite(a) and math.isfinite(b)):
+                raise ValueError
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {form}, got {text!r}") from None
         if b < a:
@@ -365,6 +368,9 @@ def _state(args):
     from .viewstate import ViewState
     state = ViewState.load(args.state) if args.state else ViewState()
     state.update(**_fields(args))
+    if getattr(args, "time", None) == "logical" and state.color_by.startswith("difference"):
+        raise OptionsError("a difference compares the runs in seconds: not with --time "
+                           "logical (side by side aligns two runs step for step)")
     if args.no_labels:
         state.labels = False
     if args.routes:
@@ -393,6 +399,8 @@ def cmd_render(args):
         for line in pair.warnings():
             print(f"triva3d: warning: {line}", file=sys.stderr)
         pair.save(args.output)
+        if args.save_state:
+            state.save(args.save_state)
         print(f"{args.output}: {pair.summary()} in {time.perf_counter() - t0:.2f} s",
               file=sys.stderr)
         return
@@ -414,6 +422,8 @@ def _pair(args, trace, state):
     from .sidebyside import SideBySide
     if state.compare is None:
         raise OptionsError("side by side needs a second run: give --compare B")
+    if getattr(args, "encoding", None) == "events":
+        raise OptionsError("side by side films the 3D scenes: not with --encoding events")
     other, _ = _load(args, path=state.compare)
     return SideBySide(trace, other, state, size=args.size, quality=args.quality)
 

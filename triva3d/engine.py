@@ -68,10 +68,17 @@ def state_slice(store, window=None, address=None):
     the whole trace), reduced bucket by bucket as Dask tasks."""
     import dask
     import pyarrow.parquet as pq
-    values = pq.read_table(os.path.join(store, "values.parquet")).column("type").to_numpy()
-    types = pq.read_table(os.path.join(store, "types.parquet")).column("kind").to_numpy()
-    containers = pq.read_table(os.path.join(store, "containers.parquet"),
-                               columns=["start", "end"])
+    from .store import is_store
+    if not is_store(store):
+        raise TraceError(str(store), None, "not a triva3d store (triva3d ingest writes one)")
+    try:
+        values = pq.read_table(os.path.join(store, "values.parquet")).column("type").to_numpy()
+        types = pq.read_table(os.path.join(store, "types.parquet")).column("kind").to_numpy()
+        containers = pq.read_table(os.path.join(store, "containers.parquet"),
+                                   columns=["start", "end"])
+    except Exception as e:  # untrusted: any damage
+        raise TraceError(str(store), None, f"not a readable triva3d store: "
+                                           f"{e or type(e).__name__}") from None
     state_values = np.flatnonzero(types[values] == Kind.STATE)
     col = np.full(len(values), -1, np.int32)
     col[state_values] = np.arange(len(state_values), dtype=np.int32)
@@ -79,6 +86,8 @@ def state_slice(store, window=None, address=None):
         window = (float(containers.column("start").to_numpy()[0]),
                   float(containers.column("end").to_numpy()[0]))
     t0, t1 = window
+    if t1 < t0:
+        raise OptionsError(f"time window {t0:g}:{t1:g} ends before it starts")
     files = sorted(glob.glob(os.path.join(store, "states", "bucket=*", "*.parquet")))
     tasks = [dask.delayed(_bucket_states)(f, t0, t1, col) for f in files]
     c = client(address)

@@ -39,29 +39,37 @@ class SideBySide:
         return same
 
     def _span(self, i):
+        """Run i's start (its first activity, as compare reads it) and length."""
+        from .analysis.compare import run_start
         run = self.runs[i]
-        return run.start_time, run.end_time - run.start_time
+        start = run_start(run)
+        return start, run.end_time - start
 
     def _state_of(self, i):
         """Run i's own ViewState: the shared one, its times moved to run i's start
-        (and scaled to its length when normalised), no second run."""
+        (and scaled to its length when normalised), no second run; absolute, its
+        height over the same seconds as the other's."""
         s = self.state.copy()
         s.update(compare=None, side_by_side=None,
                  colors={**self._colours, **self.state.colors} if i else self.state.colors)
         start, length = self._span(i)
         a_start, a_length = self._span(0)
-        ratio = length / a_length if self.state.side_by_side == "normalised" and a_length > 0 \
-            else 1.0
+        absolute = self.state.side_by_side == "absolute"
+        ratio = 1.0 if absolute or a_length <= 0 else length / a_length
 
         def moved(t):
             return start + (t - a_start) * ratio
-        if s.window is not None:
-            s.window = tuple(moved(t) for t in s.window)
+        # each run from its first activity (its containers may begin long before)
+        s.window = (start, start + length) if s.window is None or length <= 0 else \
+            tuple(moved(t) for t in s.window)
         if s.now is not None:
             s.now = moved(s.now)
-        if self.state.side_by_side == "absolute":
+        if absolute and self.state.window is None:  # each run whole: the longer is taller
             longest = max(self._span(k)[1] for k in range(2))
-            s.scale = self.state.scale * (length / longest if longest > 0 else 1.0)
+            if length <= 0:
+                raise OptionsError(f"{self.runs[i].source}: the run has no length to draw "
+                                   "at the same seconds as the other")
+            s.scale = self.state.scale * length / longest
         return s
 
     def _cameras(self):

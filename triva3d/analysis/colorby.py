@@ -104,12 +104,9 @@ def per_cell(metric, trace, window, node_of, columns):
 def _difference(a, b, metric, window, slicer=None):
     """Per container of `a`, B's Time-Slice `metric` less A's (the container, or the
     nearest above it carrying the metric, matched by name in `b`; NaN: none)."""
-    from .compare import run_start
+    from .compare import moved
     from .timeslice import Slicer
-    wa = wb = None  # (no window: each run whole)
-    if window is not None:
-        sa, sb = run_start(a), run_start(b)
-        wa, wb = window, (sb + window[0] - sa, sb + window[1] - sa)
+    wa, wb = window, moved(window, a, b)  # (no window: each run whole)
     va, ca = (slicer or Slicer(a)).slice(wa).metric(metric)
     vb, cb = Slicer(b).slice(wb).metric(metric)
     carrier = nearest_carrier(a.containers.parent, ca)

@@ -42,6 +42,14 @@ def run_start(trace):
     return float(min(firsts)) if firsts else trace.start_time
 
 
+def moved(window, a, b):
+    """`window` of run `a` read in run `b` from each run's start (None: None)."""
+    if window is None:
+        return None
+    sa, sb = run_start(a), run_start(b)
+    return (sb + window[0] - sa, sb + window[1] - sa)
+
+
 def _numbers(trace, window, level, how):
     """{container name: {what: number}} at `level` of `trace` in `window` (offsets
     from the run's start)."""

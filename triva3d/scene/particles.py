@@ -160,31 +160,32 @@ def edge_difference(a, b, layout, window=None):
     in `a` (those whose ends `a` lacks left out); over `window` read from each run's
     start, else each run whole. Returns (difference, its unit, messages of b left
     out)."""
-    from ..analysis.compare import run_start
+    from ..analysis.compare import moved
+    from ..analysis.roles import platform_link_types
     names = {}
     for c in range(len(a.containers)):
         names.setdefault(a.display_name("containers", c), c)
     mate = np.array([names.get(b.display_name("containers", c), -1)
                      for c in range(len(b.containers))], np.int64)
-    out, sized = [], []
-    for run, ends in ((a, None), (b, mate)):
+    runs = []
+    for run, ends in ((a, None), (b, mate)):  # the messages (not platform links) placed
         ln = run.links
         src, dst = ln.start_container.astype(np.int64), ln.end_container.astype(np.int64)
         if ends is not None:
             src, dst = ends[src], ends[dst]
-        rows = np.flatnonzero((src >= 0) & (dst >= 0))
+        message = ~platform_link_types(run)[ln.type]
         size = link_bytes(run)
-        ok = np.isfinite(size) & (size > 0)
-        sized.append(ok[rows])
-        weight = np.where(ok, size, 1.0)
-        t0, t1 = (run.start_time, run.end_time) if window is None else \
-            (run_start(run) + window[0] - run_start(a), run_start(run) + window[1] - run_start(a))
+        runs.append((run, src, dst, np.flatnonzero(message & (src >= 0) & (dst >= 0)), size,
+                     int(message.sum())))
+    sized = all((np.isfinite(s[r]) & (s[r] > 0)).all() for _, _, _, r, s, _ in runs)
+    out = []
+    for run, src, dst, rows, size, _ in runs:  # bytes where every message has a size
+        weight = np.nan_to_num(size, nan=1.0) if sized else np.ones(len(size))
+        t0, t1 = (run.start_time, run.end_time) if window is None else moved(window, a, run)
         out.append(crossed(Routes(layout, np.maximum(src, 0), np.maximum(dst, 0)), rows,
-                           ln.start, ln.end, weight, len(layout.edges), t0, t1))
-        left_out = len(ln) - len(rows)
-    sized = np.concatenate(sized)
-    unit = "B" if sized.all() else "messages" if not sized.any() else "B, 1 a message unsized"
-    return out[1] - out[0], unit, left_out
+                           run.links.start, run.links.end, weight, len(layout.edges), t0, t1))
+    left_out = runs[1][5] - len(runs[1][3])
+    return out[1] - out[0], "B" if sized else "messages", left_out
 
 
 @njit(cache=True)

@@ -203,12 +203,13 @@ class Scene:
         if g.other is None or not g.color_by.startswith("difference") \
                 or not len(self.layout.edges) or self.layout.route is None:
             return None
-        key = (id(g.other), state.window)
+        key = (state.compare, state.window)
         if self._difference[0] != key:
             from .particles import edge_difference
             d, unit, left = edge_difference(self.trace, g.other, self.layout, state.window)
             top = float(np.abs(d).max(initial=0.0))
-            text = (f"edges: B - A traffic, blue less, red more (widest {top:.3g} {unit})"
+            text = ((f"edges: B - A traffic, blue less, red more (widest {top:.3g} {unit})"
+                     if top > 0 else "edges: the same traffic in B as in A")
                     + (f"; {left} of B's messages unplaced" if left else ""))
             self._difference = (key, (d / top if top > 0 else d, text))
         return self._difference[1]
