@@ -394,17 +394,8 @@ def cmd_render(args):
     state = _state(args)
     trace, _ = _load(args)
     _report(trace)
-    if state.side_by_side:
-        pair = _pair(args, trace, state)
-        for line in pair.warnings():
-            print(f"triva3d: warning: {line}", file=sys.stderr)
-        pair.save(args.output)
-        if args.save_state:
-            state.save(args.save_state)
-        print(f"{args.output}: {pair.summary()} in {time.perf_counter() - t0:.2f} s",
-              file=sys.stderr)
-        return
-    view = View(trace, state, size=args.size, quality=args.quality)
+    view = _pair(args, trace, state) if state.side_by_side else \
+        View(trace, state, size=args.size, quality=args.quality)
     for line in view.warnings():
         print(f"triva3d: warning: {line}", file=sys.stderr)
     for line in view.notes():

@@ -98,7 +98,10 @@ class SideBySide:
         return " | ".join(f"{v.trace.source}: {v.summary()}" for v in self.views)
 
     def warnings(self):
-        return [line for v in self.views for line in v.warnings()]
+        return [f"{v.trace.source}: {line}" for v in self.views for line in v.warnings()]
+
+    def notes(self):
+        return [f"{v.trace.source}: {line}" for v in self.views for line in v.notes()]
 
     def close(self):
         for v in self.views:
