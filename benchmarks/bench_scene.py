@@ -101,13 +101,16 @@ def main():
     v.render()
     hide = lambda s, i: setattr(s, "hidden", (("Running", "MPI")[i % 2],))  # noqa: E731
     line(f"one state value hidden + frame, {n:.0e} states (LOD)", *updates(v, hide))
-    line("  the update alone (geometry and actors)", *updates(v, hide, frame=False))
+    line("  the update alone (geometry and actors)",  # starting on the other value
+         *updates(v, lambda s, i: hide(s, i + 1), frame=False))
     line(f"time scale changed + frame, {n:.0e} states (LOD)",
          *updates(v, lambda s, i: setattr(s, "scale", 1.5 if i % 2 == 0 else 1.0)))
 
     tr = make_trace(nb, nl // 10, n_procs=1000)
     v = View(tr, ViewState(base="treemap"), SIZE)
-    assert v.scene.geometry.states.mode == "exact"
+    if v.scene.geometry.states.mode != "exact":
+        print(f"{nb:.0e} boxes are drawn in level of detail: exact-box figures skipped")
+        return
     v.render()
     line(f"frame after a move, {nb:.0e} exact boxes + {nl // 10:.0e} links, still", *frames(v))
     v.scene.set_moving(True)
