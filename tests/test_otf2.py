@@ -677,6 +677,45 @@ def test_the_aggregated_gantt_worked_by_hand(tmp_path):
         gantt(tk, t, 3)
 
 
+def test_brushed_intervals_in_the_gantt_worked_by_hand(tmp_path):
+    """otf2gen.apex_tasks: "fib" intervals last 100 (task 2), 20 (task 4) and 50 ns
+    (task 3's two pieces); brushing 40-60 ns chooses task 3's pieces alone. At depth
+    1 only task 3's bar holds them, one worker at 320 and 420, none at 200; at depth
+    0 task 1's tree holds them (fib nested in hpx_main counts once) and the orphan's
+    not. The SVG outlines that bar and draws one line; the CLI does the same."""
+    from triva3d.analysis.intervals import durations
+    from triva3d.analysis.tasks import gantt, tasks
+    from triva3d.panels.gantt import svg
+    otf2gen.apex_tasks(tmp_path / "apex")
+    t = load(tmp_path / "apex", cache=False)
+    tk = tasks(t)
+    brushed = durations(t, "fib").mask(40 * NS, 60 * NS, len(t.states))
+    assert [tk.id_text(i) for i in tk.running(brushed)] == ["3"]
+    ns = lambda x: (x - 100) * NS  # noqa: E731
+    at = np.array([ns(x) for x in (200, 320, 420)])
+    edges = np.sort(np.r_[at - 1e-12, at + 1e-12])
+    g = gantt(tk, t, 1, brushed)
+    assert g.holds.tolist() == [False, True, False]
+    assert np.allclose(g.chosen_use(edges)[::2], [[0, 0, 0], [0, 1, 0], [0, 1, 0]])
+    assert np.allclose(g.use(edges)[::2], [[1, 0, 0], [0, 1, 0], [0, 1, 0]])
+    g0 = gantt(tk, t, 0, brushed)
+    assert g0.holds.tolist() == [True, False]
+    assert np.allclose(g0.chosen_use(edges)[::2, 0], [0, 1, 1])
+    text = svg(g, tk, t, tk.running(brushed), chosen_text="fib 40-60 ns")
+    assert text.count("<polyline") == 1 and text.count('stroke-width="2"') == 1
+    assert "white line: fib 40-60 ns" in text
+    out = tmp_path / "g.svg"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "tasks", str(tmp_path / "apex"),
+                        "--gantt", "1", "--intervals", "fib:4e-8:6e-8", "-o", str(out),
+                        "--no-cache"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "1 tasks of 6" in r.stderr and out.read_text().count("<polyline") == 1
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "tasks", str(tmp_path / "apex"),
+                        "--task", "3", "--intervals", "fib:0:1", "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "not allowed with argument" in r.stderr
+
+
 TASKS_PAJE = """%EventDef PajePushState 30
 % Time date
 % Container string

@@ -92,20 +92,28 @@ def cmd_tasks(args):
                            "their execution tree as .svg, .png or .dot")
     trace, _ = _load(args)
     tk = tasks(trace, guid=args.guid, parent=args.parent)
-    chosen = focus = None
+    chosen = focus = states = None
     if args.task is not None:
         try:
             focus = tk.find(args.task)
             chosen = tk.lineage(focus)
         except ValueError:
             raise OptionsError(f"task {args.task}: no such GUID in {trace.source}") from None
+    if args.intervals is not None:
+        from .analysis.intervals import durations
+        value, lo, hi = args.intervals
+        states = durations(trace, value).mask(lo, hi, len(trace.states))
+        chosen = tk.running(states)
     if args.gantt is not None:
         from .analysis.tasks import gantt
         from .panels.distribution import save
         from .panels.gantt import svg
         if suffix not in (".svg", ".png"):
             raise OptionsError(f"{args.output}: an aggregated Gantt is written as .svg or .png")
-        save(svg(gantt(tk, trace, args.gantt), tk, trace, chosen), args.output)
+        text = None if states is None else (f"{value} intervals of {lo:.4g} to {hi:.4g} "
+                                            f"{trace.unit()}")
+        save(svg(gantt(tk, trace, args.gantt, states), tk, trace, chosen, chosen_text=text),
+             args.output)
     elif suffix == ".csv":
         tk.write_csv(args.output, trace, chosen)
     else:
@@ -828,8 +836,13 @@ def parser():
     tk = trace_command("tasks", cmd_tasks, "tasks of a many-task run (Traveler): a row per "
                        "task (pieces joined by GUID, parent, time running), or the execution "
                        "tree drawn by Graphviz")
-    tk.add_argument("--task", type=int, metavar="GUID",
-                    help="only this task's chain: its ancestors and its descendants")
+    which = tk.add_mutually_exclusive_group()
+    which.add_argument("--task", type=int, metavar="GUID",
+                       help="only this task's chain: its ancestors and its descendants")
+    which.add_argument("--intervals", type=_intervals, metavar="VALUE:LO:HI",
+                       help="only the tasks running the intervals of this state value that "
+                            "last LO to HI (a brush of `triva3d intervals`); in the Gantt, "
+                            "their utilization as a white line in the bars holding them")
     tk.add_argument("--gantt", type=_depth, metavar="DEPTH",
                     help="the aggregated Gantt instead (Traveler): a bar per subtree at this "
                          "depth of the execution tree (0: the roots), packed into rows, "

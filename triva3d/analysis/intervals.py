@@ -34,6 +34,12 @@ class Durations:
         """The rows whose duration lies in [lo, hi]."""
         return self.rows[(self.seconds >= lo) & (self.seconds <= hi)]
 
+    def mask(self, lo, hi, n_states):
+        """A mask over the trace's `n_states` states: those `within(lo, hi)`."""
+        out = np.zeros(n_states, bool)
+        out[self.within(lo, hi)] = True
+        return out
+
     def write_csv(self, path, trace, rows):
         """container,value,start,end,duration of the state `rows` as CSV."""
         import csv

@@ -162,6 +162,11 @@ class Tasks:
         the states nested in them that are not another task's)."""
         return np.isin(self.task_of, np.asarray(chosen)) & (self.task_of >= 0)
 
+    def running(self, states):
+        """The tasks (indices, sorted) that the states of mask `states` belong to."""
+        of = self.task_of[states]
+        return np.unique(of[of >= 0])
+
     def id_text(self, i):
         return str(int(self.ids[i]) % (1 << 64))
 
@@ -266,13 +271,17 @@ class Gantt:
     the execution tree at `depth` (a task there and its descendants), from its first
     start to its last end, packed greedily into rows (each bar in the lowest row free
     at its start); `counts` how many containers run the subtree's tasks over time
-    (the deepest state counted: each container once)."""
+    (the deepest state counted: each container once), `chosen` the same for chosen
+    states alone (brushed intervals, say: the instants a container's deepest state is
+    one of them), None where none is chosen."""
     depth: int
     root: np.ndarray
     start: np.ndarray
     end: np.ndarray
     row: np.ndarray
     counts: object
+    chosen: object = None
+    holds: np.ndarray = None
 
     def __len__(self):
         return len(self.root)
@@ -281,10 +290,15 @@ class Gantt:
         """(bins, bars) mean containers busy in each bar's subtree between `edges`."""
         return self.counts.means(edges)
 
+    def chosen_use(self, edges):
+        """(bins, bars) the same for the chosen states alone (None: none chosen)."""
+        return None if self.chosen is None else self.chosen.means(edges)
 
-def gantt(tk, trace, depth=1):
+
+def gantt(tk, trace, depth=1, chosen=None):
     """The Gantt of Tasks `tk` of `trace` at `depth` of the execution tree (roots whose
-    tree is shallower give no bar)."""
+    tree is shallower give no bar); `chosen`, a mask over the states, adds their
+    utilization and the bars that hold one (`holds`)."""
     from .overview import Counts
     from .timeslice import nesting_parents
     deepest = int(tk.depth.max(initial=-1))
@@ -315,8 +329,16 @@ def gantt(tk, trace, depth=1):
     st = trace.states
     of = np.where(tk.task_of >= 0, bar[np.maximum(tk.task_of, 0)], -1).astype(np.int32)
     pcol = np.full(len(st), -1, np.int32)
-    if len(st) and st.imbrication.max() > 0:
-        up = nesting_parents(trace)
+    up = nesting_parents(trace) if len(st) and st.imbrication.max() > 0 else None
+    if up is not None:
         pcol[up >= 0] = of[up[up >= 0]]
-    return Gantt(depth, roots, start, end, row,
-                 Counts(of, pcol, st.start, st.end, len(roots)))
+    g = Gantt(depth, roots, start, end, row, Counts(of, pcol, st.start, st.end, len(roots)))
+    if chosen is not None:  # as analysis.overview: a chosen state's time less its
+        ccol = np.where(chosen, of, -1).astype(np.int32)  # chosen children's
+        cpcol = np.full(len(st), -1, np.int32)
+        if up is not None:
+            keep = (up >= 0) & chosen[np.maximum(up, 0)]
+            cpcol[keep] = of[up[keep]]
+        g.chosen = Counts(ccol, cpcol, st.start, st.end, len(roots))
+        g.holds = np.bincount(of[chosen & (of >= 0)], minlength=len(roots)) > 0
+    return g

@@ -2,7 +2,8 @@
 per subtree instance of the execution tree, from its first start to its last end,
 packed into rows; inside each bar, in its root's colour, how many containers run
 its tasks over time (to the height of the most at once anywhere); a chosen task's
-chain outlined."""
+chain outlined; chosen states (brushed intervals) drawn as a line of their own
+utilization inside the bars that hold them, outlined too."""
 import html
 
 import numpy as np
@@ -12,9 +13,10 @@ from ..theme import BACKGROUND_RGB, SELECTION_RGB, TEXT_RGB
 from .distribution import axes, css
 
 
-def svg(g, tk, trace, chosen=None, width=1200, most=900):
+def svg(g, tk, trace, chosen=None, width=1200, most=900, chosen_text="chosen"):
     """The SVG of Gantt `g` of Tasks `tk`, `width` wide and at most `most` high (rows
-    24 pixels high, less where many); the bars holding the tasks `chosen` outlined."""
+    24 pixels high, less where many); the bars holding the tasks `chosen` outlined,
+    and those holding `g`'s chosen states (`chosen_text` says what they are)."""
     rows = int(g.row.max(initial=-1)) + 1
     bh = max(3.0, min(24.0, (most - 74) / max(rows, 1)))  # (many rows: taller than most)
     w, h = width, int(74 + bh * max(rows, 1))
@@ -23,7 +25,7 @@ def svg(g, tk, trace, chosen=None, width=1200, most=900):
     t0, t1 = (float(g.start.min()), float(g.end.max())) if len(g) else (0.0, 1.0)
     t1 = t1 if t1 > t0 else t0 + 1
     edges = np.linspace(t0, t1, int(x1 - x0) + 1)
-    use = g.use(edges)
+    use, mine = g.use(edges), g.chosen_use(edges)
     top = max(float(use.max(initial=0.0)), 1e-12)
     ink = css(np.round(np.array(TEXT_RGB) * 255))
     rgb = colors.value_rgb(trace)
@@ -33,8 +35,9 @@ def svg(g, tk, trace, chosen=None, width=1200, most=900):
            f'<rect width="{w}" height="{h}" fill="{css(BACKGROUND_RGB)}"/>',
            f'<text x="8" y="16" fill="{ink}" font-size="11">{len(g)} subtrees at depth '
            f'{g.depth} in {rows} rows; inside a bar: containers running its tasks (up to '
-           f'{top:.3g} at once)</text>']
-    held = set()
+           f'{top:.3g} at once)' + (f'; white line: {chosen_text}' if mine is not None
+                                      else '') + '</text>']
+    held = set() if g.holds is None else set(np.flatnonzero(g.holds).tolist())
     if chosen is not None:
         bar_of = {int(r): i for i, r in enumerate(g.root.tolist())}
         for t in np.asarray(chosen).tolist():  # the bar whose root is t or above t
@@ -59,12 +62,17 @@ def svg(g, tk, trace, chosen=None, width=1200, most=900):
         k1 = int(np.searchsorted(edges, g.end[i], side="left"))
         k0, k1 = max(k0, 0), min(max(k1, k0 + 1), len(edges) - 1)
         base = top_y + bh - 1
-        pts = [f"{x(edges[k0]):.1f},{base:.1f}"]
-        for k in range(k0, k1):
-            yv = base - (bh - 2) * use[k, i] / top
-            pts += [f"{x(edges[k]):.1f},{yv:.1f}", f"{x(edges[k + 1]):.1f},{yv:.1f}"]
-        pts.append(f"{x(edges[k1]):.1f},{base:.1f}")
-        out.append(f'<polygon points="{" ".join(pts)}" fill="{fill}"/>')
+
+        def steps(u):  # the step line of `u` over the bar's bins, from its base
+            pts = [f"{x(edges[k0]):.1f},{base:.1f}"]
+            for k in range(k0, k1):
+                yv = base - (bh - 2) * u[k, i] / top
+                pts += [f"{x(edges[k]):.1f},{yv:.1f}", f"{x(edges[k + 1]):.1f},{yv:.1f}"]
+            return " ".join(pts + [f"{x(edges[k1]):.1f},{base:.1f}"])
+        out.append(f'<polygon points="{steps(use)}" fill="{fill}"/>')
+        if mine is not None and g.holds[i]:
+            out.append(f'<polyline points="{steps(mine)}" fill="none" '
+                       'stroke="#ffffff" stroke-width="1"/>')
         if b - a > 7 * len(label) and bh >= 12:
             out.append(f'<text x="{a + 3:.1f}" y="{top_y + min(bh - 4, 12):.1f}" '
                        f'fill="{ink}">{html.escape(label)}</text>')

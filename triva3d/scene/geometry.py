@@ -499,13 +499,12 @@ class Geometry:
         if intervals is not None:
             from ..analysis.intervals import durations
             value, lo, hi = intervals
-            rows = durations(self.trace, value).within(lo, hi)
-            brushed = np.zeros(len(keep), bool)
-            brushed[rows] = True
+            brushed = durations(self.trace, value).mask(lo, hi, len(keep))
             keep &= brushed
             links = np.zeros(len(self.trace.links), bool) if links is None else links
             unit = self.trace.unit()
-            texts.append(f"{len(rows)} {value} intervals of {lo:.4g} to {hi:.4g} {unit}")
+            texts.append(f"{int(brushed.sum())} {value} intervals of {lo:.4g} to {hi:.4g} "
+                         f"{unit}")
         self.chosen = Chosen((path, task, intervals), keep, "; ".join(texts) +
                              "; the rest dimmed", links)
 
