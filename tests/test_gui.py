@@ -944,3 +944,40 @@ def test_the_intervals_dock_brushes_durations_for_3d(qtbot, tmp_path):
                   .tolist()) == [20, 50, 50]
     qtbot.mouseDClick(dock.svg, QtCore.Qt.LeftButton, pos=QtCore.QPoint(round(x0 * ratio), y))
     qtbot.waitUntil(lambda: w.state.intervals is None, timeout=PATIENCE_MS)
+
+
+def test_the_view_menu_cuts_a_task_run_by_task_for_the_execution_tree(qtbot, tmp_path):
+    """Issue 31.2: View > By task makes otf2gen.apex_tasks' six tasks containers (the
+    thread's trace comes back unchecked); the tasktree base lays them out parents
+    above children (dot: task 1 above 2, 3 and 6, above 4). Without it, or on a trace
+    without tasks, a dialog, and what was shown stays."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import otf2gen
+    otf2gen.apex_tasks(tmp_path / "apex")
+    w = opened(qtbot, tmp_path / "apex")
+    threads = w.trace
+    w.state.base = "tasktree"
+    w.redraw()
+    assert UNEXPECTED and "View > By task" in UNEXPECTED.pop(), UNEXPECTED
+    assert w.trace is threads and w.state.base != "tasktree", UNEXPECTED
+    w.task_action.setChecked(True)
+    assert "(by task)" in w.windowTitle()
+    names = w.trace.display_names("containers", w.trace.level("Task"))
+    assert names == ["hpx_main 1", "orphan 5", "fib 2", "fib 3", "remote 6", "fib 4"]
+    w.state.base = "tasktree"
+    w.redraw()
+    lay = w.view.scene.geometry.layout
+    assert lay.base == "tasktree"
+    y = {n: lay.node_rects[i, 1] for i, n in enumerate(lay.node_names)}
+    assert y["hpx_main 1"] > y["fib 2"] == y["fib 3"] == y["remote 6"] > y["fib 4"]
+    w.task_action.setChecked(False)
+    assert UNEXPECTED and "View > By task" in UNEXPECTED.pop()  # tasktree needs it
+    assert w.task_action.isChecked() and w.trace.level("Task").size == 6
+    w.state.base = "treemap"
+    w.redraw()
+    w.task_action.setChecked(False)
+    assert w.trace is threads
+    small = opened(qtbot)
+    small.task_action.setChecked(True)
+    assert UNEXPECTED and "no state has a 'GUID' field" in UNEXPECTED.pop()
+    assert not small.task_action.isChecked() and small.trace is small.physical

@@ -716,6 +716,48 @@ def test_brushed_intervals_in_the_gantt_worked_by_hand(tmp_path):
     assert r.returncode == 2 and "not allowed with argument" in r.stderr
 
 
+def test_a_task_run_cut_by_task_worked_by_hand(tmp_path):
+    """otf2gen.apex_tasks cut by task: six containers by depth then start (1, 5; 2, 3,
+    6; 4); task 3's two pieces on its own container, each with the worker that ran
+    it; MPI_Send nested in hpx_main stays in task 1 at depth 1, task 3 nested in
+    hpx_main on worker 0 is at depth 0 on its own; the MPI_Recv of no task and the
+    message are left out (notes); dependencies 1->2 at 150, 2->4 from 250 (task 2
+    ended) to 260, 1->3 at 300, 1->6 at 600. `render --base tasktree` draws it."""
+    from triva3d.analysis.tasks import task_trace
+    from triva3d.trace import check
+    otf2gen.apex_tasks(tmp_path / "apex")
+    t = task_trace(load(tmp_path / "apex", cache=False))
+    assert check(t) is None
+    assert t.display_names("containers", t.level("Task")) == [
+        "hpx_main 1", "orphan 5", "fib 2", "fib 3", "remote 6", "fib 4"]
+    st = t.states
+    rows = [(t.display_name("containers", c), t.display_name("values", v), round(a / NS) + 100,
+             round(b / NS) + 100, int(i), t.names[w]) for c, v, a, b, i, w in
+            zip(st.container, st.value, st.start, st.end, st.imbrication, st.extra["Worker"])]
+    assert rows == [("hpx_main 1", "hpx_main", 100, 900, 0, "worker 0"),
+                    ("hpx_main 1", "MPI_Send", 550, 560, 1, "worker 0"),
+                    ("orphan 5", "orphan", 500, 520, 0, "worker 1"),
+                    ("fib 2", "fib", 150, 250, 0, "worker 1"),
+                    ("fib 3", "fib", 300, 350, 0, "worker 0"),
+                    ("fib 3", "fib", 400, 450, 0, "worker 1"),
+                    ("remote 6", "remote", 600, 700, 0, "worker 2"),
+                    ("fib 4", "fib", 260, 280, 0, "worker 1")]
+    ln = t.links
+    deps = [(t.display_name("containers", a), t.display_name("containers", b),
+             round(s0 / NS) + 100, round(s1 / NS) + 100)
+            for a, b, s0, s1 in zip(ln.start_container, ln.end_container, ln.start, ln.end)]
+    assert deps == [("hpx_main 1", "fib 2", 150, 150), ("fib 2", "fib 4", 250, 260),
+                    ("hpx_main 1", "fib 3", 300, 300), ("hpx_main 1", "remote 6", 600, 600)]
+    assert t.notes[1:] == ["by task: 1 states of no task left out",
+                           "by task: 1 messages left out"]
+    out = tmp_path / "tree.png"
+    r = subprocess.run([sys.executable, "-m", "triva3d.cli", "render", str(tmp_path / "apex"),
+                        "--base", "tasktree", "-o", str(out), "--no-cache"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "8 states (exact), 4 links, 0 events on 6 tasktree nodes" in r.stderr
+
+
 TASKS_PAJE = """%EventDef PajePushState 30
 % Time date
 % Container string

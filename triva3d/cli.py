@@ -30,6 +30,9 @@ def _load(args, as_asked=True, path=None):
     if as_asked and getattr(args, "clusters", None):  # (steps: a column, not a level)
         from .analysis.logical import clustered_trace
         trace = clustered_trace(trace, args.clusters)
+    if getattr(args, "by_task", False) or getattr(args, "base", None) == "tasktree":
+        from .analysis.tasks import task_trace
+        trace = task_trace(trace)
     if getattr(args, "time", None) == "logical":
         from .analysis.logical import logical_trace
         trace = logical_trace(trace)
@@ -882,6 +885,7 @@ def parser():
     tm.add_argument("--highlight", metavar="NODE", help="outline this node and its ancestors")
     add_color_by(tm, "the state cells (each the time-weighted mean over its states)")
     add_clusters(tm)
+    add_by_task(tm)
     add_time_unit(tm)
     tm.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg|OUT.csv")
     return p
@@ -909,6 +913,13 @@ def add_side_by_side(c):
                    help="draw the --compare run B beside this one, each on its base and from "
                         "its own start: normalised (each run's length over the same height) "
                         "or absolute (the same seconds at the same height)")
+
+
+def add_by_task(c):
+    c.add_argument("--by-task", action="store_true",
+                   help="each task of a many-task run (states sharing a GUID) a container, "
+                        "holding its pieces, with its dependencies as links; implied by "
+                        "--base tasktree (the execution tree, parents above children)")
 
 
 def add_clusters(c):
@@ -958,6 +969,7 @@ def add_scene_options(r):
     r.add_argument("--focus-radius", type=_count, metavar="N",
                    help=f"how many messages away from the focus (default {default.focus_radius})")
     add_clusters(r)
+    add_by_task(r)
     r.add_argument("--call-path", metavar="MAIN;A;B",
                    help="draw the states on this call path (and what it calls) in their "
                         "colours, the others dimmed (see triva3d calltree)")
@@ -1010,7 +1022,9 @@ def add_base_options(c):
                    help="topology: .dot/.gv, SimGrid .xml, a SimGrid platform trace, or a "
                         "JSON resource hierarchy (drawn as a treemap)")
     c.add_argument("--base", choices=BASES,
-                   help="what to stand on (default: topology with --topology, else treemap)")
+                   help="what to stand on (default: topology with --topology, else treemap; "
+                        "tasktree: the execution tree of a many-task run, each task a "
+                        "container)")
     c.add_argument("--layout", choices=PROGRAMS, metavar="PROG",
                    help="Graphviz program: " + ", ".join(PROGRAMS) + " (default: positions "
                         f"in the file, else neato up to {NEATO_MAX} nodes, sfdp above)")

@@ -43,6 +43,13 @@ class Names:
     def __len__(self):
         return len(self.offsets) - 1
 
+    def extended(self, words):
+        """These names with `words` appended: (the new Names, the first new code)."""
+        more = Names.of(words)
+        return Names(np.r_[self.arena, more.arena], np.r_[self.offsets,
+                                                          self.offsets[-1] + more.offsets[1:]]), \
+            len(self)
+
     def raw(self, i):
         return self.arena[self.offsets[i]:self.offsets[i + 1]].tobytes()
 

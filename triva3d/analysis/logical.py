@@ -683,15 +683,6 @@ class Morph:
 CLUSTER_TYPE = "Cluster"
 
 
-def _with_words(names, words):
-    """`names` (a Names) with `words` appended: (the new Names, the first new code)."""
-    from ..trace import Names
-    data = [w.encode() for w in words]
-    return (Names(np.r_[names.arena, np.frombuffer(b"".join(data), np.uint8)],
-                  np.r_[names.offsets, names.offsets[-1] + np.cumsum([len(b) for b in data])]
-                  .astype(np.int64)), len(names))
-
-
 def clustered_trace(trace, k, s=None):
     """`trace` with its processes (the containers with communication events) under
     `k` clusters of processes alike in lateness (see clusters), as a hierarchy level
@@ -707,7 +698,7 @@ def clustered_trace(trace, k, s=None):
     n_cl = len(s.medoids) if s.medoids is not None else 0
     words = [CLUSTER_TYPE] + [f"Cluster {c} ({tr.display_name('containers', int(m))})"
                               for c, m in enumerate(s.medoids if n_cl else [])]
-    names, first = _with_words(tr.names, words)
+    names, first = tr.names.extended(words)
     cl_type = len(ty)
     # new containers: the root, the clusters, the processes (parents before children)
     new_of = np.full(len(cont), -1, np.int64)

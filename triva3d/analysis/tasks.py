@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import OptionsError, TraceError
+from ..trace import Kind
 
 #: The user-defined fields naming a piece's task and its parent (APEX's attributes).
 GUID, PARENT = "GUID", "Parent GUID"
@@ -342,3 +343,90 @@ def gantt(tk, trace, depth=1, chosen=None):
         g.chosen = Counts(ccol, cpcol, st.start, st.end, len(roots))
         g.holds = np.bincount(of[chosen & (of >= 0)], minlength=len(roots)) > 0
     return g
+
+
+#: The container type of a trace cut by task (task_trace), and its states' field
+#: naming the container (thread) that ran each.
+TASK_TYPE, WORKER = "Task", "Worker"
+
+
+def task_trace(trace, tk=None):
+    """`trace` cut by task (Traveler's execution tree as a base): one container per
+    task (type TASK_TYPE, named by its region and GUID, under the root, parents before
+    children: by depth, then start), holding its states (its pieces and what they
+    nest that is no other task's, the thread that ran each in field WORKER), and a
+    link `Task dependency` from each parent to each child, from the parent's piece
+    that ran last before the child began; the other entities are left out (notes)."""
+    from ..trace import Trace
+    from .timeslice import nesting_parents
+    tk = tasks(trace) if tk is None else tk
+    st, ty, cont, vals = trace.states, trace.types, trace.containers, trace.values
+    rows = np.flatnonzero(tk.task_of >= 0)
+    order = np.lexsort((tk.start, tk.depth))
+    box = np.empty(len(tk), np.int64)
+    box[order] = 1 + np.arange(len(tk))
+    imb = np.zeros(len(st), np.int64)  # depth among the states of the same task
+    if len(st) and st.imbrication.max() > 0:
+        up = nesting_parents(trace)
+        for d in range(1, int(st.imbrication.max()) + 1):
+            r = np.flatnonzero((st.imbrication == d) & (up >= 0))
+            same = tk.task_of[up[r]] == tk.task_of[r]
+            imb[r[same]] = imb[up[r[same]]] + 1
+    sort = rows[np.lexsort((imb[rows], st.start[rows], box[tk.task_of[rows]]))]
+    # types: the root, Task, the states' types, the dependency link type
+    stypes = np.unique(st.type[rows])
+    new_type = np.full(len(ty), -1, np.int64)
+    new_type[stypes] = 2 + np.arange(len(stypes))
+    link_type = 2 + len(stypes)
+    region = trace.names.displays(vals.name[tk.value])
+    names, first = trace.names.extended(
+        [TASK_TYPE, "Task dependency", "dependency"] +
+        [f"{r} {tk.id_text(i)}" for i, r in enumerate(region)])
+    types = {"kind": np.r_[ty.kind[0], Kind.CONTAINER, ty.kind[stypes], Kind.LINK],
+             "parent": np.r_[-1, 0, np.ones(len(stypes)), 0],
+             "name": np.r_[ty.name[0], first, ty.name[stypes], first + 1],
+             "alias": np.r_[ty.alias[0], -1, ty.alias[stypes], -1],
+             "start_type": np.r_[-1, -1, np.full(len(stypes), -1), 1],
+             "end_type": np.r_[-1, -1, np.full(len(stypes), -1), 1]}
+    kept_vals = np.flatnonzero(np.isin(vals.type, stypes))
+    new_val = np.full(len(vals), -1, np.int64)
+    new_val[kept_vals] = np.arange(len(kept_vals))
+    values = {"type": np.r_[new_type[vals.type[kept_vals]], link_type],
+              "name": np.r_[vals.name[kept_vals], first + 2],
+              "alias": np.r_[vals.alias[kept_vals], -1]}
+    containers = {"parent": np.r_[-1, np.zeros(len(tk))], "type": np.r_[0, np.ones(len(tk))],
+                  "name": np.r_[cont.name[0], first + 3 + order],
+                  "alias": np.full(1 + len(tk), -1),
+                  "start": np.r_[cont.start[0], tk.start[order]],
+                  "end": np.r_[cont.end[0], tk.end[order]]}
+    states = {"container": box[tk.task_of[sort]], "type": new_type[st.type[sort]],
+              "value": new_val[st.value[sort]], "start": st.start[sort],
+              "end": st.end[sort], "imbrication": imb[sort]}
+    piece, when = _spawned_from(tk.offsets, tk.piece_rows, st.start, st.end, tk.parent,
+                                tk.start)
+    child = np.flatnonzero(tk.parent >= 0)
+    child = child[np.argsort(when[child], kind="stable")]
+    links = {"container": np.zeros(len(child)), "type": np.full(len(child), link_type),
+             "value": np.full(len(child), len(kept_vals)),
+             "start_container": box[tk.parent[child]], "end_container": box[child],
+             "start": when[child], "end": tk.start[child], "key": np.full(len(child), -1)}
+    none = {"variables": {c: np.zeros(0) for c in ("container", "type", "start", "end",
+                                                   "value")},
+            "events": {c: np.zeros(0) for c in ("container", "type", "value", "time")}}
+    extra = {"states": {**{f: v[sort] for f, v in st.extra.items()},
+                        WORKER: cont.name[st.container[sort]]}}
+    if GUID in st.extra:  # the child of each dependency, as the OTF2 reader names it
+        extra["links"] = {"Task": st.extra[GUID][tk.piece_rows[tk.offsets[child]]]}
+    deps = np.isin(trace.links.type, trace.find("types", "Task dependency"))
+    left = [(len(st) - len(rows), "states of no task"),
+            (int((~deps).sum()), "messages"),
+            (len(trace.variables), "variable pieces"), (len(trace.events), "events")]
+    notes = [f"by task: {len(tk)} tasks as containers, {len(child)} dependencies"] + [
+        f"by task: {n} {what} left out" for n, what in left if n]
+    colors = np.full((1, 4), np.nan, np.float32)
+    return Trace.from_columns(
+        names, {"types": types, "values": values, "containers": containers,
+                "states": states, "links": links, **none}, extra=extra,
+        type_colors=np.r_[trace.type_colors[[0]], colors, trace.type_colors[stypes], colors],
+        value_colors=np.r_[trace.value_colors[kept_vals], colors], source=trace.source,
+        time_unit=trace.time_unit, notes=notes)

@@ -5,7 +5,7 @@ import contextlib
 import sys
 
 #: The bases a trace can stand on (bases.layout.make_layout).
-BASES = ("topology", "appgraph", "treemap", "timeline")
+BASES = ("topology", "appgraph", "treemap", "timeline", "tasktree")
 #: Graphviz layout programs (bases.graphlayout).
 PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
 #: Above this many nodes the default is sfdp: neato and circo become very slow.

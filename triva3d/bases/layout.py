@@ -213,7 +213,7 @@ def on_graph(trace, topo, base="topology", program=None, mapping=None, pattern=N
                   unplaced_area=area,
                   report=_report(trace, rule, unused, node, topo.kinds, kept_off),
                   route=(partial(routing.route, topo) if base == "topology"
-                         else _direct if base == "appgraph" else None))
+                         else _direct if base in ("appgraph", "tasktree") else None))
 
 
 def _direct(a, b):
@@ -385,7 +385,8 @@ def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, 
     "treemap" (the container hierarchy, leaves sized by `metric`). `program` is the
     Graphviz program, `mapping` a container,node CSV, `pattern` a regex on
     container names (see the matcher). "timeline" puts the containers in a row
-    (see on_timeline)."""
+    (see on_timeline); "tasktree" the execution tree of a trace cut by task
+    (on_task_tree)."""
     base = base or ("topology" if topology else "treemap")
     if base not in BASES:
         raise OptionsError(f"unknown base {base!r} (expected {', '.join(BASES)})")
@@ -409,4 +410,20 @@ def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, 
         topo, containers = comm_graph(trace, level, window)
         return on_graph(trace, topo, "appgraph", program, mapping, pattern, use_cache,
                         containers)
+    if base == "tasktree":
+        return on_task_tree(trace, program, use_cache)
     return on_treemap(trace, metric)
+
+
+def on_task_tree(trace, program=None, use_cache=True):
+    """The execution tree of a trace cut by task (analysis.tasks.task_trace): a node
+    per task, an edge per dependency, laid out by `program` (default dot: parents
+    above children, tasks being in the order of their depth)."""
+    from ..analysis.tasks import TASK_TYPE
+    from .appgraph import comm_graph
+    if not np.isin(trace.containers.type, trace.find("types", TASK_TYPE)).any():
+        raise OptionsError(f"{trace.source}: the tasktree base stands on a trace cut by task "
+                           "(--by-task; in the window, View > By task)")
+    topo, containers = comm_graph(trace, TASK_TYPE)
+    return on_graph(trace, topo, "tasktree", program or "dot", None, None, use_cache,
+                    containers)

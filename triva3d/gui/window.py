@@ -176,6 +176,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.logical_action.setCheckable(True)
         self.logical_action.setShortcut(QtGui.QKeySequence("Ctrl+L"))
         self.logical_action.toggled.connect(self.set_logical)
+        self.task_action = v.addAction("By &task")
+        self.task_action.setCheckable(True)
+        self.task_action.setToolTip("each task of a many-task run a container, its "
+                                    "dependencies as links (the tasktree base stands on it)")
+        self.task_action.toggled.connect(self.set_by_task)
         v.addSeparator()
         for d in self.docks:
             v.addAction(d.toggleViewAction())
@@ -242,7 +247,8 @@ class MainWindow(QtWidgets.QMainWindow):
             layout = geometry = None  # the base changed while it loaded: again
         if self._install(trace, layout, geometry):
             self.physical = trace
-            docks._blocked(self.logical_action, lambda: self.logical_action.setChecked(False))
+            for a in (self.logical_action, self.task_action):
+                docks._blocked(a, lambda a=a: a.setChecked(False))
             recent = [path] + [p for p in (self.settings.value("recent", []) or [])
                                if p != path]
             self.settings.setValue("recent", recent[:MAX_RECENT])
@@ -251,15 +257,39 @@ class MainWindow(QtWidgets.QMainWindow):
     def set_logical(self, on):
         """Show the trace opened in logical time (Ravel's steps as the vertical axis,
         see analysis.logical) or back in physical time."""
+        self._derive(self.logical_action, "putting the trace in logical time...")
+
+    def set_by_task(self, on):
+        """Show the trace opened cut by task (analysis.tasks.task_trace) or back by
+        container."""
+        self._derive(self.task_action, "cutting the trace by task...")
+
+    def _derive(self, action, doing):
+        """Show the trace opened as the View menu's switches say (by task, then in
+        logical time); where it cannot be, a dialog, `action` unchecked again, and
+        what was shown stays."""
         if self.physical is None:
             return
         from ..analysis.logical import logical_trace
-        self.statusBar().showMessage("putting the trace in logical time..." if on else "")
-        trace = logical_trace(self.physical) if on else self.physical
-        if self._install(trace, None, None) and on:
-            self.setWindowTitle(f"triva3d: {trace.name} (logical time)")
+        from ..analysis.tasks import task_trace
+        self.statusBar().showMessage(doing if action.isChecked() else "")
+        trace, how = self.physical, []
+        try:
+            if self.task_action.isChecked():
+                trace, how = task_trace(trace), how + ["by task"]
+            if self.logical_action.isChecked():
+                trace, how = logical_trace(trace), how + ["logical time"]
+        except Triva3dError as e:
+            docks._blocked(action, lambda: action.setChecked(not action.isChecked()))
+            self.error(str(e))
+            return
+        if self._install(trace, None, None):
+            if how:
+                self.setWindowTitle(f"triva3d: {trace.name} ({', '.join(how)})")
             for note in trace.notes:
                 self.statusBar().showMessage(f"note: {note}", 10000)
+        else:
+            docks._blocked(action, lambda: action.setChecked(not action.isChecked()))
 
     def _install(self, trace, layout, geometry):
         """Show `trace` (laid out as `layout` with `geometry`, else laid out here);

@@ -78,13 +78,15 @@ def collapse(trace, expanded, node):
 def auto_level(trace, with_states, limit=AGGREGATE_LIMIT):
     """The depth to aggregate to, or None, for the containers `with_states` (a mask
     of those whose states are drawn): the deepest depth at which at most `limit`
-    columns remain, None if they already fit."""
+    columns remain, None if they already fit, or if only the root's one column would
+    (a flat hierarchy, the tasks of an execution tree: one column says nothing of
+    where, each container's column in level of detail does)."""
     if np.count_nonzero(with_states) <= limit:
         return None
     parent = trace.containers.parent
     depth = depth_of(parent)
     have = np.flatnonzero(with_states)
-    for d in range(int(depth[have].max()) - 1, -1, -1):
+    for d in range(int(depth[have].max()) - 1, 0, -1):
         up = have.copy()  # each container's ancestor at depth d (itself above it)
         while True:
             deeper = depth[up] > d
@@ -93,7 +95,7 @@ def auto_level(trace, with_states, limit=AGGREGATE_LIMIT):
             up[deeper] = parent[up[deeper]]
         if len(np.unique(up)) <= limit:
             return d
-    return 0
+    return None
 
 
 @njit(cache=True)
