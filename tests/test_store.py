@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from conftest import dump_lines
@@ -35,19 +36,29 @@ def test_the_layout_partitions_sorts_and_compresses(tmp_path):
     size = meta["bucket_size"]
     parts = sorted((tmp_path / "s" / "states").glob("bucket=*/part-0.parquet"))
     assert len(parts) > 1
-    rows = 0
+    rows = groups = 0
+    slices, t0, t1 = meta["time_slices"], tr.containers.start[0], tr.containers.end[0]
     for part in parts:
         b = int(part.parent.name.split("=")[1])
         f = pq.ParquetFile(part)
         t = f.read()
-        cont, start = t.column("container").to_numpy(), t.column("start").to_numpy()
+        cont = t.column("container").to_numpy()
         assert ((cont // size) == b).all()  # the bucket's containers only
-        key = cont * 1e9 + start
-        assert (key[1:] >= key[:-1]).all()  # by container, then start
-        col = f.metadata.row_group(0).column(0)
-        assert col.compression == "ZSTD" and col.statistics.has_min_max
+        last = -1
+        for g in range(f.num_row_groups):  # a time slice each, in time order
+            rg = f.read_row_group(g)
+            c, start = rg.column("container").to_numpy(), rg.column("start").to_numpy()
+            k = np.unique(np.clip((start - t0) * (slices / (t1 - t0)), 0, slices - 1)
+                          .astype(int))
+            assert len(k) == 1 and k[0] > last
+            last = k[0]
+            key = c * 1e9 + start
+            assert (key[1:] >= key[:-1]).all()  # by container, then start
+            col = f.metadata.row_group(g).column(0)
+            assert col.compression == "ZSTD" and col.statistics.has_min_max
+        groups += f.num_row_groups
         rows += len(t)
-    assert rows == len(tr.states)
+    assert rows == len(tr.states) and groups > len(parts)
 
 
 def test_a_damaged_store_is_a_one_line_error(tmp_path):
@@ -74,3 +85,28 @@ def test_ingest_and_render_from_the_store(tmp_path):
                        text=True)
     assert r.returncode == 0, r.stderr
     assert "1066 states" in r.stderr
+
+
+def test_a_treemap_reduced_over_the_store_is_the_trace_s(tmp_path):
+    """`treemap STORE` reduces the states bucket by bucket (engine.StoreSlicer, the
+    store's skeleton and palette) and writes what the trace's own treemap writes:
+    the same CSV, and the same SVG but for the title's name; a window too. --dask
+    where the engine cannot serve, or an unreachable scheduler: one line."""
+    small = str(ROOT / "examples" / "small.trace")
+    ingest(load(small, cache=False), tmp_path / "s")
+
+    def treemap(src, out, *more):
+        r = subprocess.run([sys.executable, "-m", "triva3d.cli", "treemap", src, "-o",
+                            str(tmp_path / out), "--no-cache", *more],
+                           capture_output=True, text=True)
+        return r, (tmp_path / out).read_text() if r.returncode == 0 else None
+    for more in ((), ("--slice", "0.05:0.2", "--level", "Host")):
+        a, b = treemap(str(tmp_path / "s"), "a.csv", *more), treemap(small, "b.csv", *more)
+        assert a[0].returncode == 0 and a[1] == b[1] and a[1].count("\n") > 30
+    a, b = treemap(str(tmp_path / "s"), "a.svg")[1], treemap(small, "b.svg")[1]
+    assert a.splitlines()[3:] == b.splitlines()[3:]  # (the title and the width it takes)
+    r, _ = treemap(str(tmp_path / "s"), "c.csv", "--cells", "link", "--dask", "127.0.0.1:1")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--dask reduces a store" in r.stderr
+    r, _ = treemap(str(tmp_path / "s"), "c.csv", "--dask", "tcp://127.0.0.1:1")
+    assert r.returncode == 2 and r.stderr == ("triva3d: error: Dask scheduler "
+                                              "tcp://127.0.0.1:1: cannot be reached (OSError)\n")

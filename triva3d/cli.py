@@ -493,11 +493,18 @@ def cmd_treemap(args):
     import numpy as np
     from .panels.treemap import TimeSliceTreemap, check_output, write
     check_output(args.output)
-    trace, _ = _load(args)
-    _report(trace)
-    values = [v.strip() for v in args.values.split(",")] if args.values else None
     from .viewstate import CHECKS
     color_by = CHECKS["color_by"](args.color_by or "value")
+    slicer = palette = None
+    if _on_store(args, color_by):  # reduced over the store: its states never held here
+        from .engine import StoreSlicer
+        from .store import read_skeleton
+        trace, palette = read_skeleton(args.trace)
+        slicer = StoreSlicer(args.trace, trace, args.dask)
+    else:
+        trace, _ = _load(args)
+    _report(trace)
+    values = [v.strip() for v in args.values.split(",")] if args.values else None
     other = None
     if args.compare:
         from .load import load
@@ -505,7 +512,7 @@ def cmd_treemap(args):
     tm = TimeSliceTreemap(trace, window=args.slice, level=args.level, how=args.agg,
                           metric=args.cells, values=values, width=args.size[0],
                           height=args.size[1], nested=args.nested, time_unit=args.time_unit,
-                          color_by=color_by, other=other)
+                          color_by=color_by, other=other, slicer=slicer, palette=palette)
     highlight = tm.find(args.highlight) if args.highlight else None
     for line in tm.warnings():
         print(f"triva3d: warning: {line}", file=sys.stderr)
@@ -516,6 +523,20 @@ def cmd_treemap(args):
           f"{len(np.unique(tm.cell_node))} "
           f"nodes x {len(tm.value_names)} {args.cells} values ({args.agg}), "
           f"{len(tm.cell_rects)} cells", file=sys.stderr)
+
+
+def _on_store(args, color_by):
+    """Whether the treemap of `args` is reduced over a store by the engine (state
+    cells, exclusive time, nothing that needs every entity); --dask on anything else
+    is refused."""
+    from .store import is_store
+    can = (is_store(args.trace) and args.cells == "state" and args.nested == "exclusive"
+           and color_by == "value" and not (args.compare or args.clusters or args.by_task))
+    if args.dask and not can:
+        raise OptionsError("--dask reduces a store (triva3d ingest) to a treemap of state "
+                           "cells in exclusive time, without --compare, --color-by, "
+                           "--clusters or --by-task")
+    return can
 
 
 def cmd_convert(args):
@@ -883,6 +904,10 @@ def parser():
                     help="image size in pixels, or SVG size in points (default "
                          f"{SIZE[0]}x{SIZE[1]})")
     tm.add_argument("--highlight", metavar="NODE", help="outline this node and its ancestors")
+    tm.add_argument("--dask", metavar="ADDRESS",
+                    help="on a store (triva3d ingest): the Dask scheduler whose workers reduce "
+                         "its partitions (default TRIVA3D_DASK, else threads in this process); "
+                         "the states are never all in this process's memory")
     add_color_by(tm, "the state cells (each the time-weighted mean over its states)")
     add_clusters(tm)
     add_by_task(tm)

@@ -7,10 +7,13 @@ on a Dask scheduler (`address`, or the environment's TRIVA3D_DASK), else on thre
 in this process.
 
 Built so far: the Time-Slice of the states (seconds per container and state value,
-nested time exclusive), equal to analysis.timeslice's on the same trace.
+nested time exclusive), equal to analysis.timeslice's on the same trace, and a
+StoreSlicer that hands it to the treemap as a Slicer would (`treemap STORE`: the
+states never in this process's memory).
 """
 import glob
 import os
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,6 +53,8 @@ def _bucket_states(path, t0, t1, col_of_value):
         raise TraceError(path, None, f"not a readable store partition: "
                                      f"{e or type(e).__name__}") from None
     c = {k: t.column(k).to_numpy() for k in t.column_names}
+    order = np.lexsort((c["start"], c["container"]))  # (time slices: one after another)
+    c = {k: v[order] for k, v in c.items()}
     cont, local = np.unique(c["container"], return_inverse=True)
     col = col_of_value[c["value"]]
     nested = len(local) and c["imbrication"].max() > 0
@@ -65,8 +70,8 @@ def _bucket_states(path, t0, t1, col_of_value):
 def state_slice(store, window=None, address=None):
     """(seconds, state values): per container (rows: the store's containers) and state
     value (columns: their value codes), the exclusive seconds in `window` (default
-    the whole trace), reduced bucket by bucket as Dask tasks."""
-    import dask
+    the whole trace), reduced bucket by bucket as Dask tasks (on threads here where
+    no scheduler is given)."""
     import pyarrow.parquet as pq
     from .store import is_store
     if not is_store(store):
@@ -89,15 +94,47 @@ def state_slice(store, window=None, address=None):
     if t1 < t0:
         raise OptionsError(f"time window {t0:g}:{t1:g} ends before it starts")
     files = sorted(glob.glob(os.path.join(store, "states", "bucket=*", "*.parquet")))
-    tasks = [dask.delayed(_bucket_states)(f, t0, t1, col) for f in files]
     c = client(address)
-    try:
-        parts = c.gather(c.compute(tasks)) if c is not None else \
-            dask.compute(*tasks, scheduler="threads")
-    finally:
-        if c is not None:
+    if c is None:  # threads here (dask's own local scheduler would import distributed)
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(os.cpu_count()) as pool:
+            parts = list(pool.map(lambda f: _bucket_states(f, t0, t1, col), files))
+    else:
+        import dask
+        try:
+            parts = c.gather(c.compute([dask.delayed(_bucket_states)(f, t0, t1, col)
+                                        for f in files]))
+        finally:
             c.close()
     out = np.zeros((len(containers), len(state_values)))
     for cont, seconds in parts:
         out[cont, :seconds.shape[1]] = seconds
     return out, state_values
+
+
+@dataclass
+class StoreSlice:
+    """What the treemap reads of a Slice (analysis.timeslice) for state cells."""
+    t0: float
+    t1: float
+    states: np.ndarray
+
+
+class StoreSlicer:
+    """A Slicer of the states of the store at `store` (exclusive nested time; no
+    links, events or variables): each slice reduced by state_slice, on the
+    scheduler at `address` (default TRIVA3D_DASK) or on threads here. `trace`: its
+    skeleton (store.read_skeleton)."""
+    nested = "exclusive"
+    has_sizes = False
+
+    def __init__(self, store, trace, address=None):
+        from .analysis.timeslice import _columns
+        self.store, self.trace, self.address = str(store), trace, address
+        self.state_col, self.state_values = _columns(trace, Kind.STATE)
+
+    def slice(self, window=None):
+        tr = self.trace
+        t0, t1 = window if window is not None else (tr.start_time, tr.end_time)
+        seconds, _ = state_slice(self.store, (float(t0), float(t1)), self.address)
+        return StoreSlice(float(t0), float(t1), seconds)

@@ -6,9 +6,11 @@ and which user-defined fields each table has), `names.parquet` (the interned nam
 `types.parquet`, `values.parquet` and `containers.parquet` (small: each one file, the
 colours beside the types and values), and a dataset per entity table (`states/`,
 `links/`, `variables/`, `events/`) partitioned by container bucket
-(`bucket=K`: containers K * size to (K + 1) * size - 1), each file sorted by container
-then start (or time) in row groups of ROW_GROUP rows with min/max statistics, zstd
-compressed. A `row` column keeps the Trace's own order, so that reading the store
+(`bucket=K`: containers K * size to (K + 1) * size - 1) and, inside each bucket's file,
+by time: TIME_SLICES equal slices of the trace's span, an entity in the slice of its
+start (or time), each slice its own row groups (of at most ROW_GROUP rows) sorted by
+container then start, with min/max statistics, zstd compressed. A window's reader
+(engine.py) thus skips the slices that start after it or end before it. A `row` column keeps the Trace's own order, so that reading the store
 back gives the very Trace (dump for dump).
 """
 import json
@@ -20,12 +22,15 @@ from .errors import TraceError
 from .output import writing
 from .trace import SCHEMA, Names, Trace, check
 
-FORMAT = 1
+FORMAT = 2
 MARK = "triva3d-store"
-#: Rows per row group, and at most this many container buckets.
-ROW_GROUP, BUCKETS = 1 << 20, 64
+#: Rows per row group at most, at most this many container buckets, time slices.
+ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16
 ENTITIES = ("states", "links", "variables", "events")
 RGBA = ("r", "g", "b", "a")
+#: The default scene palette (colors.scene_palette) of the values and types, as
+#: ingest made it from every entity: what a reader of a part of the store draws in.
+SCENE = ("scene_r", "scene_g", "scene_b")
 
 
 def is_store(path):
@@ -65,31 +70,43 @@ def ingest(trace, out):
     pq.write_table(pa.table({"name": arr}), os.path.join(out, "names.parquet"),
                    compression="zstd")
     files += 1
-    for name, colors in (("types", trace.type_colors), ("values", trace.value_colors)):
+    from .colors import scene_palette
+    palette = scene_palette(trace)[:2]  # (a 3D scene's, made of every entity)
+    for name, colors, rgb in (("types", trace.type_colors, palette[1]),
+                              ("values", trace.value_colors, palette[0])):
         t = getattr(trace, name)
-        write_small(name, {**t.columns, **{c: colors[:, k] for k, c in enumerate(RGBA)}})
+        write_small(name, {**t.columns, **{c: colors[:, k] for k, c in enumerate(RGBA)},
+                           **{c: rgb[:, k] for k, c in enumerate(SCENE)}})
     write_small("containers", trace.containers.columns)
+    t0, t1 = float(trace.containers.start[0]), float(trace.containers.end[0])
     for name in ENTITIES:
         t = getattr(trace, name)
         time = t.columns["time" if name == "events" else "start"]
-        order = np.lexsort((time, t.container))
+        bucket = (t.container // size).astype(np.int32)
+        slot = np.clip((time - t0) * (TIME_SLICES / max(t1 - t0, 1e-300)), 0,
+                       TIME_SLICES - 1).astype(np.int32) if len(time) else bucket
+        order = np.lexsort((time, t.container, slot, bucket))
         cols = {c: v[order] for c, v in t.columns.items()}
         cols.update({f"extra.{k}": v[order] for k, v in t.extra.items()})
         cols["row"] = order.astype(np.int64)
-        bucket = (cols["container"] // size).astype(np.int32)
+        bucket, slot = bucket[order], slot[order]
         folder = os.path.join(out, name)
         for b in np.unique(bucket).tolist() or [0]:
-            keep = bucket == b
+            lo, hi = np.searchsorted(bucket, [b, b + 1])
             part = os.path.join(folder, f"bucket={b}")
             os.makedirs(part, exist_ok=True)
-            pq.write_table(table({c: v[keep] for c, v in cols.items()}),
-                           os.path.join(part, "part-0.parquet"), compression="zstd",
-                           row_group_size=ROW_GROUP, write_statistics=True)
+            tb = table({c: v[lo:hi] for c, v in cols.items()})
+            cuts = lo + np.searchsorted(slot[lo:hi], np.arange(TIME_SLICES + 1))
+            with pq.ParquetWriter(os.path.join(part, "part-0.parquet"), tb.schema,
+                                  compression="zstd", write_statistics=True) as w:
+                for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+                    if z > a or (a == lo and hi == lo):  # (an empty table: its schema)
+                        w.write_table(tb.slice(a - lo, z - a), row_group_size=ROW_GROUP)
             files += 1
     meta = {"mark": MARK, "format": FORMAT, "source": str(trace.source),
             "time_unit": trace.time_unit, "unit_note": trace.unit_note,
             "report": [list(r) for r in trace.report], "other_records": trace.other_records,
-            "bucket_size": size, "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA}}
+            "bucket_size": size, "time_slices": TIME_SLICES, "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA}}
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
     return files + 1
@@ -103,9 +120,20 @@ def _plain(v):
 def read_store(path, *, lenient=False, progress=None):
     """The Trace of the store at `path` (`lenient`, `progress`: unused, it reads at
     once); TraceError when it is not a store of this version, or a damaged one."""
+    return _read(str(path), entities=True)[0]
+
+
+def read_skeleton(path):
+    """The store at `path` without its entities: (a Trace of its names, types, values
+    and containers, its entity tables empty; the scene palette (value_rgb, type_rgb)
+    ingest made from every entity), for reductions over the store (engine.py) to be
+    drawn with; TraceError as read_store."""
+    return _read(str(path), entities=False)
+
+
+def _read(path, entities):
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
-    path = str(path)
     try:
         with open(os.path.join(path, "store.json"), encoding="utf-8") as f:
             meta = json.load(f)
@@ -117,19 +145,25 @@ def read_store(path, *, lenient=False, progress=None):
         offsets = np.frombuffer(offsets, np.int64, len(chunk) + 1, chunk.offset * 8)
         arena = np.frombuffer(data, np.uint8, int(offsets[-1])) if data else \
             np.zeros(0, np.uint8)
-        columns, extra, colors = {}, {}, {}
+        columns, extra, colors, palette = {}, {}, {}, {}
         for name in ("types", "values", "containers"):
             t = pq.read_table(os.path.join(path, f"{name}.parquet"))
             columns[name] = {c: t.column(c).to_numpy() for c in SCHEMA[name]}
             if name != "containers":
                 colors[name] = np.stack([t.column(c).to_numpy() for c in RGBA], axis=1)
+                palette[name] = np.stack([t.column(c).to_numpy() for c in SCENE],
+                                         axis=1).astype(np.uint8)
         for name in ENTITIES:
+            fields = meta["extra"].get(name, [])
+            if not entities:
+                columns[name] = {c: np.zeros(0, d) for c, d in SCHEMA[name].items()}
+                extra[name] = {k: np.zeros(0, np.int32) for k in fields}
+                continue
             t = ds.dataset(os.path.join(path, name), format="parquet",
                            partitioning="hive").to_table()
             order = np.argsort(t.column("row").to_numpy(), kind="stable")
             columns[name] = {c: t.column(c).to_numpy()[order] for c in SCHEMA[name]}
-            extra[name] = {k: t.column(f"extra.{k}").to_numpy()[order]
-                           for k in meta["extra"].get(name, [])}
+            extra[name] = {k: t.column(f"extra.{k}").to_numpy()[order] for k in fields}
         trace = Trace.from_columns(
             Names(arena, offsets - offsets[0]), columns, extra,
             colors["types"].astype(np.float32), colors["values"].astype(np.float32),
@@ -144,4 +178,4 @@ def read_store(path, *, lenient=False, progress=None):
     why = check(trace)
     if why:
         raise TraceError(path, None, f"not a readable triva3d store: {why}")
-    return trace
+    return trace, (palette["values"], palette["types"])

@@ -1,0 +1,59 @@
+"""The store's treemap in bounded memory (issue 34.4): a synthetic trace (`synth.py`,
+10 000 processes on 2 500 hosts, back-to-back states, every 10th nested) ingested
+once; then, each in a fresh process, the whole process's time and peak RSS of
+`triva3d treemap STORE` (the states reduced bucket by bucket by the engine, never
+all in memory) and of the same treemap made from the whole store read into memory
+(store.read_store, TimeSliceTreemap). An SVG needs no OpenGL; a PNG is drawn by VTK
+(llvmpipe here, whose libraries take about 240 MB). Prints its figures.
+
+Usage: python benchmarks/bench_store.py [--states 1e7]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+INGEST = ("import sys; sys.path.insert(0, sys.argv[1]); from synth import make_trace; "
+          "from triva3d.store import ingest; "
+          "ingest(make_trace(int(sys.argv[2]), 0, n_procs=10_000, nest=10), sys.argv[3])")
+CLI = ["-m", "triva3d.cli", "treemap"]
+MEMORY = ["-c", "import sys; from triva3d.store import read_store; "
+          "from triva3d.panels.treemap import TimeSliceTreemap, write; "
+          "write(TimeSliceTreemap(read_store(sys.argv[1])), sys.argv[2], (1000, 1000))"]
+
+
+def run(argv):
+    """(seconds, peak RSS in MB) of a fresh Python process running `argv`."""
+    t = time.perf_counter()
+    p = subprocess.Popen([sys.executable, *argv], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode:
+        sys.exit(p.stderr.read().decode())
+    return wall, usage.ru_maxrss / 1024
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--states", type=float, default=1e7)
+    n = int(ap.parse_args().states)
+    with tempfile.TemporaryDirectory() as tmp:
+        # (in a process of its own: a child forked from a big process counts its pages)
+        wall, peak = run(["-c", INGEST, str(Path(__file__).parent), str(n), tmp + "/s"])
+        print(f"{n:.0e} states made and ingested in {wall:.1f} s (peak RSS {peak:.0f} MB)")
+        for what, argv in (
+                ("treemap STORE -o OUT.svg (engine)", CLI + [tmp + "/s", "-o", tmp + "/a.svg"]),
+                ("treemap STORE -o OUT.png (engine)", CLI + [tmp + "/s", "-o", tmp + "/a.png"]),
+                ("the same PNG, store read whole", MEMORY + [tmp + "/s", tmp + "/b.png"])):
+            runs = [run(argv) for _ in range(2)]
+            print(f"  {what:36s} whole process {min(w for w, _ in runs):.2f} s, "
+                  f"peak RSS {max(p for _, p in runs):.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
