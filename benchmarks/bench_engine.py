@@ -1,9 +1,10 @@
 """The store's Time-Slice as Dask tasks (engine.py, issue 34.2/34.6): a synthetic
 trace (`synth.py`, 10 000 processes, back-to-back states, every 10th nested) is
 ingested once, then its states' Time-Slice (whole trace, and a 1 % window: the
-pushdown skips row groups) is reduced in-process on threads, and on a local cluster
-of 1 and of 2 worker processes (one thread each); against the in-memory Slicer of
-the loaded trace. Best of 3, after a first run. Prints its figures.
+pushdown skips the other time slices) is reduced in-process on threads, and on a
+local cluster of 1 and of 2 worker processes (one thread each); against the
+in-memory Slicer of the loaded trace; and the utilization at 1280 bins (the
+overview's counts) over the store, against the in-memory interval index. Best of 3, after a first run. Prints its figures.
 
 Usage: python benchmarks/bench_engine.py [--states 1e7]
 """
@@ -13,11 +14,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).parent))
 from synth import make_trace  # noqa: E402
 
 from triva3d.analysis.timeslice import Slicer  # noqa: E402
-from triva3d.engine import state_slice  # noqa: E402
+from triva3d.analysis.overview import Overview  # noqa: E402
+from triva3d.engine import state_slice, utilization  # noqa: E402
 from triva3d.store import ingest  # noqa: E402
 
 
@@ -48,6 +52,11 @@ def main():
         for what, w in windows.items():
             print(f"  store, threads here, {what:11s} "
                   f"{best(lambda: state_slice(tmp + '/s', w)):.3f} s")
+        edges = np.linspace(tr.start_time, tr.end_time, 1281)
+        counts = Overview(tr).counts()
+        print(f"  utilization at 1280 bins: in memory (index made) "
+              f"{best(lambda: counts.means(edges)):.4f} s, store on threads here "
+              f"{best(lambda: utilization(tmp + '/s', edges)):.3f} s")
         import dask
         from distributed import LocalCluster
         for workers in (1, 2):

@@ -42,14 +42,43 @@ def test_the_store_slices_as_the_trace(stored):
     same(tr, store)
 
 
+def test_the_store_s_utilization_is_the_overview_s(tmp_path):
+    """examples/small.trace (states nested two deep, a container a bucket): per bin
+    and state value, the containers in it (deepest state) summed over the buckets
+    equal analysis.overview's on the loaded trace: the whole run in 300 bins, and 7
+    uneven bins inside it; edges that do not increase are one line."""
+    from triva3d import load
+    from triva3d.analysis.overview import Overview
+    from triva3d.engine import utilization
+    tr = load(Path(__file__).parents[1] / "examples" / "small.trace", cache=False)
+    assert tr.states.imbrication.max() == 2
+    ingest(tr, tmp_path / "s")
+    over = Overview(tr)
+    for edges in (np.linspace(tr.start_time, tr.end_time, 301),
+                  [0.02, 0.021, 0.0215, 0.03, 0.05, 0.125, 0.2, 0.25]):
+        got, values = utilization(str(tmp_path / "s"), edges)
+        assert values.tolist() == over.values.tolist()
+        want = over.counts().means(np.asarray(edges))
+        assert np.allclose(got, want, atol=1e-9) and want.sum() > 0
+    with pytest.raises(OptionsError, match="two or more increasing edges"):
+        utilization(str(tmp_path / "s"), [1.0, 1.0])
+
+
 def test_on_a_real_cluster(stored, tmp_path):
+    """A scheduler and two worker processes on 127.0.0.1: the Time-Slice equals the
+    trace's, the utilization the one reduced on threads here."""
     import dask
     from distributed import LocalCluster
+
+    from triva3d.engine import utilization
     tr, store = stored
+    edges = np.linspace(tr.start_time, tr.end_time, 101)
     with dask.config.set({"temporary-directory": str(tmp_path)}), \
             LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                          dashboard_address=None, local_directory=str(tmp_path)) as cluster:
         same(tr, store, address=cluster.scheduler_address)
+        there = utilization(store, edges, address=cluster.scheduler_address)[0]
+    assert np.array_equal(there, utilization(store, edges)[0]) and there.sum() > 0
 
 
 def test_an_unreachable_scheduler_and_a_damaged_partition(stored, tmp_path, monkeypatch):

@@ -9,10 +9,12 @@ in this process.
 Built so far: the Time-Slice of the states (seconds per container and state value,
 nested time exclusive), equal to analysis.timeslice's on the same trace, and a
 StoreSlicer that hands it to the treemap as a Slicer would (`treemap STORE`: the
-states never in this process's memory).
+states never in this process's memory); the utilization per bin (the overview's
+counts, analysis.overview), the buckets' counts summed.
 """
 import glob
 import os
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +24,9 @@ from .trace import Kind
 
 #: How long to wait for a scheduler before saying it cannot be reached (s).
 CONNECT_S = 5
+#: Held while a parallel numba kernel runs: tasks on threads must not enter them at
+#: once (numba's workqueue threading layer aborts).
+_PARALLEL = threading.Lock()
 
 
 def client(address=None):
@@ -39,12 +44,14 @@ def client(address=None):
                            f"({type(e).__name__})") from None
 
 
-def _bucket_states(path, t0, t1, col_of_value):
-    """(containers, seconds per container and state column) of one bucket file: the
-    exclusive time of its states in [t0, t1]."""
+def _read_states(path, t0, t1):
+    """The states of one bucket file that can overlap [t0, t1] (the row groups'
+    statistics skip the other time slices), sorted by container then start: their
+    columns, their containers (`cont`) with each state's index into it (`local`), and
+    the state each is nested in (-1: none)."""
     import pyarrow.parquet as pq
 
-    from .analysis.timeslice import _states, nesting_parents_of
+    from .analysis.timeslice import nesting_parents_of
     try:
         t = pq.read_table(path, columns=["container", "type", "value", "start", "end",
                                          "imbrication"],
@@ -55,16 +62,79 @@ def _bucket_states(path, t0, t1, col_of_value):
     c = {k: t.column(k).to_numpy() for k in t.column_names}
     order = np.lexsort((c["start"], c["container"]))  # (time slices: one after another)
     c = {k: v[order] for k, v in c.items()}
-    cont, local = np.unique(c["container"], return_inverse=True)
-    col = col_of_value[c["value"]]
+    c["cont"], local = np.unique(c["container"], return_inverse=True)
+    c["local"] = local.astype(np.int32)
     nested = len(local) and c["imbrication"].max() > 0
-    parent = nesting_parents_of(local.astype(np.int32), c["type"], c["start"],
-                                c["imbrication"]) if nested else np.zeros(0, np.int64)
-    out = np.zeros((len(cont), int(col_of_value.max(initial=-1)) + 1))
-    _states(local.astype(np.int64), col, c["start"], c["end"], parent, float(t0), float(t1),
-            out)
+    c["parent"] = nesting_parents_of(c["local"], c["type"], c["start"], c["imbrication"]) \
+        if nested else np.full(len(local), -1, np.int64)
+    return c
+
+
+def _bucket_slice(path, t0, t1, col_of_value):
+    """(containers, seconds per container and state column) of one bucket file: the
+    exclusive time of its states in [t0, t1]."""
+    from .analysis.timeslice import _states
+    c = _read_states(path, t0, t1)
+    parent = c["parent"] if (c["parent"] >= 0).any() else np.zeros(0, np.int64)
+    out = np.zeros((len(c["cont"]), int(col_of_value.max(initial=-1)) + 1))
+    _states(c["local"].astype(np.int64), col_of_value[c["value"]], c["start"], c["end"],
+            parent, float(t0), float(t1), out)
     np.maximum(out, 0.0, out=out)  # (rounding: a parent's time less its children's)
-    return cont, out
+    return c["cont"], out
+
+
+def _bucket_use(path, edges, col_of_value):
+    """(bins, state columns) of one bucket file: the mean number of its containers in
+    each state value over each bin, each instant counted in the deepest state (as
+    analysis.overview)."""
+    from .analysis.overview import Counts
+    c = _read_states(path, float(edges[0]), float(edges[-1]))
+    col = col_of_value[c["value"]]
+    has = c["parent"] >= 0
+    pcol = np.full(len(col), -1, np.int32)
+    pcol[has] = col[c["parent"][has]]
+    n_cols = int(col_of_value.max(initial=-1)) + 1
+    counts = Counts(col, pcol, c["start"], c["end"], n_cols)
+    with _PARALLEL:
+        return counts.means(edges)
+
+
+def _skeleton(store):
+    """(state value codes, column of each value code, the trace's (start, end)) of
+    the store at `store`, from its small tables; a TraceError where it is none."""
+    import pyarrow.parquet as pq
+    from .store import is_store
+    if not is_store(store):
+        raise TraceError(str(store), None, "not a triva3d store (triva3d ingest writes one)")
+    try:
+        values = pq.read_table(os.path.join(store, "values.parquet")).column("type").to_numpy()
+        types = pq.read_table(os.path.join(store, "types.parquet")).column("kind").to_numpy()
+        span = pq.read_table(os.path.join(store, "containers.parquet"),
+                             columns=["start", "end"]).slice(0, 1).to_pylist()[0]
+    except Exception as e:  # untrusted: any damage
+        raise TraceError(str(store), None, f"not a readable triva3d store: "
+                                           f"{e or type(e).__name__}") from None
+    state_values = np.flatnonzero(types[values] == Kind.STATE)
+    col = np.full(len(values), -1, np.int32)
+    col[state_values] = np.arange(len(state_values), dtype=np.int32)
+    return state_values, col, (float(span["start"]), float(span["end"]))
+
+
+def _over_buckets(store, task, args, address):
+    """`task(file, *args)` for each bucket file of the store's states: as Dask tasks
+    on the scheduler at `address` (default TRIVA3D_DASK), else on threads here
+    (dask's own local scheduler would import distributed and pandas, 100 MB)."""
+    files = sorted(glob.glob(os.path.join(store, "states", "bucket=*", "*.parquet")))
+    c = client(address)
+    if c is None:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(os.cpu_count()) as pool:
+            return list(pool.map(lambda f: task(f, *args), files))
+    import dask
+    try:
+        return c.gather(c.compute([dask.delayed(task)(f, *args) for f in files]))
+    finally:
+        c.close()
 
 
 def state_slice(store, window=None, address=None):
@@ -73,42 +143,28 @@ def state_slice(store, window=None, address=None):
     the whole trace), reduced bucket by bucket as Dask tasks (on threads here where
     no scheduler is given)."""
     import pyarrow.parquet as pq
-    from .store import is_store
-    if not is_store(store):
-        raise TraceError(str(store), None, "not a triva3d store (triva3d ingest writes one)")
-    try:
-        values = pq.read_table(os.path.join(store, "values.parquet")).column("type").to_numpy()
-        types = pq.read_table(os.path.join(store, "types.parquet")).column("kind").to_numpy()
-        containers = pq.read_table(os.path.join(store, "containers.parquet"),
-                                   columns=["start", "end"])
-    except Exception as e:  # untrusted: any damage
-        raise TraceError(str(store), None, f"not a readable triva3d store: "
-                                           f"{e or type(e).__name__}") from None
-    state_values = np.flatnonzero(types[values] == Kind.STATE)
-    col = np.full(len(values), -1, np.int32)
-    col[state_values] = np.arange(len(state_values), dtype=np.int32)
-    if window is None:
-        window = (float(containers.column("start").to_numpy()[0]),
-                  float(containers.column("end").to_numpy()[0]))
-    t0, t1 = window
+    state_values, col, span = _skeleton(store)
+    t0, t1 = window if window is not None else span
     if t1 < t0:
         raise OptionsError(f"time window {t0:g}:{t1:g} ends before it starts")
-    files = sorted(glob.glob(os.path.join(store, "states", "bucket=*", "*.parquet")))
-    c = client(address)
-    if c is None:  # threads here (dask's own local scheduler would import distributed)
-        from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(os.cpu_count()) as pool:
-            parts = list(pool.map(lambda f: _bucket_states(f, t0, t1, col), files))
-    else:
-        import dask
-        try:
-            parts = c.gather(c.compute([dask.delayed(_bucket_states)(f, t0, t1, col)
-                                        for f in files]))
-        finally:
-            c.close()
-    out = np.zeros((len(containers), len(state_values)))
-    for cont, seconds in parts:
+    n_cont = pq.read_metadata(os.path.join(store, "containers.parquet")).num_rows
+    out = np.zeros((n_cont, len(state_values)))
+    for cont, seconds in _over_buckets(store, _bucket_slice, (t0, t1, col), address):
         out[cont, :seconds.shape[1]] = seconds
+    return out, state_values
+
+
+def utilization(store, edges, address=None):
+    """(means, state values): per bin between the increasing `edges` and state value,
+    how many containers are in it on average (each instant in the deepest state, as
+    analysis.overview.Overview(trace).counts().means(edges)), the buckets' sums."""
+    state_values, col, _ = _skeleton(store)
+    edges = np.asarray(edges, np.float64)
+    if len(edges) < 2 or (np.diff(edges) <= 0).any():
+        raise OptionsError("utilization bins need two or more increasing edges")
+    out = np.zeros((len(edges) - 1, len(state_values)))
+    for means in _over_buckets(store, _bucket_use, (edges, col), address):
+        out[:, :means.shape[1]] += means
     return out, state_values
 
 
