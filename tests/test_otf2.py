@@ -748,14 +748,42 @@ def test_a_task_run_cut_by_task_worked_by_hand(tmp_path):
             for a, b, s0, s1 in zip(ln.start_container, ln.end_container, ln.start, ln.end)]
     assert deps == [("hpx_main 1", "fib 2", 150, 150), ("fib 2", "fib 4", 250, 260),
                     ("hpx_main 1", "fib 3", 300, 300), ("hpx_main 1", "remote 6", 600, 600)]
-    assert t.notes[1:] == ["by task: 1 states of no task left out",
-                           "by task: 1 messages left out"]
+    assert [n for n in t.notes if n.startswith("by task")] == [
+        "by task: 6 tasks as containers, 4 dependencies",
+        "by task: 1 states of no task left out", "by task: 1 messages left out",
+        "by task: 1 pieces of tasks ran nested in another task's piece, whose column "
+        "counts their time too"]  # task 3's first, in hpx_main
+    assert "2 tasks without their parent in the trace" in " ".join(t.notes)  # the source's
     out = tmp_path / "tree.png"
     r = subprocess.run([sys.executable, "-m", "triva3d.cli", "render", str(tmp_path / "apex"),
                         "--base", "tasktree", "-o", str(out), "--no-cache"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "8 states (exact), 4 links, 0 events on 6 tasktree nodes" in r.stderr
+
+
+def test_cut_by_task_nesting_across_tasks_and_concurrent_pieces(paje):
+    """On p1 task 1 "a" [0, 10] holds task 2 "c" [2, 8], which holds a timer of task 1
+    [3, 4]: on task 1's container that timer is at depth 1 (inside [0, 10]), task 2's
+    piece at depth 0 (a note says it ran inside task 1's piece); task 3 runs on p1
+    [11, 13] and on p2 [12, 14] at once: a note. A trace whose GUIDs name no task: one
+    line."""
+    from triva3d.analysis.tasks import task_trace
+    from conftest import TYPES
+    head = TASKS_PAJE + TYPES + '5 a S "a" "1 0 0"\n5 c S "c" "1 1 0"\n'
+    body = ('30 0 p1 S a 1 ""\n30 2 p1 S c 2 1\n30 3 p1 S a 1 ""\n13 4 p1 S\n13 8 p1 S\n'
+            '13 10 p1 S\n30 11 p1 S c 3 1\n30 12 p2 S c 3 1\n13 13 p1 S\n13 14 p2 S\n')
+    t = task_trace(paje(body, types=head))
+    st = t.states
+    rows = [(t.display_name("containers", c), a, b, int(i))
+            for c, a, b, i in zip(st.container, st.start, st.end, st.imbrication)]
+    assert rows == [("a 1", 0, 10, 0), ("a 1", 3, 4, 1), ("c 2", 2, 8, 0),
+                    ("c 3", 11, 13, 0), ("c 3", 12, 14, 0)]
+    notes = " | ".join(t.notes)
+    assert "1 pieces of tasks ran nested in another task's piece" in notes
+    assert "1 pieces overlap another piece of their task" in notes
+    with pytest.raises(TraceError, match="no state names a task"):
+        task_trace(paje('30 0 p1 S a "" ""\n13 1 p1 S\n', types=head))
 
 
 TASKS_PAJE = """%EventDef PajePushState 30

@@ -227,11 +227,14 @@ def tasks(trace, guid=GUID, parent=PARENT):
         raise TraceError(trace.source, None, f"a state's {e}") from None
     nested = len(st) and st.imbrication.max() > 0
     up = nesting_parents(trace) if nested else np.full(len(st), -1, np.int64)
-    # a piece: a state of a task not nested in a state of the same task (APEX names
-    # every timer a task runs by the task's GUID)
-    inner = (up >= 0) & has_g & has_g[np.maximum(up, 0)] & (g == g[np.maximum(up, 0)])
+    # a piece: a state of a task not nested in a state of the same task, however deep
+    # (APEX names every timer a task runs by the task's GUID)
+    inner = _task_depth(up, g, has_g, np.argsort(st.imbrication, kind="stable"))[0] > 0
     pc = group(g, has_g & ~inner, p, has_p, st.start)
     task_of = pc.task.copy()
+    if inner.any():  # a task's own timers: its task (a piece of it lies above them)
+        at = np.searchsorted(pc.ids.view(np.uint64), g[inner].view(np.uint64))
+        task_of[inner] = at
     if nested:  # the task of each state: its own, else that of the state it is in
         for d in range(1, int(st.imbrication.max()) + 1):
             r = np.flatnonzero((st.imbrication == d) & (task_of < 0) & (up >= 0))
@@ -360,18 +363,17 @@ def task_trace(trace, tk=None):
     from ..trace import Trace
     from .timeslice import nesting_parents
     tk = tasks(trace) if tk is None else tk
+    if not len(tk):
+        raise TraceError(trace.source, None, "no state names a task: nothing to cut by task")
     st, ty, cont, vals = trace.states, trace.types, trace.containers, trace.values
     rows = np.flatnonzero(tk.task_of >= 0)
     order = np.lexsort((tk.start, tk.depth))
     box = np.empty(len(tk), np.int64)
     box[order] = 1 + np.arange(len(tk))
-    imb = np.zeros(len(st), np.int64)  # depth among the states of the same task
-    if len(st) and st.imbrication.max() > 0:
-        up = nesting_parents(trace)
-        for d in range(1, int(st.imbrication.max()) + 1):
-            r = np.flatnonzero((st.imbrication == d) & (up >= 0))
-            same = tk.task_of[up[r]] == tk.task_of[r]
-            imb[r[same]] = imb[up[r[same]]] + 1
+    nested = len(st) and st.imbrication.max() > 0
+    up = nesting_parents(trace) if nested else np.full(len(st), -1, np.int64)
+    imb, inside = _task_depth(up, tk.task_of, tk.task_of >= 0,
+                              np.argsort(st.imbrication, kind="stable"))
     sort = rows[np.lexsort((imb[rows], st.start[rows], box[tk.task_of[rows]]))]
     # types: the root, Task, the states' types, the dependency link type
     stypes = np.unique(st.type[rows])
@@ -402,8 +404,7 @@ def task_trace(trace, tk=None):
     states = {"container": box[tk.task_of[sort]], "type": new_type[st.type[sort]],
               "value": new_val[st.value[sort]], "start": st.start[sort],
               "end": st.end[sort], "imbrication": imb[sort]}
-    piece, when = _spawned_from(tk.offsets, tk.piece_rows, st.start, st.end, tk.parent,
-                                tk.start)
+    _, when = _spawned_from(tk.offsets, tk.piece_rows, st.start, st.end, tk.parent, tk.start)
     child = np.flatnonzero(tk.parent >= 0)
     child = child[np.argsort(when[child], kind="stable")]
     links = {"container": np.zeros(len(child)), "type": np.full(len(child), link_type),
@@ -423,10 +424,55 @@ def task_trace(trace, tk=None):
             (len(trace.variables), "variable pieces"), (len(trace.events), "events")]
     notes = [f"by task: {len(tk)} tasks as containers, {len(child)} dependencies"] + [
         f"by task: {n} {what} left out" for n, what in left if n]
+    if inside.any():  # (a task's piece spans what it ran: the thread's nesting)
+        notes.append(f"by task: {int(inside.sum())} pieces of tasks ran nested in another "
+                     f"task's piece, whose column counts their time too")
+    twice = _overlapping(tk.piece_rows, tk.offsets, st.start, st.end)
+    if twice:
+        notes.append(f"by task: {twice} pieces overlap another piece of their task (run on "
+                     "two threads at once), drawn over each other")
     colors = np.full((1, 4), np.nan, np.float32)
     return Trace.from_columns(
         names, {"types": types, "values": values, "containers": containers,
                 "states": states, "links": links, **none}, extra=extra,
         type_colors=np.r_[trace.type_colors[[0]], colors, trace.type_colors[stypes], colors],
         value_colors=np.r_[trace.value_colors[kept_vals], colors], source=trace.source,
-        time_unit=trace.time_unit, notes=notes)
+        time_unit=trace.time_unit, unit_note=trace.unit_note, report=trace.report,
+        other_records=trace.other_records,
+        notes=trace.notes[bool(trace.unit_note):] + notes)
+
+
+@njit(cache=True)
+def _task_depth(up, key, has, by_depth):
+    """Per state, its depth among the states of its own task (those of the same `key`,
+    where `has` one, it is nested in, however many other states lie between), and
+    whether it is a state of a task nested in no state of its own but in another
+    state; `by_depth`: the states, shallowest first (`up`: the state each is in)."""
+    depth = np.zeros(len(up), np.int64)
+    inside = np.zeros(len(up), np.bool_)
+    for r in by_depth:
+        if not has[r]:
+            continue
+        a = up[r]
+        while a >= 0 and not (has[a] and key[a] == key[r]):
+            a = up[a]
+        if a >= 0:
+            depth[r] = depth[a] + 1
+        elif up[r] >= 0:
+            inside[r] = True
+    return depth, inside
+
+
+@njit(cache=True)
+def _overlapping(piece_rows, offsets, start, end):
+    """How many pieces (in time order per task) start before an earlier piece of
+    their task has ended."""
+    n = 0
+    for t in range(len(offsets) - 1):
+        last = -np.inf
+        for k in range(offsets[t], offsets[t + 1]):
+            r = piece_rows[k]
+            if start[r] < last:
+                n += 1
+            last = max(last, end[r])
+    return n
