@@ -82,6 +82,35 @@ def test_auto_fits_the_columns_and_expansion_mixes_levels(cosine, monkeypatch):
         geometry(cosine, aggregate="Rack")
 
 
+def test_auto_never_folds_everything_into_one_column():
+    """With a limit of 20: 30 processes flat under the root, or under one machine,
+    keep a column each (one column would say nothing of where); 30 machines of 3
+    processes: 90 columns, the 30 machines too many, the root one: each its own;
+    6 machines of 5: the machines."""
+    from triva3d.scene.aggregated import auto_level
+    from triva3d.trace import Names, Table, Trace, SCHEMA
+
+    def tree(parent):
+        n = len(parent)
+        cols = {t: {c: np.zeros(0, d) for c, d in SCHEMA[t].items()} for t in SCHEMA}
+        cols["containers"] = {"parent": np.array(parent, np.int32),
+                              "type": np.zeros(n, np.int32), "name": np.zeros(n, np.int32),
+                              "alias": np.full(n, -1, np.int32), "start": np.zeros(n),
+                              "end": np.ones(n)}
+        tables = {t: Table(t, cols[t]) for t in SCHEMA}
+        return Trace(Names.of(["0"]), tables, np.zeros((0, 4), np.float32),
+                     np.zeros((0, 4), np.float32))
+
+    def leaves(tr):
+        p = tr.containers.parent
+        return ~np.isin(np.arange(len(p)), p)
+    for parent, want in (([-1] + [0] * 30, None), ([-1, 0] + [1] * 30, None),
+                         ([-1] + [0] * 30 + [1 + i // 3 for i in range(90)], None),
+                         ([-1] + [0] * 6 + [1 + i // 5 for i in range(30)], 1)):
+        tr = tree(parent)
+        assert auto_level(tr, leaves(tr), limit=20) == want, parent[:5]
+
+
 def test_links_between_columns_are_bundled_with_widths(cosine):
     trace, _ = cosine
     g = geometry(cosine, aggregate="Cluster")

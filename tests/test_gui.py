@@ -977,6 +977,17 @@ def test_the_view_menu_cuts_a_task_run_by_task_for_the_execution_tree(qtbot, tmp
     w.redraw()
     w.task_action.setChecked(False)
     assert w.trace is threads
+    # a window on the tasktree base opens a task run cut by task; and --by-task
+    tree = opened(qtbot, tmp_path / "apex", base="tasktree")
+    assert tree.task_action.isChecked() and tree.trace.level("Task").size == 6
+    assert tree.physical.find("types", "Task").size == 0
+    tree.task_action.setChecked(False)  # the base needs it: refused
+    assert UNEXPECTED and "View > By task" in UNEXPECTED.pop(), UNEXPECTED
+    asked = MainWindow(ViewState(), by_task=True)
+    qtbot.addWidget(asked)
+    asked.open_trace(str(tmp_path / "apex"))
+    qtbot.waitUntil(lambda: asked.trace is not None or bool(UNEXPECTED), timeout=PATIENCE_MS)
+    assert asked.trace.level("Task").size == 6 and asked.task_action.isChecked()
     small = opened(qtbot)
     small.task_action.setChecked(True)
     assert UNEXPECTED and "no state has a 'GUID' field" in UNEXPECTED.pop()

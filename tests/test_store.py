@@ -87,7 +87,7 @@ def test_ingest_and_render_from_the_store(tmp_path):
     assert "1066 states" in r.stderr
 
 
-def test_a_treemap_reduced_over_the_store_is_the_trace_s(tmp_path):
+def test_a_treemap_reduced_over_the_store_is_the_trace_s(tmp_path, monkeypatch):
     """`treemap STORE` reduces the states bucket by bucket (engine.StoreSlicer, the
     store's skeleton and palette) and writes what the trace's own treemap writes:
     the same CSV, and the same SVG but for the title's name; a window too. --dask
@@ -105,6 +105,11 @@ def test_a_treemap_reduced_over_the_store_is_the_trace_s(tmp_path):
         assert a[0].returncode == 0 and a[1] == b[1] and a[1].count("\n") > 30
     a, b = treemap(str(tmp_path / "s"), "a.svg")[1], treemap(small, "b.svg")[1]
     assert a.splitlines()[3:] == b.splitlines()[3:]  # (the title and the width it takes)
+    # the engine's path, never the whole store (read_store fails here), from store.json too
+    from triva3d import cli, store
+    monkeypatch.setattr(store, "read_store", lambda *a, **k: 1 / 0)
+    cli.main(["treemap", str(tmp_path / "s" / "store.json"), "-o", str(tmp_path / "e.csv")])
+    assert (tmp_path / "e.csv").read_text() == treemap(small, "w.csv")[1]
     r, _ = treemap(str(tmp_path / "s"), "c.csv", "--cells", "link", "--dask", "127.0.0.1:1")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--dask reduces a store" in r.stderr
     r, _ = treemap(str(tmp_path / "s"), "c.csv", "--dask", "tcp://127.0.0.1:1")

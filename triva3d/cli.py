@@ -13,9 +13,10 @@ import time
 from .errors import OptionsError, Triva3dError
 
 
-def _load(args, as_asked=True, path=None):
+def _load(args, as_asked=True, path=None, state=None):
     """The trace of `path` (default the command's TRACE) as the options ask (logical
-    time, clusters), and the seconds it took."""
+    time, clusters, by task, also where the ViewState `state` stands on the execution
+    tree), and the seconds it took."""
     from tqdm import tqdm
     from .load import load
     t0 = time.perf_counter()
@@ -30,7 +31,12 @@ def _load(args, as_asked=True, path=None):
     if as_asked and getattr(args, "clusters", None):  # (steps: a column, not a level)
         from .analysis.logical import clustered_trace
         trace = clustered_trace(trace, args.clusters)
-    if getattr(args, "by_task", False) or getattr(args, "base", None) == "tasktree":
+    from .analysis.tasks import by_task
+    if by_task(state.base if state is not None else getattr(args, "base", None),
+               getattr(args, "by_task", False)):
+        if getattr(args, "clusters", None):
+            raise OptionsError("clusters group processes, by task each task is a container: "
+                               "not both")
         from .analysis.tasks import task_trace
         trace = task_trace(trace)
     if getattr(args, "time", None) == "logical":
@@ -102,11 +108,17 @@ def cmd_tasks(args):
             chosen = tk.lineage(focus)
         except ValueError:
             raise OptionsError(f"task {args.task}: no such GUID in {trace.source}") from None
+    bars = ""
     if args.intervals is not None:
         from .analysis.intervals import durations
         value, lo, hi = args.intervals
-        states = durations(trace, value).mask(lo, hi, len(trace.states))
+        d = durations(trace, value)
+        states = d.mask(lo, hi, len(trace.states))
         chosen = tk.running(states)
+        if not states.any():
+            print(f"triva3d: note: no {value} interval lasts {lo:.4g} to {hi:.4g} "
+                  f"{trace.unit()} (they last {d.seconds.min():.4g} to {d.seconds.max():.4g})",
+                  file=sys.stderr)
     if args.gantt is not None:
         from .analysis.tasks import gantt
         from .panels.distribution import save
@@ -115,8 +127,10 @@ def cmd_tasks(args):
             raise OptionsError(f"{args.output}: an aggregated Gantt is written as .svg or .png")
         text = None if states is None else (f"{value} intervals of {lo:.4g} to {hi:.4g} "
                                             f"{trace.unit()}")
-        save(svg(gantt(tk, trace, args.gantt, states), tk, trace, chosen, chosen_text=text),
-             args.output)
+        g = gantt(tk, trace, args.gantt, states)
+        save(svg(g, tk, trace, chosen, chosen_text=text), args.output)
+        bars = f"; {len(g)} bars" + ("" if g.holds is None else
+                                     f", {int(g.holds.sum())} holding the intervals")
     elif suffix == ".csv":
         tk.write_csv(args.output, trace, chosen)
     else:
@@ -124,7 +138,7 @@ def cmd_tasks(args):
         write(tk, trace, args.output, chosen, focus)
     shown = f"{len(chosen)} tasks of {len(tk)}" if chosen is not None else f"{len(tk)} tasks"
     print(f"{args.output}: {shown} ({tk.missing_parents} of all without their parent in the "
-          "trace)", file=sys.stderr)
+          f"trace){bars}", file=sys.stderr)
 
 
 def cmd_intervals(args):
@@ -271,10 +285,14 @@ def _intervals(text):
     try:
         if not (sep and sep2 and name):
             raise ValueError
-        return name, float(lo), float(rest)
+        lo, hi = float(lo), float(rest)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected VALUE:LO:HI (a state value, two "
                                          f"durations), got {text!r}") from None
+    if not lo <= hi:
+        raise argparse.ArgumentTypeError(f"{text!r}: the durations' range ends before it "
+                                         "starts (LO:HI, in the trace's unit)")
+    return name, lo, hi
 
 
 def cmd_topology_convert(args):
@@ -403,7 +421,7 @@ def cmd_render(args):
     t0 = time.perf_counter()
     image_format(args.output)
     state = _state(args)
-    trace, _ = _load(args)
+    trace, _ = _load(args, state=state)
     _report(trace)
     view = _pair(args, trace, state) if state.side_by_side else \
         View(trace, state, size=args.size, quality=args.quality)
@@ -426,7 +444,7 @@ def _pair(args, trace, state):
         raise OptionsError("side by side needs a second run: give --compare B")
     if getattr(args, "encoding", None) == "events":
         raise OptionsError("side by side films the 3D scenes: not with --encoding events")
-    other, _ = _load(args, path=state.compare)
+    other, _ = _load(args, path=state.compare, state=state)
     return SideBySide(trace, other, state, size=args.size, quality=args.quality)
 
 
@@ -447,7 +465,7 @@ def cmd_animate(args):
     for name in ("unfold", "particles", "heat"):  # given: on top of a --state's
         if getattr(args, name):
             setattr(state, name, getattr(args, name))
-    trace, _ = _load(args)
+    trace, _ = _load(args, state=state)
     _report(trace)
     view = View(trace, state, size=args.size, quality=args.quality)
     for line in view.warnings():
@@ -484,7 +502,8 @@ def cmd_view(args):
     if state.side_by_side:
         raise OptionsError("two runs side by side are drawn by render and animate; the "
                            "window compares them by colour (--color-by difference:METRIC)")
-    status = run(args.trace, state, quality=args.quality, lenient=args.lenient)
+    status = run(args.trace, state, quality=args.quality, lenient=args.lenient,
+                 by_task=args.by_task)
     if status:
         raise SystemExit(status)
 
@@ -496,11 +515,14 @@ def cmd_treemap(args):
     from .viewstate import CHECKS
     color_by = CHECKS["color_by"](args.color_by or "value")
     slicer = palette = None
-    if _on_store(args, color_by):  # reduced over the store: its states never held here
+    store = _on_store(args, color_by)
+    if store:  # reduced over the store: its states never held here
         from .engine import StoreSlicer
         from .store import read_skeleton
-        trace, palette = read_skeleton(args.trace)
-        slicer = StoreSlicer(args.trace, trace, args.dask)
+        trace, palette = read_skeleton(store)
+        slicer = StoreSlicer(store, trace, args.dask)
+        for note in trace.notes:
+            print(f"triva3d: note: {note}", file=sys.stderr)
     else:
         trace, _ = _load(args)
     _report(trace)
@@ -526,12 +548,13 @@ def cmd_treemap(args):
 
 
 def _on_store(args, color_by):
-    """Whether the treemap of `args` is reduced over a store by the engine (state
-    cells, exclusive time, nothing that needs every entity); --dask on anything else
-    is refused."""
-    from .store import is_store
-    can = (is_store(args.trace) and args.cells == "state" and args.nested == "exclusive"
-           and color_by == "value" and not (args.compare or args.clusters or args.by_task))
+    """The store's folder where the treemap of `args` is reduced over a store by the
+    engine (state cells, exclusive time, nothing that needs every entity), else None;
+    --dask on anything else is refused."""
+    from .store import store_folder
+    can = store_folder(args.trace) if (
+        args.cells == "state" and args.nested == "exclusive" and color_by == "value"
+        and not (args.compare or args.clusters or args.by_task)) else None
     if args.dask and not can:
         raise OptionsError("--dask reduces a store (triva3d ingest) to a treemap of state "
                            "cells in exclusive time, without --compare, --color-by, "
@@ -865,8 +888,9 @@ def parser():
                        help="only this task's chain: its ancestors and its descendants")
     which.add_argument("--intervals", type=_intervals, metavar="VALUE:LO:HI",
                        help="only the tasks running the intervals of this state value that "
-                            "last LO to HI (a brush of `triva3d intervals`); in the Gantt, "
-                            "their utilization as a white line in the bars holding them")
+                            "last LO to HI (in the trace's unit; a brush of `triva3d "
+                            "intervals`); in the Gantt, their utilization as a white line in "
+                            "the bars holding them")
     tk.add_argument("--gantt", type=_depth, metavar="DEPTH",
                     help="the aggregated Gantt instead (Traveler): a bar per subtree at this "
                          "depth of the execution tree (0: the roots), packed into rows, "
@@ -1009,8 +1033,9 @@ def add_scene_options(r):
     r.add_argument("--aggregate", metavar="LEVEL",
                    help="columns for a level of the container hierarchy (a type name or a "
                         "depth), each showing per time bin its subtree's shares of the state "
-                        "values; auto: the deepest level with at most 1000 columns when "
-                        "there are more containers than that; none: a column per "
+                        "values; auto: the deepest level with 2 to 1000 columns when there "
+                        "are more containers than that (none such: a column each); none: a "
+                        "column per "
                         f"container (default {default.aggregate})")
     r.add_argument("--expand", metavar="A,B", type=_list,
                    help="aggregated nodes drawn as their children's columns (mixed levels)")

@@ -39,9 +39,8 @@ def _read_store(path, *, lenient, progress):
 
 
 def _sniff_store(path, head):
-    from .store import is_store
-    folder = os.path.dirname(path) if os.path.basename(path) == "store.json" else path
-    return folder if is_store(folder) else None
+    from .store import store_folder
+    return store_folder(path)
 
 
 def _sniff_cache(path, head):

@@ -33,6 +33,13 @@ RGBA = ("r", "g", "b", "a")
 SCENE = ("scene_r", "scene_g", "scene_b")
 
 
+def store_folder(path):
+    """The store's folder that `path` (the folder, or its store.json) names, or None."""
+    path = str(path)
+    folder = os.path.dirname(path) if os.path.basename(path) == "store.json" else path
+    return folder if is_store(folder) else None
+
+
 def is_store(path):
     """Whether `path` is a store's folder."""
     meta = os.path.join(str(path), "store.json")
@@ -99,8 +106,10 @@ def ingest(trace, out):
             cuts = lo + np.searchsorted(slot[lo:hi], np.arange(TIME_SLICES + 1))
             with pq.ParquetWriter(os.path.join(part, "part-0.parquet"), tb.schema,
                                   compression="zstd", write_statistics=True) as w:
+                if hi == lo:  # an empty table: its schema
+                    w.write_table(tb)
                 for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
-                    if z > a or (a == lo and hi == lo):  # (an empty table: its schema)
+                    if z > a:
                         w.write_table(tb.slice(a - lo, z - a), row_group_size=ROW_GROUP)
             files += 1
     meta = {"mark": MARK, "format": FORMAT, "source": str(trace.source),

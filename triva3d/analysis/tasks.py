@@ -277,13 +277,15 @@ class Gantt:
     at its start); `counts` how many containers run the subtree's tasks over time
     (the deepest state counted: each container once), `chosen` the same for chosen
     states alone (brushed intervals, say: the instants a container's deepest state is
-    one of them), None where none is chosen."""
+    one of them) and `holds` the bars holding one; None where none is chosen;
+    `workers` how many containers run tasks at all."""
     depth: int
     root: np.ndarray
     start: np.ndarray
     end: np.ndarray
     row: np.ndarray
     counts: object
+    workers: int = 0
     chosen: object = None
     holds: np.ndarray = None
 
@@ -299,10 +301,10 @@ class Gantt:
         return None if self.chosen is None else self.chosen.means(edges)
 
 
-def gantt(tk, trace, depth=1, chosen=None):
+def gantt(tk, trace, depth=1, states=None):
     """The Gantt of Tasks `tk` of `trace` at `depth` of the execution tree (roots whose
-    tree is shallower give no bar); `chosen`, a mask over the states, adds their
-    utilization and the bars that hold one (`holds`)."""
+    tree is shallower give no bar); `states`, a mask over the trace's states (brushed
+    intervals, say), adds their utilization and the bars that hold one (`holds`)."""
     from .overview import Counts
     from .timeslice import nesting_parents
     deepest = int(tk.depth.max(initial=-1))
@@ -336,21 +338,29 @@ def gantt(tk, trace, depth=1, chosen=None):
     up = nesting_parents(trace) if len(st) and st.imbrication.max() > 0 else None
     if up is not None:
         pcol[up >= 0] = of[up[up >= 0]]
-    g = Gantt(depth, roots, start, end, row, Counts(of, pcol, st.start, st.end, len(roots)))
-    if chosen is not None:  # as analysis.overview: a chosen state's time less its
-        ccol = np.where(chosen, of, -1).astype(np.int32)  # chosen children's
+    workers = len(np.unique(st.container[tk.task_of >= 0]))
+    g = Gantt(depth, roots, start, end, row, Counts(of, pcol, st.start, st.end, len(roots)),
+              workers)
+    if states is not None:  # as analysis.overview: a chosen state's time less that of
+        ccol = np.where(states, of, -1).astype(np.int32)  # the states in it
         cpcol = np.full(len(st), -1, np.int32)
         if up is not None:
-            keep = (up >= 0) & chosen[np.maximum(up, 0)]
+            keep = (up >= 0) & states[np.maximum(up, 0)]
             cpcol[keep] = of[up[keep]]
         g.chosen = Counts(ccol, cpcol, st.start, st.end, len(roots))
-        g.holds = np.bincount(of[chosen & (of >= 0)], minlength=len(roots)) > 0
+        g.holds = np.bincount(of[states & (of >= 0)], minlength=len(roots)) > 0
     return g
 
 
 #: The container type of a trace cut by task (task_trace), and its states' field
 #: naming the container (thread) that ran each.
 TASK_TYPE, WORKER = "Task", "Worker"
+
+
+def by_task(base, asked=False):
+    """Whether a trace is drawn cut by task: `asked` (--by-task, View > By task), or
+    its base is the execution tree, which stands on tasks."""
+    return bool(asked) or base == "tasktree"
 
 
 def task_trace(trace, tk=None):

@@ -10,6 +10,9 @@ BASES = ("topology", "appgraph", "treemap", "timeline", "tasktree")
 PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
 #: Above this many nodes the default is sfdp: neato and circo become very slow.
 NEATO_MAX = 500
+#: The execution tree (tasktree base) is laid out by dot up to this many tasks,
+#: by sfdp above (dot's crossing minimisation grows too slow).
+DOT_MAX = 5000
 
 
 @contextlib.contextmanager

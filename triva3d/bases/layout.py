@@ -16,7 +16,7 @@ from .compact import compact_layout
 from .topology import EdgeAttrs
 from ..errors import OptionsError
 from ..trace import depth_of
-from . import BASES
+from . import BASES, DOT_MAX
 from .treemap import read_hierarchy, treemap
 
 #: Side of a node that holds one container (Graphviz points: a quarter inch).
@@ -390,7 +390,8 @@ def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, 
     base = base or ("topology" if topology else "treemap")
     if base not in BASES:
         raise OptionsError(f"unknown base {base!r} (expected {', '.join(BASES)})")
-    if (mapping or pattern) and not topology and base in ("treemap", "timeline"):
+    if (mapping or pattern) and (base == "tasktree" or not topology and base in ("treemap",
+                                                                                 "timeline")):
         raise OptionsError(f"a {'mapping' if mapping else 'pattern'} places containers on the "
                            "nodes of a topology or of the communication graph, and there is "
                            f"no topology to map onto (the {base} base draws the trace's own "
@@ -417,13 +418,14 @@ def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, 
 
 def on_task_tree(trace, program=None, use_cache=True):
     """The execution tree of a trace cut by task (analysis.tasks.task_trace): a node
-    per task, an edge per dependency, laid out by `program` (default dot: parents
-    above children, tasks being in the order of their depth)."""
+    per task, an edge per dependency, laid out by `program` (default dot up to
+    DOT_MAX tasks: parents above children, tasks being in the order of their depth;
+    sfdp above)."""
     from ..analysis.tasks import TASK_TYPE
     from .appgraph import comm_graph
     if not np.isin(trace.containers.type, trace.find("types", TASK_TYPE)).any():
         raise OptionsError(f"{trace.source}: the tasktree base stands on a trace cut by task "
                            "(--by-task; in the window, View > By task)")
     topo, containers = comm_graph(trace, TASK_TYPE)
-    return on_graph(trace, topo, "tasktree", program or "dot", None, None, use_cache,
-                    containers)
+    program = program or ("dot" if len(topo) <= DOT_MAX else "sfdp")
+    return on_graph(trace, topo, "tasktree", program, None, None, use_cache, containers)

@@ -2,7 +2,7 @@
 import sys
 
 
-def run(path=None, state=None, quality="fast", lenient=False):
+def run(path=None, state=None, quality="fast", lenient=False, by_task=False):
     """Open the main window (on `path`, a trace, if given) and run until it closes;
     the exit status. Without a display (and no Qt platform chosen) it says so, as
     an OptionsError, instead of letting Qt abort."""
@@ -16,7 +16,7 @@ def run(path=None, state=None, quality="fast", lenient=False):
     from .window import MainWindow
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("triva3d")
-    window = MainWindow(state, quality=quality, lenient=lenient)
+    window = MainWindow(state, quality=quality, lenient=lenient, by_task=by_task)
     from ..kernels import on_first_compile  # a cold cache: the load says it compiles
     on_first_compile(window.compiling.emit)
     window.show()

@@ -42,10 +42,12 @@ class Loader(QtCore.QThread):
     #: loader, percent read (-1: reading done, laying out), what is going on
     progressed = QtCore.Signal(object, int, str)
 
-    def __init__(self, path, state, lenient):
+    def __init__(self, path, state, lenient, by_task=False):
         super().__init__()
         self.path, self.state, self.lenient = path, state, lenient
         self.base = state.base_options()
+        self.by_task = by_task  # asked; in run: whether the trace is cut by task
+        self.physical = None  # the trace read (`done` carries it cut by task, if so)
 
     def _read(self, done, total):
         if self.isInterruptionRequested():
@@ -57,7 +59,12 @@ class Loader(QtCore.QThread):
             from ..bases.layout import make_layout
             from ..load import load
             from ..scene.geometry import Geometry
-            trace = load(self.path, lenient=self.lenient, progress=self._read)
+            trace = self.physical = load(self.path, lenient=self.lenient,
+                                         progress=self._read)
+            from ..analysis.tasks import by_task, task_trace
+            self.by_task = by_task(self.state.base, self.by_task)
+            if self.by_task:
+                trace = task_trace(trace)
             if self.isInterruptionRequested():
                 return
             self.progressed.emit(self, -1, "laying out")
@@ -77,7 +84,7 @@ class MainWindow(QtWidgets.QMainWindow):
     #: A line to add to the loading's status (from any thread): kernels compiling.
     compiling = QtCore.Signal(str)
 
-    def __init__(self, state=None, quality="fast", lenient=False):
+    def __init__(self, state=None, quality="fast", lenient=False, by_task=False):
         super().__init__()
         self.compile_note = ""
         self.compiling.connect(lambda note: setattr(self, "compile_note", f" ({note})"))
@@ -86,6 +93,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setAcceptDrops(True)
         self.state = state if state is not None else ViewState()
         self.quality, self.lenient = quality, lenient
+        self._by_task = by_task  # View > By task, as the window opens
         self.trace = self.view = self.loader = None
         self.physical = None  # the trace opened (self.trace: it, or it in logical time)
         self._dropped = []  # cancelled loaders, waited for on closing
@@ -178,6 +186,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.logical_action.toggled.connect(self.set_logical)
         self.task_action = v.addAction("By &task")
         self.task_action.setCheckable(True)
+        self.task_action.setChecked(self._by_task)
         self.task_action.setToolTip("each task of a many-task run a container, its "
                                     "dependencies as links (the tasktree base stands on it)")
         self.task_action.toggled.connect(self.set_by_task)
@@ -215,7 +224,7 @@ class MainWindow(QtWidgets.QMainWindow):
         state = self.state.copy()
         if self.view is not None:  # a new trace: nothing of the old one's is named
             state.update(**FRESH)
-        self.loader = Loader(str(path), state, self.lenient)
+        self.loader = Loader(str(path), state, self.lenient, self.task_action.isChecked())
         self.loader.done.connect(self._loaded)  # bound slots: run in the GUI thread
         self.loader.failed.connect(self._load_failed)
         self.loader.progressed.connect(self._load_progress)
@@ -246,9 +255,11 @@ class MainWindow(QtWidgets.QMainWindow):
         if loader.base != self.state.base_options():
             layout = geometry = None  # the base changed while it loaded: again
         if self._install(trace, layout, geometry):
-            self.physical = trace
-            for a in (self.logical_action, self.task_action):
-                docks._blocked(a, lambda a=a: a.setChecked(False))
+            self.physical = loader.physical
+            docks._blocked(self.logical_action, lambda: self.logical_action.setChecked(False))
+            docks._blocked(self.task_action, lambda: self.task_action.setChecked(loader.by_task))
+            if loader.by_task:
+                self.setWindowTitle(f"triva3d: {trace.name} (by task)")
             recent = [path] + [p for p in (self.settings.value("recent", []) or [])
                                if p != path]
             self.settings.setValue("recent", recent[:MAX_RECENT])

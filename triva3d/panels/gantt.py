@@ -22,11 +22,11 @@ def svg(g, tk, trace, chosen=None, width=1200, most=900, chosen_text="chosen"):
     w, h = width, int(74 + bh * max(rows, 1))
     unit = trace.unit()
     x0, y0, x1, y1 = 80, 34, w - 20, h - 40
-    t0, t1 = (float(g.start.min()), float(g.end.max())) if len(g) else (0.0, 1.0)
+    t0, t1 = trace.start_time, trace.end_time  # (Gantts of any depth compare)
     t1 = t1 if t1 > t0 else t0 + 1
     edges = np.linspace(t0, t1, int(x1 - x0) + 1)
     use, mine = g.use(edges), g.chosen_use(edges)
-    top = max(float(use.max(initial=0.0)), 1e-12)
+    top = max(g.workers, 1)
     ink = css(np.round(np.array(TEXT_RGB) * 255))
     rgb = colors.value_rgb(trace)
     name = trace.names.display
@@ -34,9 +34,11 @@ def svg(g, tk, trace, chosen=None, width=1200, most=900, chosen_text="chosen"):
            f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="10">',
            f'<rect width="{w}" height="{h}" fill="{css(BACKGROUND_RGB)}"/>',
            f'<text x="8" y="16" fill="{ink}" font-size="11">{len(g)} subtrees at depth '
-           f'{g.depth} in {rows} rows; inside a bar: containers running its tasks (up to '
-           f'{top:.3g} at once)' + (f'; white line: {chosen_text}' if mine is not None
-                                      else '') + '</text>']
+           f'{g.depth} in {rows} rows, coloured by their root\'s region; inside a bar: how '
+           f'many of the {top} workers run its tasks' + (
+               f'; white line: {chosen_text}, yellow: the bars holding them'
+               if mine is not None else '; yellow: the chosen chain\'s bars'
+               if chosen is not None else '') + '</text>']
     held = set() if g.holds is None else set(np.flatnonzero(g.holds).tolist())
     if chosen is not None:
         bar_of = {int(r): i for i, r in enumerate(g.root.tolist())}

@@ -8,7 +8,7 @@ the treemap counts it).
 
 `owners` says which container's column draws each container's states: the level's
 node above it, or a child of a node the user expanded (mixed levels), or itself
-above the level. `auto_level` picks the deepest level whose columns fit.
+above the level. `auto_level` picks the deepest level whose columns fit (two or more).
 """
 from dataclasses import dataclass
 
@@ -77,23 +77,23 @@ def collapse(trace, expanded, node):
 
 def auto_level(trace, with_states, limit=AGGREGATE_LIMIT):
     """The depth to aggregate to, or None, for the containers `with_states` (a mask
-    of those whose states are drawn): the deepest depth at which at most `limit`
-    columns remain, None if they already fit, or if only the root's one column would
-    (a flat hierarchy, the tasks of an execution tree: one column says nothing of
-    where, each container's column in level of detail does)."""
+    of those whose states are drawn): the deepest depth at which two to `limit`
+    columns remain; None if they already fit, or if no level but one of a single
+    column would (a flat hierarchy, the tasks of an execution tree, one host: one
+    column says nothing of where, each container's column in level of detail does)."""
     if np.count_nonzero(with_states) <= limit:
         return None
     parent = trace.containers.parent
     depth = depth_of(parent)
     have = np.flatnonzero(with_states)
-    for d in range(int(depth[have].max()) - 1, 0, -1):
+    for d in range(int(depth[have].max()) - 1, -1, -1):
         up = have.copy()  # each container's ancestor at depth d (itself above it)
         while True:
             deeper = depth[up] > d
             if not deeper.any():
                 break
             up[deeper] = parent[up[deeper]]
-        if len(np.unique(up)) <= limit:
+        if 2 <= len(np.unique(up)) <= limit:
             return d
     return None
 

@@ -882,8 +882,8 @@ class Geometry:
                 ("" if not cls[ty] or name(tr.types.name[ty]).startswith(cls[ty])
                  else f"{cls[ty]}: ") + f"{name(tr.types.name[ty])} (of {of})")
         out += [(", ".join(texts), np.array(rgb, np.uint8)) for rgb, texts in profiles.items()]
-        if self.chosen is not None:
-            out.append((self.chosen.text, None))
+        if self.chosen is not None:  # a line a choice (a long line hides the legend)
+            out += [(part, None) for part in self.chosen.text.split("; ")]
         note = self.aggregation_note(short=True)
         if note:
             out.append((note, None))

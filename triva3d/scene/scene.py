@@ -285,8 +285,9 @@ class Scene:
 
     def _title(self, state, unit):
         g = self.geometry
-        base = (os.path.basename(state.topology) if state.topology and state.base != "appgraph"
-                else {"appgraph": "communication graph", "tasktree": "execution tree"}
+        on_file = state.topology and state.base in (None, "topology")
+        base = (os.path.basename(state.topology) if on_file else
+                {"appgraph": "communication graph", "tasktree": "execution tree"}
                 .get(g.layout.base, g.layout.base))
         now = "" if state.now is None else f"   now {state.now:.6g}"
         morph = "" if state.logical is None else \
