@@ -10,8 +10,9 @@ colours beside the types and values), and a dataset per entity table (`states/`,
 by time: TIME_SLICES equal slices of the trace's span, an entity in the slice of its
 start (or time), each slice its own row groups (of at most ROW_GROUP rows) sorted by
 container then start, with min/max statistics, zstd compressed. A window's reader
-(engine.py) thus skips the slices that start after it or end before it. A `row` column keeps the Trace's own order, so that reading the store
-back gives the very Trace (dump for dump).
+(engine.py) thus skips the slices that start after it or end before it. A `row`
+column keeps the Trace's own order, so that reading the store back gives the very
+Trace (dump for dump).
 """
 import json
 import os
@@ -115,7 +116,8 @@ def ingest(trace, out):
     meta = {"mark": MARK, "format": FORMAT, "source": str(trace.source),
             "time_unit": trace.time_unit, "unit_note": trace.unit_note,
             "report": [list(r) for r in trace.report], "other_records": trace.other_records,
-            "bucket_size": size, "time_slices": TIME_SLICES, "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA}}
+            "bucket_size": size, "time_slices": TIME_SLICES,
+            "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA}}
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
     return files + 1

@@ -453,8 +453,8 @@ class Group:
 
 
 class ViewState:
-    """What is shown. Base: `topology` (file), `base` (topology, appgraph,
-    treemap; None: topology when a file is given, else treemap), `program`
+    """What is shown. Base: `topology` (file), `base` (one of bases.BASES; None:
+    topology when a file is given, else treemap), `program`
     (Graphviz), `mapping` (CSV), `pattern` (regex), `level` (appgraph), `metric`
     (treemap leaf size). Time: `window` (t0, t1) or None (from the first to the
     last thing drawn),

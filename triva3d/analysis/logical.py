@@ -563,16 +563,12 @@ def logical_trace(trace, s=None):
     its send's box end to its receive's start. Time reads in steps; events and
     variables have no step and are left out (said in the notes). `lateness` keeps
     each state's lateness (NaN where none)."""
-    from ..trace import Names, Trace
+    from ..trace import Trace
     s = steps(trace) if s is None else s
     tr = trace
     ty, val = tr.types, tr.values
     n_types, n_values = len(ty), len(val)
-    base = len(tr.names)
-    words = [LOGICAL_TYPE, INSTANT, BETWEEN]
-    names = Names(np.r_[tr.names.arena, np.frombuffer("".join(words).encode(), np.uint8)],
-                  np.r_[tr.names.offsets, tr.names.offsets[-1]
-                        + np.cumsum([len(w.encode()) for w in words])])
+    names, base = tr.names.extended([LOGICAL_TYPE, INSTANT, BETWEEN])
     agg = s.kind == AGGREGATE
     instant = ~agg & (s.state < 0)
     st = tr.states

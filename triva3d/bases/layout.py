@@ -28,7 +28,7 @@ CONTRACTED = 0.3
 @dataclass(kw_only=True)
 class Layout:
     """Where every container stands, and the base geometry under it."""
-    base: str                 # "topology", "appgraph" or "treemap"
+    base: str                 # one of bases.BASES
     x: np.ndarray             # per container: footprint centre and size (w = h = 0: none)
     y: np.ndarray
     w: np.ndarray
