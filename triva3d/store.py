@@ -36,7 +36,6 @@ SCENE = ("scene_r", "scene_g", "scene_b")
 
 def store_folder(path):
     """The store's folder that `path` (the folder, or its store.json) names, or None."""
-    path = str(path)
     folder = os.path.dirname(path) if os.path.basename(path) == "store.json" else path
     return folder if is_store(folder) else None
 
