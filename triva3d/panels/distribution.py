@@ -70,21 +70,43 @@ def svg(tree, path_text, x="inclusive", y="exclusive", bins=BINS, size=(900, 360
     return "\n".join(out) + "\n"
 
 
-def axes(plot, xs, ys, xlabel, ylabel, ink):
-    """SVG lines of a plot's axes: `xs` and `ys` (None: no y scale) at their ends."""
+def axes(plot, xs, ys, xlabel, ylabel, ink, log_x=False):
+    """SVG lines of a plot's axes: `xs` and `ys` (None: no y scale) at their ends,
+    and round values between them, ticked (on x unless `log_x`: its caller marks
+    the decades)."""
     x0, y0, x1, y1 = plot
     out = [f'<path d="M{x0},{y0} L{x0},{y1} L{x1},{y1}" stroke="{ink}" fill="none"/>',
            f'<text x="{x0}" y="{y1 + 14}" fill="{ink}">{xs[0]:.4g}</text>',
            f'<text x="{x1}" y="{y1 + 14}" fill="{ink}" text-anchor="end">{xs[1]:.4g}</text>',
            f'<text x="{(x0 + x1) / 2}" y="{y1 + 28}" fill="{ink}" text-anchor="middle">'
            f'{html.escape(xlabel)}</text>']
+    for v, at in ([] if log_x else _inner(xs, x0, x1, 7)):
+        out += [f'<path d="M{at:.1f},{y1} L{at:.1f},{y1 + 4}" stroke="{ink}"/>',
+                f'<text x="{at:.1f}" y="{y1 + 14}" fill="{ink}" text-anchor="middle">'
+                f'{v:.4g}</text>']
     if ys is not None:
         out += [f'<text x="{x0 - 4}" y="{y1}" fill="{ink}" text-anchor="end">{ys[0]:.4g}</text>',
                 f'<text x="{x0 - 4}" y="{y0 + 8}" fill="{ink}" text-anchor="end">{ys[1]:.4g}'
                 '</text>',
                 f'<text x="{x0 - 38}" y="{(y0 + y1) / 2}" fill="{ink}" text-anchor="middle" '
                 f'transform="rotate(-90 {x0 - 38} {(y0 + y1) / 2})">{html.escape(ylabel)}</text>']
+        for v, at in _inner(ys, y1, y0, 4):
+            out += [f'<path d="M{x0 - 4},{at:.1f} L{x0},{at:.1f}" stroke="{ink}"/>',
+                    f'<text x="{x0 - 6}" y="{at + 4:.1f}" fill="{ink}" text-anchor="end">'
+                    f'{v:.4g}</text>']
     return out
+
+
+def _inner(span, a, b, target):
+    """(value, position) of round values strictly inside `span` = (lo, hi), mapped
+    linearly onto a..b, those too near an end (where its label stands) left out."""
+    from ..scene.annotations import ticks
+    lo, hi = float(span[0]), float(span[1])
+    if not hi > lo:
+        return []
+    room = 0.08 * (hi - lo)
+    return [(float(v), a + (v - lo) / (hi - lo) * (b - a)) for v in ticks(lo, hi, target)[0]
+            if lo + room < v < hi - room]
 
 
 def write(tree, path_text, out, x="inclusive", y="exclusive"):

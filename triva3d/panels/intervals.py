@@ -65,7 +65,7 @@ def histogram_svg(d, trace, rgb, chosen=None, size=(900, 360)):
                        f'height="{bh:.1f}" fill="{css(rgb)}"><title>{n} intervals: '
                        f'{d.edges[k]:.6g} to {d.edges[k + 1]:.6g} {unit}</title></rect>')
     out += axes((x0, y0, x1, y1), (d.edges[0], d.edges[-1]), (0, top),
-                f"duration ({unit}, log scale)", "intervals", ink)
+                f"duration ({unit}, log scale)", "intervals", ink, log_x=True)
     for k in range(int(np.ceil(lo)), int(np.floor(hi)) + 1):  # the decades
         at = sx(10.0 ** k)
         out.append(f'<path d="M{at:.1f},{y1} v4" stroke="{ink}"/>')
