@@ -64,6 +64,43 @@ def test_the_store_s_utilization_is_the_overview_s(tmp_path):
         utilization(str(tmp_path / "s"), [1.0, 1.0])
 
 
+@pytest.mark.parametrize("which", ["small.trace", "OTF2 ring"])
+def test_the_store_s_message_pairs_are_the_trace_s(which, tmp_path):
+    """examples/small.trace (291 links, no sizes) and an OTF2 ring (otf2gen.mpi_ring,
+    sized messages): per (sender, receiver) the messages and bytes the loaded trace's
+    links give (platform links left out), whole and in a window (links overlapping
+    it), from the links' buckets by sender."""
+    import otf2gen
+
+    from triva3d import load
+    from triva3d.analysis.metrics import link_bytes
+    from triva3d.analysis.roles import platform_link_types
+    from triva3d.engine import comm_pairs
+    if which == "small.trace":
+        tr = load(Path(__file__).parents[1] / "examples" / "small.trace", cache=False)
+    else:
+        otf2gen.mpi_ring(tmp_path / "ring")
+        tr = load(tmp_path / "ring", cache=False)
+        assert np.nansum(link_bytes(tr)) > 0
+    ingest(tr, tmp_path / "s")
+    ln = tr.links
+    msg = ~platform_link_types(tr)[ln.type]
+    span = tr.end_time - tr.start_time
+    for window in (None, (tr.start_time + 0.2 * span, tr.start_time + 0.4 * span)):
+        keep = msg if window is None else msg & (ln.start <= window[1]) & (ln.end >= window[0])
+        want = {}
+        for a, b, size in zip(ln.start_container[keep], ln.end_container[keep],
+                              np.nan_to_num(link_bytes(tr)[keep])):
+            n, total = want.get((a, b), (0, 0.0))
+            want[(int(a), int(b))] = (n + 1, total + size)
+        src, dst, count, nbytes = comm_pairs(str(tmp_path / "s"), window)
+        got = {(int(a), int(b)): (int(n), float(x))
+               for a, b, n, x in zip(src, dst, count, nbytes)}
+        assert got.keys() == want.keys() and len(got) >= 2
+        for k, (n, total) in want.items():
+            assert got[k][0] == n and got[k][1] == pytest.approx(total)
+
+
 def test_on_a_real_cluster(stored, tmp_path):
     """A scheduler and two worker processes on 127.0.0.1: the Time-Slice equals the
     trace's, the utilization the one reduced on threads here."""

@@ -10,7 +10,8 @@ Built so far: the Time-Slice of the states (seconds per container and state valu
 nested time exclusive), equal to analysis.timeslice's on the same trace, and a
 StoreSlicer that hands it to the treemap as a Slicer would (`treemap STORE`: the
 states never in this process's memory); the utilization per bin (the overview's
-counts, analysis.overview), the buckets' counts summed.
+counts, analysis.overview), the buckets' counts summed; the messages and bytes per
+pair of containers (the communication graph's edges).
 """
 import glob
 import os
@@ -120,11 +121,11 @@ def _skeleton(store):
     return state_values, col, (float(span["start"]), float(span["end"]))
 
 
-def _over_buckets(store, task, args, address):
-    """`task(file, *args)` for each bucket file of the store's states: as Dask tasks
+def _over_buckets(store, task, args, address, table="states"):
+    """`task(file, *args)` for each bucket file of the store's `table`: as Dask tasks
     on the scheduler at `address` (default TRIVA3D_DASK), else on threads here
     (dask's own local scheduler would import distributed and pandas, 100 MB)."""
-    files = sorted(glob.glob(os.path.join(store, "states", "bucket=*", "*.parquet")))
+    files = sorted(glob.glob(os.path.join(store, table, "bucket=*", "*.parquet")))
     c = client(address)
     if c is None:
         from concurrent.futures import ThreadPoolExecutor
@@ -166,6 +167,44 @@ def utilization(store, edges, address=None):
     for means in _over_buckets(store, _bucket_use, (edges, col), address):
         out[:, :means.shape[1]] += means
     return out, state_values
+
+
+def _bucket_pairs(path, t0, t1, platform):
+    """(sender, receiver, messages, bytes) per pair of one links bucket file: the
+    messages (links of no `platform` type) overlapping [t0, t1]."""
+    import pyarrow.parquet as pq
+    try:
+        t = pq.read_table(path, columns=["start_container", "end_container", "type",
+                                         "bytes"],
+                          filters=[("start", "<=", t1), ("end", ">=", t0)])
+    except Exception as e:  # untrusted: any damage
+        raise TraceError(path, None, f"not a readable store partition: "
+                                     f"{e or type(e).__name__}") from None
+    keep = ~np.isin(t.column("type").to_numpy(), platform)
+    a = t.column("start_container").to_numpy()[keep].astype(np.int64)
+    b = t.column("end_container").to_numpy()[keep].astype(np.int64)
+    size = np.nan_to_num(t.column("bytes").to_numpy()[keep])
+    pair, inv, count = np.unique(a * (1 << 31) + b, return_inverse=True, return_counts=True)
+    return (pair >> 31, pair & ((1 << 31) - 1), count,
+            np.bincount(inv.reshape(-1), weights=size, minlength=len(pair)))
+
+
+def comm_pairs(store, window=None, address=None):
+    """(sender, receiver, messages, bytes): per pair of containers that exchanged
+    messages overlapping `window` (default the whole trace), how many and their Size
+    summed (0 where none is given): the communication graph's edges before they are
+    lifted to a level. A links bucket holds its senders' links, so each pair comes
+    from one task: the results are concatenated, never combined."""
+    import json
+    _, _, span = _skeleton(store)
+    t0, t1 = window if window is not None else span
+    if t1 < t0:
+        raise OptionsError(f"time window {t0:g}:{t1:g} ends before it starts")
+    with open(os.path.join(store, "store.json"), encoding="utf-8") as f:
+        platform = np.asarray(json.load(f).get("platform_link_types", []), np.int64)
+    parts = _over_buckets(store, _bucket_pairs, (t0, t1, platform), address, "links")
+    return tuple(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
+                 for k in range(4))
 
 
 @dataclass

@@ -1,12 +1,13 @@
 """A trace as a partitioned Parquet dataset (issue 34.1): `triva3d ingest TRACE -o DIR`
 writes it, and DIR then opens as a trace of its own (an entry of load.READERS).
 
-DIR holds `store.json` (the format, the source, the time unit, the reader's report
-and which user-defined fields each table has), `names.parquet` (the interned names),
+DIR holds `store.json` (the format, the source, the time unit, the reader's report,
+which user-defined fields each table has and which link types are the platform's), `names.parquet` (the interned names),
 `types.parquet`, `values.parquet` and `containers.parquet` (small: each one file, the
 colours beside the types and values), and a dataset per entity table (`states/`,
 `links/`, `variables/`, `events/`) partitioned by container bucket
-(`bucket=K`: containers K * size to (K + 1) * size - 1) and, inside each bucket's file,
+(`bucket=K`: containers K * size to (K + 1) * size - 1; a link by its sender, with
+its Size parsed in a column `bytes`, NaN where none) and, inside each bucket's file,
 by time: TIME_SLICES equal slices of the trace's span, an entity in the slice of its
 start (or time), each slice its own row groups (of at most ROW_GROUP rows) sorted by
 container then start, with min/max statistics, zstd compressed. A window's reader
@@ -23,7 +24,7 @@ from .errors import TraceError
 from .output import writing
 from .trace import SCHEMA, Names, Trace, check
 
-FORMAT = 2
+FORMAT = 3
 MARK = "triva3d-store"
 #: Rows per row group at most, at most this many container buckets, time slices.
 ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16
@@ -86,15 +87,20 @@ def ingest(trace, out):
                            **{c: rgb[:, k] for k, c in enumerate(SCENE)}})
     write_small("containers", trace.containers.columns)
     t0, t1 = float(trace.containers.start[0]), float(trace.containers.end[0])
+    from .analysis.metrics import link_bytes
+    from .analysis.roles import platform_link_types
     for name in ENTITIES:
         t = getattr(trace, name)
         time = t.columns["time" if name == "events" else "start"]
-        bucket = (t.container // size).astype(np.int32)
+        owner = t.start_container if name == "links" else t.container
+        bucket = (owner // size).astype(np.int32)
         slot = np.clip((time - t0) * (TIME_SLICES / max(t1 - t0, 1e-300)), 0,
                        TIME_SLICES - 1).astype(np.int32) if len(time) else bucket
-        order = np.lexsort((time, t.container, slot, bucket))
+        order = np.lexsort((time, owner, slot, bucket))
         cols = {c: v[order] for c, v in t.columns.items()}
         cols.update({f"extra.{k}": v[order] for k, v in t.extra.items()})
+        if name == "links":
+            cols["bytes"] = link_bytes(trace)[order]
         cols["row"] = order.astype(np.int64)
         bucket, slot = bucket[order], slot[order]
         folder = os.path.join(out, name)
@@ -116,6 +122,7 @@ def ingest(trace, out):
             "time_unit": trace.time_unit, "unit_note": trace.unit_note,
             "report": [list(r) for r in trace.report], "other_records": trace.other_records,
             "bucket_size": size, "time_slices": TIME_SLICES,
+            "platform_link_types": np.flatnonzero(platform_link_types(trace)).tolist(),
             "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA}}
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
