@@ -6,7 +6,7 @@ local cluster of 1 and of 2 worker processes (one thread each); against the
 in-memory Slicer of the loaded trace; and the utilization at 1280 bins (the
 overview's counts) over the store, against the in-memory interval index. Best of 3, after a first run. Prints its figures.
 
-Usage: python benchmarks/bench_engine.py [--states 1e7]
+Usage: python benchmarks/bench_engine.py [--states 1e7] [--threads 1,2,4,8,16]
 """
 import argparse
 import sys
@@ -38,7 +38,13 @@ def best(f, repeat=3):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--states", type=float, default=1e7)
-    n = int(ap.parse_args().states)
+    ap.add_argument("--threads", metavar="N,M,...",
+                    help="instead: the store's slice and a 1 %% window on N, M... threads "
+                         "here (how the engine scales over a machine's cores; no Dask)")
+    a = ap.parse_args()
+    n = int(a.states)
+    if a.threads:
+        return threads(n, [int(k) for k in a.threads.split(",")])
     tr = make_trace(n, 0, n_procs=10_000, nest=10)
     span = tr.end_time - tr.start_time
     windows = {"whole": None, "1 % window": (span / 2, span / 2 + span / 100)}
@@ -67,6 +73,23 @@ def main():
                 for what, w in windows.items():
                     s = best(lambda: state_slice(tmp + "/s", w, address=c.scheduler_address))
                     print(f"  store, {workers} worker(s),   {what:11s} {s:.3f} s")
+
+
+def threads(n, counts):
+    tr = make_trace(n, 0, n_procs=10_000, nest=10)
+    span = tr.end_time - tr.start_time
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        ingest(tr, tmp + "/s")
+        print(f"{n:.0e} states ingested in {time.perf_counter() - t:.1f} s")
+        edges = np.linspace(tr.start_time, tr.end_time, 1281)
+        for k in counts:
+            whole = best(lambda: state_slice(tmp + "/s", threads=k))
+            part = best(lambda: state_slice(tmp + "/s", (span / 2, span / 2 + span / 100),
+                                            threads=k))
+            use = best(lambda: utilization(tmp + "/s", edges, threads=k))
+            print(f"  {k:2d} threads: whole slice {whole:.3f} s, 1 % window {part:.3f} s, "
+                  f"utilization at 1280 bins {use:.3f} s")
 
 
 if __name__ == "__main__":

@@ -121,15 +121,16 @@ def _skeleton(store):
     return state_values, col, (float(span["start"]), float(span["end"]))
 
 
-def _over_buckets(store, task, args, address, table="states"):
+def _over_buckets(store, task, args, address, table="states", threads=None):
     """`task(file, *args)` for each bucket file of the store's `table`: as Dask tasks
-    on the scheduler at `address` (default TRIVA3D_DASK), else on threads here
-    (dask's own local scheduler would import distributed and pandas, 100 MB)."""
+    on the scheduler at `address` (default TRIVA3D_DASK), else on `threads` threads
+    here (default: a core each; dask's own local scheduler would import distributed
+    and pandas, 100 MB)."""
     files = sorted(glob.glob(os.path.join(store, table, "bucket=*", "*.parquet")))
     c = client(address)
     if c is None:
         from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(os.cpu_count()) as pool:
+        with ThreadPoolExecutor(threads or os.cpu_count()) as pool:
             return list(pool.map(lambda f: task(f, *args), files))
     import dask
     try:
@@ -138,11 +139,11 @@ def _over_buckets(store, task, args, address, table="states"):
         c.close()
 
 
-def state_slice(store, window=None, address=None):
+def state_slice(store, window=None, address=None, threads=None):
     """(seconds, state values): per container (rows: the store's containers) and state
     value (columns: their value codes), the exclusive seconds in `window` (default
     the whole trace), reduced bucket by bucket as Dask tasks (on threads here where
-    no scheduler is given)."""
+    no scheduler is given: `threads` of them, default a core each)."""
     import pyarrow.parquet as pq
     state_values, col, span = _skeleton(store)
     t0, t1 = window if window is not None else span
@@ -150,12 +151,13 @@ def state_slice(store, window=None, address=None):
         raise OptionsError(f"time window {t0:g}:{t1:g} ends before it starts")
     n_cont = pq.read_metadata(os.path.join(store, "containers.parquet")).num_rows
     out = np.zeros((n_cont, len(state_values)))
-    for cont, seconds in _over_buckets(store, _bucket_slice, (t0, t1, col), address):
+    for cont, seconds in _over_buckets(store, _bucket_slice, (t0, t1, col), address,
+                                       threads=threads):
         out[cont, :seconds.shape[1]] = seconds
     return out, state_values
 
 
-def utilization(store, edges, address=None):
+def utilization(store, edges, address=None, threads=None):
     """(means, state values): per bin between the increasing `edges` and state value,
     how many containers are in it on average (each instant in the deepest state, as
     analysis.overview.Overview(trace).counts().means(edges)), the buckets' sums."""
@@ -164,7 +166,7 @@ def utilization(store, edges, address=None):
     if len(edges) < 2 or (np.diff(edges) <= 0).any():
         raise OptionsError("utilization bins need two or more increasing edges")
     out = np.zeros((len(edges) - 1, len(state_values)))
-    for means in _over_buckets(store, _bucket_use, (edges, col), address):
+    for means in _over_buckets(store, _bucket_use, (edges, col), address, threads=threads):
         out[:, :means.shape[1]] += means
     return out, state_values
 
