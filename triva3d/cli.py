@@ -28,15 +28,16 @@ def _load(args, as_asked=True, path=None, state=None):
             bar.update(done - bar.n)
         trace = load(path or args.trace, lenient=args.lenient, cache=not args.no_cache,
                      progress=None if bar.disable else progress)
+    from .analysis.tasks import by_task
+    cut = by_task(state.base if state is not None else getattr(args, "base", None),
+                  getattr(args, "by_task", False))
+    if cut and getattr(args, "clusters", None):
+        raise OptionsError("clusters group processes, by task each task is a container: "
+                           "not both")
     if as_asked and getattr(args, "clusters", None):  # (steps: a column, not a level)
         from .analysis.logical import clustered_trace
         trace = clustered_trace(trace, args.clusters)
-    from .analysis.tasks import by_task
-    if by_task(state.base if state is not None else getattr(args, "base", None),
-               getattr(args, "by_task", False)):
-        if getattr(args, "clusters", None):
-            raise OptionsError("clusters group processes, by task each task is a container: "
-                               "not both")
+    if cut:
         from .analysis.tasks import task_trace
         trace = task_trace(trace)
     if getattr(args, "time", None) == "logical":
