@@ -45,22 +45,27 @@ def client(address=None):
                            f"({type(e).__name__})") from None
 
 
+def _read_overlapping(path, columns, t0, t1):
+    """The `columns` (name -> array) of the entities of one bucket file whose [start,
+    end] meets [t0, t1]; the row groups' statistics skip the other time slices."""
+    import pyarrow.parquet as pq
+    try:
+        t = pq.read_table(path, columns=columns,
+                          filters=[("start", "<=", t1), ("end", ">=", t0)])
+    except Exception as e:  # untrusted: any damage
+        raise TraceError(path, None, f"not a readable store partition: "
+                                     f"{e or type(e).__name__}") from None
+    return {k: t.column(k).to_numpy() for k in t.column_names}
+
+
 def _read_states(path, t0, t1):
     """The states of one bucket file that can overlap [t0, t1] (the row groups'
     statistics skip the other time slices), sorted by container then start: their
     columns, their containers (`cont`) with each state's index into it (`local`), and
     the state each is nested in (-1: none)."""
-    import pyarrow.parquet as pq
-
     from .analysis.timeslice import nesting_parents_of
-    try:
-        t = pq.read_table(path, columns=["container", "type", "value", "start", "end",
-                                         "imbrication"],
-                          filters=[("start", "<=", t1), ("end", ">=", t0)])
-    except Exception as e:  # untrusted: any damage
-        raise TraceError(path, None, f"not a readable store partition: "
-                                     f"{e or type(e).__name__}") from None
-    c = {k: t.column(k).to_numpy() for k in t.column_names}
+    c = _read_overlapping(path, ["container", "type", "value", "start", "end",
+                                 "imbrication"], t0, t1)
     order = np.lexsort((c["start"], c["container"]))  # (time slices: one after another)
     c = {k: v[order] for k, v in c.items()}
     c["cont"], local = np.unique(c["container"], return_inverse=True)
@@ -121,6 +126,15 @@ def _skeleton(store):
     return state_values, col, (float(span["start"]), float(span["end"]))
 
 
+def _window(window, span):
+    """`window` (default the trace's `span`) as two floats; an OptionsError where it
+    ends before it starts."""
+    t0, t1 = (float(t) for t in (window if window is not None else span))
+    if t1 < t0:
+        raise OptionsError(f"time window {t0:g}:{t1:g} ends before it starts")
+    return t0, t1
+
+
 def _over_buckets(store, task, args, address, table="states", threads=None):
     """`task(file, *args)` for each bucket file of the store's `table`: as Dask tasks
     on the scheduler at `address` (default TRIVA3D_DASK), else on `threads` threads
@@ -146,9 +160,7 @@ def state_slice(store, window=None, address=None, threads=None):
     no scheduler is given: `threads` of them, default a core each)."""
     import pyarrow.parquet as pq
     state_values, col, span = _skeleton(store)
-    t0, t1 = window if window is not None else span
-    if t1 < t0:
-        raise OptionsError(f"time window {t0:g}:{t1:g} ends before it starts")
+    t0, t1 = _window(window, span)
     n_cont = pq.read_metadata(os.path.join(store, "containers.parquet")).num_rows
     out = np.zeros((n_cont, len(state_values)))
     for cont, seconds in _over_buckets(store, _bucket_slice, (t0, t1, col), address,
@@ -174,18 +186,12 @@ def utilization(store, edges, address=None, threads=None):
 def _bucket_pairs(path, t0, t1, platform):
     """(sender, receiver, messages, bytes) per pair of one links bucket file: the
     messages (links of no `platform` type) overlapping [t0, t1]."""
-    import pyarrow.parquet as pq
-    try:
-        t = pq.read_table(path, columns=["start_container", "end_container", "type",
-                                         "bytes"],
-                          filters=[("start", "<=", t1), ("end", ">=", t0)])
-    except Exception as e:  # untrusted: any damage
-        raise TraceError(path, None, f"not a readable store partition: "
-                                     f"{e or type(e).__name__}") from None
-    keep = ~np.isin(t.column("type").to_numpy(), platform)
-    a = t.column("start_container").to_numpy()[keep].astype(np.int64)
-    b = t.column("end_container").to_numpy()[keep].astype(np.int64)
-    size = np.nan_to_num(t.column("bytes").to_numpy()[keep])
+    c = _read_overlapping(path, ["start_container", "end_container", "type", "bytes"],
+                          t0, t1)
+    keep = ~np.isin(c["type"], platform)
+    a = c["start_container"][keep].astype(np.int64)
+    b = c["end_container"][keep].astype(np.int64)
+    size = np.nan_to_num(c["bytes"][keep])
     pair, inv, count = np.unique(a * (1 << 31) + b, return_inverse=True, return_counts=True)
     return (pair >> 31, pair & ((1 << 31) - 1), count,
             np.bincount(inv.reshape(-1), weights=size, minlength=len(pair)))
@@ -198,10 +204,7 @@ def comm_pairs(store, window=None, address=None):
     lifted to a level. A links bucket holds its senders' links, so each pair comes
     from one task: the results are concatenated, never combined."""
     import json
-    _, _, span = _skeleton(store)
-    t0, t1 = window if window is not None else span
-    if t1 < t0:
-        raise OptionsError(f"time window {t0:g}:{t1:g} ends before it starts")
+    t0, t1 = _window(window, _skeleton(store)[2])
     with open(os.path.join(store, "store.json"), encoding="utf-8") as f:
         platform = np.asarray(json.load(f).get("platform_link_types", []), np.int64)
     parts = _over_buckets(store, _bucket_pairs, (t0, t1, platform), address, "links")
