@@ -3,6 +3,10 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from conftest import HEADER, TYPES
 from triva3d.kernels import MESSAGE
 
@@ -44,16 +48,14 @@ def test_a_cold_kernel_cache_is_announced_once_before_the_compile(tmp_path):
 
 
 def test_the_command_says_it_compiles_only_on_a_cold_cache(tmp_path):
-    """`triva3d stats` of a cached trace with an empty numba cache compiles its kernel
-    and says so once on stderr; the next run, warm, says nothing of it."""
+    """`triva3d stats --no-cache` (it parses) with an empty numba cache compiles its
+    kernels and says so once on stderr; the next run, warm, says nothing of it."""
     trace = tmp_path / "t.trace"
     trace.write_text(HEADER + TYPES + "11 1 p1 S run\n13 2 p1 S\n")
-    subprocess.run([sys.executable, "-m", "triva3d.cli", "stats", str(trace)], check=True,
-                   capture_output=True)  # the trace's cache, with the usual kernels
     cold = tmp_path / "numba"
-    out, err = run(["stats", str(trace)], cold, cli=True)
+    out, err = run(["stats", str(trace), "--no-cache"], cold, cli=True)
     assert err.splitlines().count(NOTE) == 1 and "1 states" in out
-    out, err = run(["stats", str(trace)], cold, cli=True)
+    out, err = run(["stats", str(trace), "--no-cache"], cold, cli=True)
     assert NOTE not in err and "1 states" in out
 
 
@@ -73,3 +75,48 @@ def test_the_pajé_kernel_unpacks_its_groups_in_the_order_the_simulator_packs_th
                 and stmt.value.id in K.ARGS:
             unpacked[stmt.value.id] = tuple(e.id for e in stmt.targets[0].elts)
     assert unpacked == K.ARGS
+
+
+def test_a_run_that_computes_nothing_never_imports_numba(tmp_path):
+    """numba's start-up (0.8 s) is paid only by a run that computes: `--help` and
+    `stats` of a trace read from triva3d's cache do not import it, and the note of a
+    cold kernel cache still comes where a later step imports it (a parse)."""
+    trace = tmp_path / "t.trace"
+    trace.write_text(HEADER + TYPES + "11 1 p1 S run\n12 2 p1 S io\n13 3 p1 S\n")
+    code = """if 1:
+        import sys
+        from triva3d import cli
+        try:
+            cli.main(sys.argv[1:])
+        except SystemExit:
+            pass
+        print("numba imported:", "numba" in sys.modules)
+    """
+    env = dict(os.environ, TRIVA3D_CACHE_DIR=str(tmp_path / "cache"),
+               NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+
+    def run_cli(*args):
+        p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                           text=True, check=True, env=env)
+        return p.stdout, p.stderr
+    out, err = run_cli("stats", str(trace))  # parses: its kernels compile, said once
+    assert "numba imported: True" in out and err.splitlines().count(NOTE) == 1
+    out, err = run_cli("stats", str(trace))
+    assert "numba imported: False" in out and "(from cache)" in out
+    assert "State: state, 2, max imbrication 1" in out and NOTE not in err
+    assert "numba imported: False" in run_cli("--help")[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 40)), max_size=60),
+       st.integers(6, 400))
+def test_the_deepest_imbrication_of_each_type_is_the_largest_of_its_states(pairs, n_types):
+    """stats's max imbrication per type, by its counting and by its sorting path (many
+    types and few states), equals a plain loop's."""
+    from triva3d.stats import _deepest
+    types = np.array([t for t, _ in pairs], np.int32)
+    imbrication = np.array([d for _, d in pairs], np.int32)
+    expected = np.full(n_types, -1)
+    for t, d in pairs:
+        expected[t] = max(expected[t], d)
+    assert _deepest(types, imbrication, n_types).tolist() == expected.tolist()

@@ -28,7 +28,7 @@ def _load(args, as_asked=True, path=None, state=None):
             bar.update(done - bar.n)
         trace = load(path or args.trace, lenient=args.lenient, cache=not args.no_cache,
                      progress=None if bar.disable else progress)
-    from .analysis.tasks import by_task
+    from .bases import by_task
     cut = by_task(state.base if state is not None else getattr(args, "base", None),
                   getattr(args, "by_task", False))
     if cut and getattr(args, "clusters", None):
@@ -755,8 +755,7 @@ def parser():
                    help="also save the view (base, window, filters, camera...) as JSON")
     r.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.jpg")
 
-    from .movie.frames import FPS
-    from .movie.paths import DURATION, FORMAT, PATHS, SWEEP_WIDTH
+    from .movie import DURATION, FORMAT, FPS, PATHS, SWEEP_WIDTH
     from .viewstate import PARTICLES
     a = trace_command("animate", cmd_animate, "render a movie: the camera flying "
                       "through the execution, the run unfolding, messages as particles")
@@ -776,7 +775,7 @@ def parser():
                         f"coloured by {' or '.join(PARTICLES)} (default {PARTICLES[0]})")
     a.add_argument("--heat", action="store_true",
                    help="colour the base's edges by the traffic that crossed them so far")
-    from .movie.frames import ENCODINGS
+    from .movie import ENCODINGS
     a.add_argument("--encoding", choices=ENCODINGS, default=ENCODINGS[0],
                    help="scene: the 3D scene; events: Sigovan's particles, each event "
                         "(MPI call, else innermost state) rising from its rank's slot with "
@@ -981,9 +980,8 @@ def add_clusters(c):
 
 def add_scene_options(r):
     """Options of what the 3D scene shows (render, animate and view)."""
-    from .analysis.roles import RULES
-    from .view import QUALITIES
-    from .viewstate import DETAILS, VIEWS, ViewState
+    from .analysis import VARIABLE_RULES
+    from .viewstate import DETAILS, QUALITIES, VIEWS, ViewState
     default = ViewState()
     add_base_options(r)
     r.add_argument("--window", type=_window, metavar="T0:T1",
@@ -1046,7 +1044,7 @@ def add_scene_options(r):
                    help="state, link or event values, or entity types, not to draw")
     r.add_argument("--variables", metavar="A,B=RULE",
                    help="variable types to draw (metrics such as PAPI counters are drawn "
-                        f"only when named), or NAME=RULE: {', '.join(RULES)}, or the "
+                        f"only when named), or NAME=RULE: {', '.join(VARIABLE_RULES)}, or the "
                         "capacity type to be relative to")
     r.add_argument("--colors", metavar="FILE",
                    help="colours by value or type name: 'name,#rrggbb' lines, or a JSON "

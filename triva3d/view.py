@@ -21,9 +21,8 @@ import os
 import numpy as np
 
 from .errors import OptionsError
-from .viewstate import STAGES, UPS, Camera, ViewState, parse_view
+from .viewstate import QUALITIES, STAGES, UPS, Camera, ViewState, parse_view
 
-QUALITIES = ("fast", "high")
 
 
 class View:

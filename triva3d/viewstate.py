@@ -32,6 +32,8 @@ from .units import TIME_UNITS
 #: same seconds at the same height.
 SIDE_BY_SIDE = ("normalised", "absolute")
 DETAILS = ("auto", "exact", "lod")
+#: How a View draws (view.py says what each costs; not a saved setting: the output's).
+QUALITIES = ("fast", "high")
 #: Named views: (azimuth, elevation) in degrees. Azimuth 0 looks from the front
 #: (-y) towards +y; positive azimuths turn to the right (+x); elevation 90 looks down.
 VIEWS = {"iso": (35.0, 30.0), "top": (0.0, 90.0), "side": (0.0, 0.0), "timeline": (0.0, 0.0)}

@@ -15,3 +15,6 @@ CELLS = ("state", "variable", "link", "event") + tuple(f"link:{m}" for m in LINK
 #: "difference:METRIC": B - A of a Time-Slice value, with a second run).
 COLOR_BY = ("value", "lateness", "duration")
 COLOR_BY_NAMED = ("variable", "slice", "difference")
+#: What a rule of --variables does to a variable type, besides naming the type its
+#: values are relative to (analysis.roles).
+VARIABLE_RULES = ("capacity", "hide", "max")

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import OptionsError
+from . import VARIABLE_RULES
 from ..trace import METRIC_CLASS, Kind
 
 #: Category prefixes of SimGrid's categorized resource usage, and their capacity.
 CATEGORY_OF = {"p": "power", "b": "bandwidth"}
-RULES = ("capacity", "hide", "max")
 
 
 def platform_link_types(trace):
@@ -130,7 +130,7 @@ def variable_roles(trace, rules=None):
         if not hits:
             raise OptionsError(f"{trace.source}: no variable type named {type_name!r}")
         for t in hits:
-            if rule in RULES:
+            if rule in VARIABLE_RULES:
                 capacity[t] = rule == "capacity"
                 drawn[t] = rule == "max"
                 relative_to[t] = -1
@@ -139,7 +139,7 @@ def variable_roles(trace, rules=None):
                 if cap < 0:
                     raise OptionsError(f"{trace.source}: no variable type {rule!r} beside "
                                        f"{type_name!r} to be relative to (expected "
-                                       f"{', '.join(RULES)} or a type name)")
+                                       f"{', '.join(VARIABLE_RULES)} or a type name)")
                 capacity[t], drawn[t], relative_to[t] = False, True, cap
     gone = (relative_to >= 0) & ~capacity[np.maximum(relative_to, 0)]
     relative_to[gone] = -1  # relative to a type the rules made no capacity: its maximum

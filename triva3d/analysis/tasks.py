@@ -357,12 +357,6 @@ def gantt(tk, trace, depth=1, states=None):
 TASK_TYPE, WORKER = "Task", "Worker"
 
 
-def by_task(base, asked=False):
-    """Whether a trace is drawn cut by task: `asked` (--by-task, View > By task), or
-    its base is the execution tree, which stands on tasks."""
-    return bool(asked) or base == "tasktree"
-
-
 def task_trace(trace, tk=None):
     """`trace` cut by task (Traveler's execution tree as a base): one container per
     task (type TASK_TYPE, named by its region and GUID, under the root, parents before

@@ -15,6 +15,13 @@ NEATO_MAX = 500
 DOT_MAX = 5000
 
 
+def by_task(base, asked=False):
+    """Whether a trace is drawn cut by task (analysis.tasks.task_trace): `asked`
+    (--by-task, View > By task), or its base is the execution tree, which stands on
+    tasks."""
+    return bool(asked) or base == "tasktree"
+
+
 @contextlib.contextmanager
 def recursion_room(frames):
     """Python's recursion limit raised to at least `frames` meanwhile (readers of

@@ -61,7 +61,8 @@ class Loader(QtCore.QThread):
             from ..scene.geometry import Geometry
             trace = self.physical = load(self.path, lenient=self.lenient,
                                          progress=self._read)
-            from ..analysis.tasks import by_task, task_trace
+            from ..analysis.tasks import task_trace
+            from ..bases import by_task
             self.by_task = by_task(self.state.base, self.by_task)
             if self.by_task:
                 trace = task_trace(trace)

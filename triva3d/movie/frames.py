@@ -3,12 +3,8 @@ import time
 
 import numpy as np
 
+from . import FPS
 from .encode import MovieWriter
-
-#: Frames per second, unless told.
-FPS = 25.0
-#: What a movie shows: the 3D scene, or Sigovan's event particles (panels.events).
-ENCODINGS = ("scene", "events")
 
 
 def frame_times(duration, fps):

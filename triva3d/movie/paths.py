@@ -15,19 +15,13 @@ import numpy as np
 
 from ..errors import OptionsError, TraceError, read_json
 from ..viewstate import Camera, ViewState, interpolate, parse_view
+from . import DURATION, FORMAT, PATHS, SWEEP_WIDTH
 
-#: Standard paths.
-PATHS = ("orbit", "rise", "sweep")
-#: Seconds of a path, unless told (or its keyframes file's).
-DURATION = 10.0
-FORMAT = 1
 #: Orbit keyframes per turn (the spline between them keeps the radius within 0.06 %).
 ORBIT_STEPS = 72
 #: Rise: the camera frames the base up to half this fraction of the window's
 #: height above the plane of `now` (this fraction at least), RISE_STEPS keyframes.
 RISE_DEPTH, RISE_STEPS = 0.3, 10
-#: Sweep: the sliding window's width (of the trace) when no window is given.
-SWEEP_WIDTH = 0.1
 
 
 class Keyframes:
