@@ -1,9 +1,12 @@
-"""The store's treemap in bounded memory (issue 34.4): a synthetic trace (`synth.py`,
-10 000 processes on 2 500 hosts, back-to-back states, every 10th nested) ingested
-once; then, each in a fresh process, the whole process's time and peak RSS of
-`triva3d treemap STORE` (the states reduced bucket by bucket by the engine, never
-all in memory) and of the same treemap made from the whole store read into memory
-(store.read_store, TimeSliceTreemap). An SVG needs no OpenGL; a PNG is drawn by VTK
+"""The store's treemap and places in bounded memory (issue 34.4): a synthetic trace
+(`synth.py`, 10 000 processes on 2 500 hosts, back-to-back states, every 10th nested,
+a message between random processes for every 10 states) ingested once; then, each
+in a fresh process, the whole process's time and peak RSS of `triva3d treemap STORE`
+(the states reduced bucket by bucket by the engine, never all in memory) and of the
+same treemap made from the whole store read into memory (store.read_store,
+TimeSliceTreemap); the same for `triva3d place STORE --base appgraph` of the hosts'
+communication graph in a window of 1 % of the run (the messages counted per pair by
+engine.comm_pairs; Graphviz's sfdp lays out 2 500 nodes in both). An SVG needs no OpenGL; a PNG is drawn by VTK
 (llvmpipe here, whose libraries take about 240 MB). Prints its figures.
 
 Usage: python benchmarks/bench_store.py [--states 1e7]
@@ -18,14 +21,19 @@ from pathlib import Path
 
 INGEST = ("import sys; sys.path.insert(0, sys.argv[1]); from synth import make_trace; "
           "from triva3d.store import ingest; "
-          "ingest(make_trace(int(sys.argv[2]), 0, n_procs=10_000, nest=10), sys.argv[3])")
+          "n = int(sys.argv[2]); "
+          "ingest(make_trace(n, n // 10, n_procs=10_000, nest=10), sys.argv[3])")
 CLI = ["-m", "triva3d.cli", "treemap"]
 #: Above this many states the whole-store comparison is not run (about 16 GB at 1e8).
 WHOLE_MAX = 3e7
 MEMORY = ["-c", "import sys; from triva3d.store import read_store; "
           "from triva3d.panels.treemap import TimeSliceTreemap, write; "
           "write(TimeSliceTreemap(read_store(sys.argv[1])), sys.argv[2], (1000, 1000))"]
-
+PLACE = ["-m", "triva3d.cli", "place", "--base", "appgraph", "--graph-level", "Host"]
+PLACE_WHOLE = ["-c", "import sys; from triva3d import load; "
+               "from triva3d.bases.layout import make_layout; "
+               "make_layout(load(sys.argv[1], cache=False), base='appgraph', level='Host', "
+               "window=(float(sys.argv[2]), float(sys.argv[3])))"]
 
 def run(argv):
     """(seconds, peak RSS in MB) of a fresh Python process running `argv`."""
@@ -48,10 +56,17 @@ def main():
         # (in a process of its own: a child forked from a big process counts its pages)
         wall, peak = run(["-c", INGEST, str(Path(__file__).parent), str(n), tmp + "/s"])
         print(f"{n:.0e} states made and ingested in {wall:.1f} s (peak RSS {peak:.0f} MB)")
+        span = n / 10_000  # (synth.py: a second a state of each process)
+        window = (0.5 * span, 0.51 * span)
         runs = [("treemap STORE -o OUT.svg (engine)", CLI + [tmp + "/s", "-o", tmp + "/a.svg"]),
-                ("treemap STORE -o OUT.png (engine)", CLI + [tmp + "/s", "-o", tmp + "/a.png"])]
+                ("treemap STORE -o OUT.png (engine)", CLI + [tmp + "/s", "-o", tmp + "/a.png"]),
+                ("place STORE --base appgraph (engine)",
+                 PLACE + [tmp + "/s", "--csv", tmp + "/a.csv", "--graph-window",
+                          "%r:%r" % window])]
         if n <= WHOLE_MAX:
-            runs.append(("the same PNG, store read whole", MEMORY + [tmp + "/s", tmp + "/b.png"]))
+            runs += [("the same PNG, store read whole", MEMORY + [tmp + "/s", tmp + "/b.png"]),
+                     ("the same places, store read whole",
+                      PLACE_WHOLE + [tmp + "/s", *map(str, window)])]
         else:
             print(f"  (the store read whole: skipped above {WHOLE_MAX:.0e} states, "
                   "its memory grows with them)")

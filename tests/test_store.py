@@ -115,3 +115,34 @@ def test_a_treemap_reduced_over_the_store_is_the_trace_s(tmp_path, monkeypatch):
     r, _ = treemap(str(tmp_path / "s"), "c.csv", "--dask", "tcp://127.0.0.1:1")
     assert r.returncode == 2 and r.stderr == ("triva3d: error: Dask scheduler "
                                               "tcp://127.0.0.1:1: cannot be reached (OSError)\n")
+
+
+def test_place_on_a_store_is_the_trace_s(tmp_path, monkeypatch, capsys):
+    """`place STORE` reads only the store's containers (the whole store never: read_store
+    fails here), with whether something is drawn on each as ingest found it, and the
+    messages per pair reduced over its links (engine.comm_pairs): it writes what
+    `place TRACE` writes on every base (the topology of small.trace, its treemap and
+    timeline, its communication graph at the default level and at Host in a window).
+    --dask on the tasktree base: one line."""
+    from triva3d import cli, store
+    small = str(ROOT / "examples" / "small.trace")
+    ingest(load(small, cache=False), tmp_path / "s")
+    cases = [("--topology", str(ROOT / "topologies" / "two_site_grid.dot"), "--mapping",
+              str(ROOT / "examples" / "small_on_two_site_grid.csv")),
+             ("--base", "treemap"), ("--base", "timeline"), ("--base", "appgraph"),
+             ("--base", "appgraph", "--graph-level", "Host", "--graph-window", "0.05:0.2")]
+    want = []
+    for i, more in enumerate(cases):
+        assert cli.main(["place", small, "--no-cache", "--csv", str(tmp_path / f"t{i}.csv"),
+                         *more]) == 0
+        want.append(((tmp_path / f"t{i}.csv").read_text(), capsys.readouterr().out))
+    monkeypatch.setattr(store, "read_store", lambda *a, **k: 1 / 0)
+    for i, more in enumerate(cases):
+        assert cli.main(["place", str(tmp_path / "s"), "--csv", str(tmp_path / f"s{i}.csv"),
+                         *more]) == 0
+        got = ((tmp_path / f"s{i}.csv").read_text(), capsys.readouterr().out)
+        assert got == want[i] and got[0].count("\n") > 20
+    assert want[3] != want[4]  # (the level and the window change the graph)
+    assert cli.main(["place", str(tmp_path / "s"), "--base", "tasktree", "--dask",
+                     "127.0.0.1:1"]) == 2
+    assert "--dask places a store's containers" in capsys.readouterr().err

@@ -328,9 +328,22 @@ def cmd_place(args):
     from .bases.layout import make_layout
     from .output import writing
     from .viewstate import ViewState
+    from .store import store_folder
     state = ViewState(**_fields(args))
-    trace, _ = _load(args)
-    lay = make_layout(trace, **state.base_options(), window=args.graph_window)
+    options = state.base_options()
+    store = store_folder(args.trace) if options["base"] != "tasktree" \
+        and options["metric"] == "containers" else None
+    if args.dask and not store:
+        raise OptionsError("--dask places a store's containers (triva3d ingest) on a base "
+                           "other than tasktree, leaves sized by containers")
+    if store:  # its containers, and the messages per pair reduced over its links
+        from .engine import comm_pairs
+        from .store import read_skeleton
+        trace, _, drawn = read_skeleton(store)
+        options.update(drawn=drawn, pairs=lambda window: comm_pairs(store, window, args.dask))
+    else:
+        trace, _ = _load(args)
+    lay = make_layout(trace, **options, window=args.graph_window)
     with writing(args.csv, newline="") if args.csv else contextlib.nullcontext(sys.stdout) \
             as out:
         w = csv.writer(out, lineterminator="\n")
@@ -520,7 +533,7 @@ def cmd_treemap(args):
     if store:  # reduced over the store: its states never held here
         from .engine import StoreSlicer
         from .store import read_skeleton
-        trace, palette = read_skeleton(store)
+        trace, palette, _ = read_skeleton(store)
         slicer = StoreSlicer(store, trace, args.dask)
         for note in trace.notes:
             print(f"triva3d: note: {note}", file=sys.stderr)
@@ -745,6 +758,7 @@ def parser():
                     help="appgraph: only the links overlapping this time window")
     _renamed(pl, "--window", "--graph-window")
     pl.add_argument("--csv", metavar="OUT", help="write the mapping to OUT instead of stdout")
+    add_dask(pl, "its containers are read and its messages counted per pair there")
 
     r = trace_command("render", cmd_render, "draw the trace in 3D over its base (time "
                       "going up) to an image, without a display")
@@ -849,7 +863,7 @@ def parser():
                     help="the Sankey (and the super graph) leaves out call paths (nodes) "
                          "under this share of the total inclusive time, and says how much "
                          "(default 1)")
-    from .analysis.supergraph import SPLITS
+    from .analysis import SPLITS
     ct.add_argument("--modules", metavar="auto|REGIONS.csv",
                     help="the super graph (CallFlow section 6) instead: regions grouped "
                          "into modules, by a CSV region,module, or auto (OTF2: the "
@@ -928,10 +942,7 @@ def parser():
                     help="image size in pixels, or SVG size in points (default "
                          f"{SIZE[0]}x{SIZE[1]})")
     tm.add_argument("--highlight", metavar="NODE", help="outline this node and its ancestors")
-    tm.add_argument("--dask", metavar="ADDRESS",
-                    help="on a store (triva3d ingest): the Dask scheduler whose workers reduce "
-                         "its partitions (default TRIVA3D_DASK, else threads in this process); "
-                         "the states are never all in this process's memory")
+    add_dask(tm, "the states are never all in this process's memory")
     add_color_by(tm, "the state cells (each the time-weighted mean over its states)")
     add_clusters(tm)
     add_by_task(tm)
@@ -962,6 +973,13 @@ def add_side_by_side(c):
                    help="draw the --compare run B beside this one, each on its base and from "
                         "its own start: normalised (each run's length over the same height) "
                         "or absolute (the same seconds at the same height)")
+
+
+def add_dask(c, why):
+    c.add_argument("--dask", metavar="ADDRESS",
+                   help="on a store (triva3d ingest): the Dask scheduler whose workers reduce "
+                        "its partitions (default TRIVA3D_DASK, else threads in this process); "
+                        + why)
 
 
 def add_by_task(c):

@@ -188,13 +188,10 @@ def _bucket_pairs(path, t0, t1, platform):
     messages (links of no `platform` type) overlapping [t0, t1]."""
     c = _read_overlapping(path, ["start_container", "end_container", "type", "bytes"],
                           t0, t1)
+    from .bases.appgraph import count_pairs
     keep = ~np.isin(c["type"], platform)
-    a = c["start_container"][keep].astype(np.int64)
-    b = c["end_container"][keep].astype(np.int64)
-    size = np.nan_to_num(c["bytes"][keep])
-    pair, inv, count = np.unique(a * (1 << 31) + b, return_inverse=True, return_counts=True)
-    return (pair >> 31, pair & ((1 << 31) - 1), count,
-            np.bincount(inv.reshape(-1), weights=size, minlength=len(pair)))
+    return count_pairs(c["start_container"][keep], c["end_container"][keep],
+                       np.nan_to_num(c["bytes"][keep]))
 
 
 def comm_pairs(store, window=None, address=None):

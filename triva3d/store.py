@@ -4,7 +4,8 @@ writes it, and DIR then opens as a trace of its own (an entry of load.READERS).
 DIR holds `store.json` (the format, the source, the time unit, the reader's report,
 which user-defined fields each table has and which link types are the platform's), `names.parquet` (the interned names),
 `types.parquet`, `values.parquet` and `containers.parquet` (small: each one file, the
-colours beside the types and values), and a dataset per entity table (`states/`,
+colours beside the types and values, beside the containers whether the scene draws
+something on them: analysis.roles.drawn_containers), and a dataset per entity table (`states/`,
 `links/`, `variables/`, `events/`) partitioned by container bucket
 (`bucket=K`: containers K * size to (K + 1) * size - 1; a link by its sender, with
 its Size parsed in a column `bytes`, NaN where none) and, inside each bucket's file,
@@ -17,6 +18,7 @@ Trace (dump for dump).
 """
 import json
 import os
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,7 +26,7 @@ from .errors import TraceError
 from .output import writing
 from .trace import SCHEMA, Names, Trace, check
 
-FORMAT = 3
+FORMAT = 4
 MARK = "triva3d-store"
 #: Rows per row group at most, at most this many container buckets, time slices.
 ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16
@@ -85,10 +87,10 @@ def ingest(trace, out):
         t = getattr(trace, name)
         write_small(name, {**t.columns, **{c: colors[:, k] for k, c in enumerate(RGBA)},
                            **{c: rgb[:, k] for k, c in enumerate(SCENE)}})
-    write_small("containers", trace.containers.columns)
+    from .analysis.roles import drawn_containers, platform_link_types
+    write_small("containers", {**trace.containers.columns, "drawn": drawn_containers(trace)})
     t0, t1 = float(trace.containers.start[0]), float(trace.containers.end[0])
     from .analysis.metrics import link_bytes
-    from .analysis.roles import platform_link_types
     for name in ENTITIES:
         t = getattr(trace, name)
         time = t.columns["time" if name == "events" else "start"]
@@ -137,14 +139,21 @@ def _plain(v):
 def read_store(path, *, lenient=False, progress=None):
     """The Trace of the store at `path` (`lenient`, `progress`: unused, it reads at
     once); TraceError when it is not a store of this version, or a damaged one."""
-    return _read(str(path), entities=True)[0]
+    return _read(str(path), entities=True).trace
+
+
+class Skeleton(NamedTuple):
+    """A store without its entities, for reductions over it (engine.py) to be drawn
+    with: a Trace of its names, types, values and containers, its entity tables
+    empty; the scene palette (value_rgb, type_rgb) and the containers with something
+    drawn on them (mask), as ingest found them from every entity."""
+    trace: object
+    palette: tuple
+    drawn: np.ndarray
 
 
 def read_skeleton(path):
-    """The store at `path` without its entities: (a Trace of its names, types, values
-    and containers, its entity tables empty; the scene palette (value_rgb, type_rgb)
-    ingest made from every entity), for reductions over the store (engine.py) to be
-    drawn with; TraceError as read_store."""
+    """The Skeleton of the store at `path`; TraceError as read_store."""
     return _read(str(path), entities=False)
 
 
@@ -166,7 +175,9 @@ def _read(path, entities):
         for name in ("types", "values", "containers"):
             t = pq.read_table(os.path.join(path, f"{name}.parquet"))
             columns[name] = {c: t.column(c).to_numpy() for c in SCHEMA[name]}
-            if name != "containers":
+            if name == "containers":
+                drawn = t.column("drawn").to_numpy(zero_copy_only=False)
+            else:
                 colors[name] = np.stack([t.column(c).to_numpy() for c in RGBA], axis=1)
                 palette[name] = np.stack([t.column(c).to_numpy() for c in SCENE],
                                          axis=1).astype(np.uint8)
@@ -195,4 +206,4 @@ def _read(path, entities):
     why = check(trace)
     if why:
         raise TraceError(path, None, f"not a readable triva3d store: {why}")
-    return trace, (palette["values"], palette["types"])
+    return Skeleton(trace, (palette["values"], palette["types"]), drawn)

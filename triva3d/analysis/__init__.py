@@ -18,3 +18,5 @@ COLOR_BY_NAMED = ("variable", "slice", "difference")
 #: What a rule of --variables does to a variable type, besides naming the type its
 #: values are relative to (analysis.roles).
 VARIABLE_RULES = ("capacity", "hide", "max")
+#: How a module's node of the super graph can be split (analysis.supergraph).
+SPLITS = ("entry", "callers")

@@ -23,9 +23,7 @@ import numpy as np
 
 from ..errors import OptionsError, TraceError, read_text
 from ..output import writing
-
-#: How a module's node can be split.
-SPLITS = ("entry", "callers")
+from . import SPLITS
 LEFT_OUT = "(left out)"
 
 
