@@ -6,7 +6,9 @@ in a fresh process, the whole process's time and peak RSS of `triva3d treemap ST
 same treemap made from the whole store read into memory (store.read_store,
 TimeSliceTreemap); the same for `triva3d place STORE --base appgraph` of the hosts'
 communication graph in a window of 1 % of the run (the messages counted per pair by
-engine.comm_pairs; Graphviz's sfdp lays out 2 500 nodes in both). An SVG needs no OpenGL; a PNG is drawn by VTK
+engine.comm_pairs; Graphviz's sfdp lays out 2 500 nodes in both), and for `triva3d
+render STORE --window` of that window (store.read_part: the entities meeting it, and
+what the whole run says of the palette and the base). An SVG needs no OpenGL; a PNG is drawn by VTK
 (llvmpipe here, whose libraries take about 240 MB). Prints its figures.
 
 Usage: python benchmarks/bench_store.py [--states 1e7]
@@ -34,6 +36,10 @@ PLACE_WHOLE = ["-c", "import sys; from triva3d import load; "
                "from triva3d.bases.layout import make_layout; "
                "make_layout(load(sys.argv[1], cache=False), base='appgraph', level='Host', "
                "window=(float(sys.argv[2]), float(sys.argv[3])))"]
+RENDER_WHOLE = ["-c", "import sys; from triva3d import load; from triva3d.view import View; "
+                "from triva3d.viewstate import ViewState; "
+                "View(load(sys.argv[1], cache=False), ViewState(window=(float(sys.argv[2]), "
+                "float(sys.argv[3])))).save(sys.argv[4])"]
 
 def run(argv):
     """(seconds, peak RSS in MB) of a fresh Python process running `argv`."""
@@ -62,11 +68,16 @@ def main():
                 ("treemap STORE -o OUT.png (engine)", CLI + [tmp + "/s", "-o", tmp + "/a.png"]),
                 ("place STORE --base appgraph (engine)",
                  PLACE + [tmp + "/s", "--csv", tmp + "/a.csv", "--graph-window",
-                          "%r:%r" % window])]
+                          "%r:%r" % window]),
+                ("render STORE --window (1 %) (part)",
+                 ["-m", "triva3d.cli", "render", tmp + "/s", "--window", "%r:%r" % window,
+                  "-o", tmp + "/a.png"])]
         if n <= WHOLE_MAX:
             runs += [("the same PNG, store read whole", MEMORY + [tmp + "/s", tmp + "/b.png"]),
                      ("the same places, store read whole",
-                      PLACE_WHOLE + [tmp + "/s", *map(str, window)])]
+                      PLACE_WHOLE + [tmp + "/s", *map(str, window)]),
+                     ("the same render, store read whole",
+                      RENDER_WHOLE + [tmp + "/s", *map(str, window), tmp + "/b.png"])]
         else:
             print(f"  (the store read whole: skipped above {WHOLE_MAX:.0e} states, "
                   "its memory grows with them)")

@@ -10,7 +10,7 @@ import pytest
 from conftest import dump_lines
 from triva3d import load
 from triva3d.errors import Triva3dError
-from triva3d.store import ingest, read_store
+from triva3d.store import ENTITIES, ingest, read_store
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,3 +146,94 @@ def test_place_on_a_store_is_the_trace_s(tmp_path, monkeypatch, capsys):
     assert cli.main(["place", str(tmp_path / "s"), "--base", "tasktree", "--dask",
                      "127.0.0.1:1"]) == 2
     assert "--dask places a store's containers" in capsys.readouterr().err
+
+
+def test_a_store_ingested_over_another_replaces_it_whole(paje, tmp_path):
+    """Ingest into a store's folder leaves none of the old store (its 43 containers'
+    buckets would hold rows of containers the new two-container trace has not); a
+    folder holding other files is refused in one line."""
+    ingest(load(ROOT / "examples" / "small.trace", cache=False), tmp_path / "s")
+    tr = paje("11 1 p1 S run\n12 2 p2 S io\n13 3 p1 S\n13 4 p2 S\n")
+    ingest(tr, tmp_path / "s")
+    assert dump_lines(read_store(tmp_path / "s")) == dump_lines(tr)
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    with pytest.raises(Triva3dError, match="holding other files than a store"):
+        ingest(tr, tmp_path / "mine")
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+
+
+@pytest.mark.parametrize("name", ["small", "ms"])
+def test_a_part_of_a_store_holds_the_window_s_entities_and_the_whole_run_s_facts(
+        name, data, tmp_path):
+    """store.read_part: the entities meeting the window (states, links, variable
+    pieces overlapping it, events in it), in the trace's order, all the containers;
+    and what the whole run says, read from the store, equals what the loaded trace
+    computes: the palette's usage, the containers drawn on, the variable pairs (so
+    the profiles' capacities), the platform's link types, the constant variables and
+    the messages per pair. small.trace; SimGrid's ms.trace (profiles, platform
+    links)."""
+    from triva3d.analysis import roles
+    from triva3d.bases.appgraph import message_pairs
+    from triva3d.colors import scene_palette, usage
+    from triva3d.store import read_part
+    tr = load(ROOT / "examples" / "small.trace" if name == "small"
+              else data / "paje" / "ms.trace", cache=False)
+    ingest(tr, tmp_path / "s")
+    span = tr.end_time - tr.start_time
+    window = (tr.start_time + 0.3 * span, tr.start_time + 0.5 * span)
+    part = read_part(tmp_path / "s", window)
+    t0, t1 = window
+    for table, time in (("states", "start"), ("links", "start"), ("variables", "start"),
+                        ("events", "time")):
+        whole, got = getattr(tr, table), getattr(part, table)
+        meets = (whole.time >= t0) & (whole.time <= t1) if table == "events" else \
+            (whole.start <= t1) & (whole.end >= t0)
+        for c in whole.columns:
+            assert np.array_equal(got.columns[c], whole.columns[c][meets]), (table, c)
+    sizes = [(len(getattr(part, t)), len(getattr(tr, t))) for t in ENTITIES]
+    assert 0 < sum(a for a, _ in sizes) < sum(b for _, b in sizes)
+    assert dump_lines(part)[:len(tr.containers)] == dump_lines(tr)[:len(tr.containers)]
+    for a, b in zip(usage(part), usage(tr)):
+        assert np.array_equal(a, b)
+    for f in (roles.entity_containers, roles.drawn_containers, roles.platform_link_types,
+              roles.constant_types):
+        assert np.array_equal(f(part), f(tr)), f.__name__
+    for a, b in zip(roles.variable_pairs(part), roles.variable_pairs(tr)):
+        assert np.array_equal(a, b)
+    assert all(np.array_equal(a, b) for a, b in zip(scene_palette(part)[:2],
+                                                    scene_palette(tr)[:2]))
+    for w in (None, window):
+        assert all(np.array_equal(a, b) for a, b in zip(message_pairs(part, w),
+                                                        message_pairs(tr, w)))
+
+
+def test_render_of_a_store_s_window_reads_only_the_window(tmp_path, monkeypatch):
+    """`render STORE --window T0:T1` reads the entities meeting the window (never the
+    whole store: read_store fails here) and draws the very picture `render TRACE
+    --window T0:T1` draws (but for the title's name): on small.trace's treemap, its
+    topology with the mapping, its timeline and its communication graph. A state
+    that needs the whole run (colour by duration) reads the store whole."""
+    import imageio.v3 as iio
+
+    from triva3d import cli, store
+    small = str(ROOT / "examples" / "small.trace")
+    ingest(load(small, cache=False), tmp_path / "s")
+    cases = [(), ("--topology", str(ROOT / "topologies" / "two_site_grid.dot"), "--mapping",
+                  str(ROOT / "examples" / "small_on_two_site_grid.csv")),
+             ("--base", "timeline"), ("--base", "appgraph")]
+
+    def render(src, out, *more):
+        assert cli.main(["render", src, "--no-cache", "--window", "0.05:0.1", "--size",
+                         "480x300", "-o", str(tmp_path / out), *more]) == 0
+        return iio.imread(tmp_path / out)[25:]  # (below the title)
+    want = [render(small, f"t{i}.png", *more) for i, more in enumerate(cases)]
+    whole = render(small, "d.png", "--color-by", "duration")
+    real = store.read_store
+    monkeypatch.setattr(store, "read_store", lambda *a, **k: 1 / 0)
+    for i, more in enumerate(cases):
+        assert np.array_equal(render(str(tmp_path / "s"), f"s{i}.png", *more), want[i])
+    assert any(not np.array_equal(want[0], w) for w in want[1:])
+    monkeypatch.setattr(store, "read_store", real)
+    assert np.array_equal(render(str(tmp_path / "s"), "e.png", "--color-by", "duration"),
+                          whole)

@@ -13,24 +13,31 @@ import time
 from .errors import OptionsError, Triva3dError
 
 
-def _load(args, as_asked=True, path=None, state=None):
+def _load(args, as_asked=True, path=None, state=None, part=False):
     """The trace of `path` (default the command's TRACE) as the options ask (logical
     time, clusters, by task, also where the ViewState `state` stands on the execution
-    tree), and the seconds it took."""
+    tree), and the seconds it took. `part`: of a store, only what `state` draws
+    needs (ViewState.part) where the options need no more."""
     from tqdm import tqdm
+    from .bases import by_task
     from .load import load
+    from .store import read_part, store_folder
     t0 = time.perf_counter()
+    cut = by_task(state.base if state is not None else getattr(args, "base", None),
+                  getattr(args, "by_task", False))
+    store = store_folder(path or args.trace) if part else None
+    logical = getattr(args, "time", None) == "logical"
+    window = state.part() if store and not (
+        cut or getattr(args, "clusters", None) or logical) else None
     with tqdm(unit="B", unit_scale=True, delay=1.0, leave=False, desc="reading",
               disable=not sys.stderr.isatty()) as bar:  # the library never prints
 
         def progress(done, total):
             bar.total = total
             bar.update(done - bar.n)
-        trace = load(path or args.trace, lenient=args.lenient, cache=not args.no_cache,
-                     progress=None if bar.disable else progress)
-    from .bases import by_task
-    cut = by_task(state.base if state is not None else getattr(args, "base", None),
-                  getattr(args, "by_task", False))
+        trace = read_part(store, window) if window else load(
+            path or args.trace, lenient=args.lenient, cache=not args.no_cache,
+            progress=None if bar.disable else progress)
     if cut and getattr(args, "clusters", None):
         raise OptionsError("clusters group processes, by task each task is a container: "
                            "not both")
@@ -40,7 +47,7 @@ def _load(args, as_asked=True, path=None, state=None):
     if cut:
         from .analysis.tasks import task_trace
         trace = task_trace(trace)
-    if getattr(args, "time", None) == "logical":
+    if logical:
         from .analysis.logical import logical_trace
         trace = logical_trace(trace)
     for note in trace.notes:
@@ -336,11 +343,9 @@ def cmd_place(args):
     if args.dask and not store:
         raise OptionsError("--dask places a store's containers (triva3d ingest) on a base "
                            "other than tasktree, leaves sized by containers")
-    if store:  # its containers, and the messages per pair reduced over its links
-        from .engine import comm_pairs
+    if store:  # its containers; the messages per pair reduced over its links
         from .store import read_skeleton
-        trace, _, drawn = read_skeleton(store)
-        options.update(drawn=drawn, pairs=lambda window: comm_pairs(store, window, args.dask))
+        trace = read_skeleton(store, args.dask)
     else:
         trace, _ = _load(args)
     lay = make_layout(trace, **options, window=args.graph_window)
@@ -435,7 +440,7 @@ def cmd_render(args):
     t0 = time.perf_counter()
     image_format(args.output)
     state = _state(args)
-    trace, _ = _load(args, state=state)
+    trace, _ = _load(args, state=state, part=True)
     _report(trace)
     view = _pair(args, trace, state) if state.side_by_side else \
         View(trace, state, size=args.size, quality=args.quality)
@@ -528,12 +533,12 @@ def cmd_treemap(args):
     check_output(args.output)
     from .viewstate import CHECKS
     color_by = CHECKS["color_by"](args.color_by or "value")
-    slicer = palette = None
+    slicer = None
     store = _on_store(args, color_by)
     if store:  # reduced over the store: its states never held here
         from .engine import StoreSlicer
         from .store import read_skeleton
-        trace, palette, _ = read_skeleton(store)
+        trace = read_skeleton(store, args.dask)
         slicer = StoreSlicer(store, trace, args.dask)
         for note in trace.notes:
             print(f"triva3d: note: {note}", file=sys.stderr)
@@ -548,7 +553,7 @@ def cmd_treemap(args):
     tm = TimeSliceTreemap(trace, window=args.slice, level=args.level, how=args.agg,
                           metric=args.cells, values=values, width=args.size[0],
                           height=args.size[1], nested=args.nested, time_unit=args.time_unit,
-                          color_by=color_by, other=other, slicer=slicer, palette=palette)
+                          color_by=color_by, other=other, slicer=slicer)
     highlight = tm.find(args.highlight) if args.highlight else None
     for line in tm.warnings():
         print(f"triva3d: warning: {line}", file=sys.stderr)

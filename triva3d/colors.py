@@ -335,27 +335,40 @@ def distinct(rgb, fixed=(), family=(), grounded=()):
 NOTE_EXAMPLES = 3
 
 
+def usage(trace):
+    """(seconds in states per value; its states, messages and events per value, (n,
+    3); variable pieces per type) over the whole run (Trace.whole where the trace
+    holds part of it): what orders the palette's colours."""
+    if trace.whole is not None:
+        w = trace.whole
+        return w.value_seconds, w.value_counts, w.type_pieces
+    from .analysis.roles import platform_link_types
+    st, ln, ev = trace.states, trace.links, trace.events
+    nv = len(trace.values)
+    msg = ~platform_link_types(trace)[ln.type]
+    counts = np.stack([np.bincount(v, minlength=nv)
+                       for v in (st.value, ln.value[msg], ev.value)], axis=1)
+    return (np.bincount(st.value, weights=st.end - st.start, minlength=nv), counts,
+            np.bincount(trace.variables.type, minlength=len(trace.types)))
+
+
 def scene_palette(trace, overrides=None, roles=None):
     """The colours of everything a picture of `trace` can show, told apart: the
     state values (most time first), message values, event values and drawn variable
     types (most pieces first) go through `distinct`, those named in `overrides`
     (name -> (r, g, b)) kept as given. Returns (value_rgb, type_rgb, notes: one
     line naming the shifted colours, if any)."""
-    from .analysis.roles import platform_link_types, variable_roles
+    from .analysis.roles import variable_roles
     from .trace import Kind
     roles = roles or variable_roles(trace)
     vrgb, trgb = value_rgb(trace, overrides), type_rgb(trace, overrides)
-    st, ln, ev, var = trace.states, trace.links, trace.events, trace.variables
-    nv, nt = len(trace.values), len(trace.types)
-    time = np.bincount(st.value, weights=st.end - st.start, minlength=nv)
-    msg = ~platform_link_types(trace)[ln.type]
-    values = [np.flatnonzero(np.bincount(st.value, minlength=nv))]
+    time, counts, pieces = usage(trace)
+    values = [np.flatnonzero(counts[:, 0])]
     values[0] = values[0][np.argsort(-time[values[0]], kind="stable")]
-    for v in (ln.value[msg], ev.value):
-        count = np.bincount(v, minlength=nv)
+    for count in (counts[:, 1], counts[:, 2]):
         seen = np.flatnonzero(count)
         values.append(seen[np.argsort(-count[seen], kind="stable")])
-    count = np.bincount(var.type, minlength=nt) * roles.drawn
+    count = pieces * roles.drawn
     types = np.flatnonzero(count)
     types = types[np.argsort(-count[types], kind="stable")]
     keys = [("values", int(v)) for v in dict.fromkeys(np.concatenate(values).tolist())]

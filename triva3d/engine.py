@@ -200,10 +200,11 @@ def comm_pairs(store, window=None, address=None):
     summed (0 where none is given): the communication graph's edges before they are
     lifted to a level. A links bucket holds its senders' links, so each pair comes
     from one task: the results are concatenated, never combined."""
-    import json
+    import pyarrow.parquet as pq
     t0, t1 = _window(window, _skeleton(store)[2])
-    with open(os.path.join(store, "store.json"), encoding="utf-8") as f:
-        platform = np.asarray(json.load(f).get("platform_link_types", []), np.int64)
+    platform = np.flatnonzero(pq.read_table(os.path.join(store, "types.parquet"),
+                                            columns=["platform"]).column(0).to_numpy(
+                                                zero_copy_only=False))
     parts = _over_buckets(store, _bucket_pairs, (t0, t1, platform), address, "links")
     return tuple(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
                  for k in range(4))

@@ -2,10 +2,11 @@
 writes it, and DIR then opens as a trace of its own (an entry of load.READERS).
 
 DIR holds `store.json` (the format, the source, the time unit, the reader's report,
-which user-defined fields each table has and which link types are the platform's), `names.parquet` (the interned names),
-`types.parquet`, `values.parquet` and `containers.parquet` (small: each one file, the
-colours beside the types and values, beside the containers whether the scene draws
-something on them: analysis.roles.drawn_containers), and a dataset per entity table (`states/`,
+which user-defined fields each table has), `names.parquet` (the interned names),
+`types.parquet`, `values.parquet`, `containers.parquet` and `variable_pairs.parquet`
+(small: each one file; beside the types, values and containers their colours and
+what the whole run says of them, trace.Whole, for a reader of part of the store),
+and a dataset per entity table (`states/`,
 `links/`, `variables/`, `events/`) partitioned by container bucket
 (`bucket=K`: containers K * size to (K + 1) * size - 1; a link by its sender, with
 its Size parsed in a column `bytes`, NaN where none) and, inside each bucket's file,
@@ -18,13 +19,12 @@ Trace (dump for dump).
 """
 import json
 import os
-from typing import NamedTuple
 
 import numpy as np
 
-from .errors import TraceError
+from .errors import OptionsError, TraceError
 from .output import writing
-from .trace import SCHEMA, Names, Trace, check
+from .trace import SCHEMA, Names, Trace, Whole, check
 
 FORMAT = 4
 MARK = "triva3d-store"
@@ -32,9 +32,11 @@ MARK = "triva3d-store"
 ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16
 ENTITIES = ("states", "links", "variables", "events")
 RGBA = ("r", "g", "b", "a")
-#: The default scene palette (colors.scene_palette) of the values and types, as
-#: ingest made it from every entity: what a reader of a part of the store draws in.
-SCENE = ("scene_r", "scene_g", "scene_b")
+#: The columns of trace.Whole beside the values (its value_counts: three) and types.
+VALUE_USAGE = ("seconds", "states", "messages", "events")
+TYPE_USAGE = ("pieces", "platform", "constant")
+#: The columns of variable_pairs.parquet (analysis.roles.variable_pairs).
+PAIRS = ("key", "first", "largest")
 
 
 def store_folder(path):
@@ -57,10 +59,18 @@ def is_store(path):
 
 def ingest(trace, out):
     """Write `trace` as a store in the folder `out` (made if needed; a store there
-    is replaced). Returns the number of files written."""
+    is replaced, a folder holding anything else refused). Returns the number of
+    files written."""
+    import shutil
+
     import pyarrow as pa
     import pyarrow.parquet as pq
+    if os.path.isdir(out) and os.listdir(out) and not is_store(out):
+        raise OptionsError(f"{out}: a folder holding other files than a store: give a new "
+                           "or an empty folder")
     os.makedirs(out, exist_ok=True)
+    for name in ENTITIES:  # (a bucket the new store has not would stay)
+        shutil.rmtree(os.path.join(out, name), ignore_errors=True)
     n_cont = len(trace.containers)
     size = max(1, -(-n_cont // BUCKETS))
     files = 0
@@ -80,15 +90,20 @@ def ingest(trace, out):
     pq.write_table(pa.table({"name": arr}), os.path.join(out, "names.parquet"),
                    compression="zstd")
     files += 1
-    from .colors import scene_palette
-    palette = scene_palette(trace)[:2]  # (a 3D scene's, made of every entity)
-    for name, colors, rgb in (("types", trace.type_colors, palette[1]),
-                              ("values", trace.value_colors, palette[0])):
-        t = getattr(trace, name)
-        write_small(name, {**t.columns, **{c: colors[:, k] for k, c in enumerate(RGBA)},
-                           **{c: rgb[:, k] for k, c in enumerate(SCENE)}})
-    from .analysis.roles import drawn_containers, platform_link_types
-    write_small("containers", {**trace.containers.columns, "drawn": drawn_containers(trace)})
+    from .analysis.roles import (constant_types, entity_containers, platform_link_types,
+                                 variable_pairs)
+    from .colors import usage
+    seconds, counts, pieces = usage(trace)
+    whole = {"values": [seconds, *counts.T],
+             "types": [pieces, platform_link_types(trace), constant_types(trace)]}
+    for name, colors, cols in (("types", trace.type_colors, TYPE_USAGE),
+                               ("values", trace.value_colors, VALUE_USAGE)):
+        write_small(name, {**getattr(trace, name).columns,
+                           **{c: colors[:, k] for k, c in enumerate(RGBA)},
+                           **dict(zip(cols, whole[name]))})
+    write_small("containers", {**trace.containers.columns,
+                               "entities": entity_containers(trace)})
+    write_small("variable_pairs", dict(zip(PAIRS, variable_pairs(trace))))
     t0, t1 = float(trace.containers.start[0]), float(trace.containers.end[0])
     from .analysis.metrics import link_bytes
     for name in ENTITIES:
@@ -124,7 +139,6 @@ def ingest(trace, out):
             "time_unit": trace.time_unit, "unit_note": trace.unit_note,
             "report": [list(r) for r in trace.report], "other_records": trace.other_records,
             "bucket_size": size, "time_slices": TIME_SLICES,
-            "platform_link_types": np.flatnonzero(platform_link_types(trace)).tolist(),
             "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA}}
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
@@ -139,25 +153,36 @@ def _plain(v):
 def read_store(path, *, lenient=False, progress=None):
     """The Trace of the store at `path` (`lenient`, `progress`: unused, it reads at
     once); TraceError when it is not a store of this version, or a damaged one."""
-    return _read(str(path), entities=True).trace
+    return _read(str(path))
 
 
-class Skeleton(NamedTuple):
-    """A store without its entities, for reductions over it (engine.py) to be drawn
-    with: a Trace of its names, types, values and containers, its entity tables
-    empty; the scene palette (value_rgb, type_rgb) and the containers with something
-    drawn on them (mask), as ingest found them from every entity."""
-    trace: object
-    palette: tuple
-    drawn: np.ndarray
+def read_part(path, window, address=None):
+    """The Trace of the store at `path` holding only the entities that meet `window`
+    = (t0, t1) (states, links and variable pieces overlapping it, events in it; all
+    the containers, types and values), what the whole run says of them in its
+    `whole` (trace.Whole: its messages per pair from engine.comm_pairs, on the Dask
+    scheduler at `address`); TraceError as read_store."""
+    return _read(str(path), window, address)
 
 
-def read_skeleton(path):
-    """The Skeleton of the store at `path`; TraceError as read_store."""
-    return _read(str(path), entities=False)
+def read_skeleton(path, address=None):
+    """read_part of no entity: the store's names, types, values and containers, for
+    reductions over the store (engine.py) to be drawn with."""
+    return _read(str(path), (), address)
 
 
-def _read(path, entities):
+def _meets(name, window):
+    """A filter of the entities of table `name` that meet `window` = (t0, t1)."""
+    import pyarrow.dataset as ds
+    t0, t1 = (float(t) for t in window)
+    if name == "events":
+        return (ds.field("time") >= t0) & (ds.field("time") <= t1)
+    return (ds.field("start") <= t1) & (ds.field("end") >= t0)
+
+
+def _read(path, window=None, address=None):
+    """The store's Trace: every entity (window None), none (window ()), or those
+    meeting the window, then with its Whole."""
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
     try:
@@ -171,33 +196,32 @@ def _read(path, entities):
         offsets = np.frombuffer(offsets, np.int64, len(chunk) + 1, chunk.offset * 8)
         arena = np.frombuffer(data, np.uint8, int(offsets[-1])) if data else \
             np.zeros(0, np.uint8)
-        columns, extra, colors, palette = {}, {}, {}, {}
-        for name in ("types", "values", "containers"):
+        columns, extra, colors, small = {}, {}, {}, {}
+        for name in ("types", "values", "containers", "variable_pairs"):
             t = pq.read_table(os.path.join(path, f"{name}.parquet"))
-            columns[name] = {c: t.column(c).to_numpy() for c in SCHEMA[name]}
-            if name == "containers":
-                drawn = t.column("drawn").to_numpy(zero_copy_only=False)
-            else:
-                colors[name] = np.stack([t.column(c).to_numpy() for c in RGBA], axis=1)
-                palette[name] = np.stack([t.column(c).to_numpy() for c in SCENE],
-                                         axis=1).astype(np.uint8)
+            small[name] = {c: t.column(c).to_numpy(zero_copy_only=False)
+                           for c in t.column_names}
+            columns[name] = {c: small[name][c] for c in SCHEMA.get(name, ())}
+            if name in ("types", "values"):
+                colors[name] = np.stack([small[name][c] for c in RGBA],
+                                        axis=1).astype(np.float32)
         for name in ENTITIES:
             fields = meta["extra"].get(name, [])
-            if not entities:
+            if window == ():
                 columns[name] = {c: np.zeros(0, d) for c, d in SCHEMA[name].items()}
                 extra[name] = {k: np.zeros(0, np.int32) for k in fields}
                 continue
-            t = ds.dataset(os.path.join(path, name), format="parquet",
-                           partitioning="hive").to_table()
+            t = ds.dataset(os.path.join(path, name), format="parquet", partitioning="hive")
+            t = t.to_table(filter=None if window is None else _meets(name, window))
             order = np.argsort(t.column("row").to_numpy(), kind="stable")
             columns[name] = {c: t.column(c).to_numpy()[order] for c in SCHEMA[name]}
             extra[name] = {k: t.column(f"extra.{k}").to_numpy()[order] for k in fields}
         trace = Trace.from_columns(
-            Names(arena, offsets - offsets[0]), columns, extra,
-            colors["types"].astype(np.float32), colors["values"].astype(np.float32),
-            source=path, report=[tuple(r) for r in meta["report"]], files=[path],
-            other_records=meta.get("other_records"), time_unit=meta["time_unit"],
-            unit_note=meta.get("unit_note"))
+            Names(arena, offsets - offsets[0]), columns, extra, colors["types"],
+            colors["values"], source=path, report=[tuple(r) for r in meta["report"]],
+            files=[path], other_records=meta.get("other_records"),
+            time_unit=meta["time_unit"], unit_note=meta.get("unit_note"),
+            whole=None if window is None else _whole(path, small, address))
     except TraceError:
         raise
     except Exception as e:  # untrusted: any damage
@@ -206,4 +230,17 @@ def _read(path, entities):
     why = check(trace)
     if why:
         raise TraceError(path, None, f"not a readable triva3d store: {why}")
-    return Skeleton(trace, (palette["values"], palette["types"]), drawn)
+    return trace
+
+
+def _whole(path, small, address):
+    """The store's trace.Whole, from its small tables' columns `small`."""
+    from functools import partial
+
+    from .engine import comm_pairs
+    values, types = small["values"], small["types"]
+    return Whole(values["seconds"], np.stack([values[c] for c in VALUE_USAGE[1:]], axis=1),
+                 types["pieces"], small["containers"]["entities"],
+                 tuple(small["variable_pairs"][c] for c in PAIRS),
+                 types["platform"], types["constant"],
+                 partial(comm_pairs, path, address=address))

@@ -7,6 +7,7 @@ trace's `time_unit` (seconds unless its producer wrote another unit).
 """
 from collections import namedtuple
 from enum import IntEnum
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -254,6 +255,23 @@ def report_line(what, count, first=None):
     return f"{what}: {times}, {'' if count == 1 else 'the first '}{where}"
 
 
+class Whole(NamedTuple):
+    """What the whole run says that a part of it cannot: a Trace holding only some of
+    its entities (a store read for one time window, or none of them: store.py) keeps
+    it as `Trace.whole`, and what the scene's colours, the bases' layouts and the
+    communication graph count over every entity (colors.usage, analysis.roles,
+    bases.appgraph) is read from it instead."""
+    value_seconds: np.ndarray      # per value: seconds in its states
+    value_counts: np.ndarray       # per value: its states, messages, events (n, 3)
+    type_pieces: np.ndarray        # per type: its variable pieces
+    entity_containers: np.ndarray  # mask: containers with states, events, message ends
+    variable_pairs: tuple          # analysis.roles.variable_pairs
+    platform_types: np.ndarray     # mask over types: the platform's link types
+    constant_types: np.ndarray     # mask over types: variables of one value a container
+    pairs: Callable                # pairs(window): bases.appgraph.count_pairs of the
+    #                                messages meeting window (None: all)
+
+
 class Trace:
     """An immutable, simulated trace.
 
@@ -266,13 +284,15 @@ class Trace:
     `time_unit` is the unit its times are in (units.TIME_UNITS), as the reader
     found it; `unit_note` says why, where it is not seconds. `from_cache`: read
     from a saved Trace, not parsed; `notes`: lines for people about this load
-    (`unit_note` first). Readers build it with `from_columns`.
+    (`unit_note` first). `whole`: a Whole where the trace holds only part of the
+    run's entities, else None. Readers build it with `from_columns`.
     """
 
     def __init__(self, names, tables, type_colors, value_colors, source="", report=(),
                  files=(), other_records=None, time_unit="s", unit_note=None,
-                 from_cache=False, notes=()):
+                 from_cache=False, notes=(), whole=None):
         self.names = names
+        self.whole = whole
         self.time_unit, self.unit_note = time_unit, unit_note
         self.from_cache = from_cache
         self.notes = [unit_note] * bool(unit_note) + list(notes)

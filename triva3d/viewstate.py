@@ -566,6 +566,21 @@ class ViewState:
         out.update(**changes)
         return out
 
+    def part(self):
+        """The time window outside of which nothing this state draws depends on the
+        trace's entities (a store then reads only those meeting it: store.read_part;
+        what the whole run says, the palette and the bases, it keeps), or None where
+        it needs the whole run: no window; the execution tree, leaves sized by a
+        metric, colours by anything but the value; a second run, logical time, a
+        chosen call path, task or intervals, a selection (a row of the whole), a
+        focus, the traffic's heat."""
+        whole = (self.base == "tasktree" or self.metric not in (None, "containers")
+                 or self.color_by != "value" or self.heat
+                 or any(getattr(self, name) is not None for name in (
+                     "compare", "side_by_side", "logical", "call_path", "task", "intervals",
+                     "selection", "focus")))
+        return None if whole or self.window is None else self.window
+
     def base_options(self):
         """The keyword arguments of make_layout for this state's base."""
         return {**{name: getattr(self, name) for name in BASE_FIELDS},

@@ -38,6 +38,8 @@ CATEGORY_OF = {"p": "power", "b": "bandwidth"}
 
 def platform_link_types(trace):
     """Mask over types: link types that describe the platform (see the module)."""
+    if trace.whole is not None:
+        return trace.whole.platform_types.copy()
     ln = trace.links
     out = np.zeros(len(trace.types), bool)
     kinds = np.flatnonzero(trace.types.kind == Kind.LINK)
@@ -73,8 +75,10 @@ class VariableRoles:
         return out
 
 
-def _constant(trace):
+def constant_types(trace):
     """Mask over types: variable types with one value per container."""
+    if trace.whole is not None:
+        return trace.whole.constant_types.copy()
     var = trace.variables
     nt = len(trace.types)
     out = np.zeros(nt, bool)
@@ -95,7 +99,7 @@ def variable_roles(trace, rules=None):
     nt = len(types)
     name = {t: trace.display_name("types", t) for t in range(nt)}
     is_var = types.kind == Kind.VARIABLE
-    capacity = _constant(trace) & is_var
+    capacity = constant_types(trace) & is_var
     drawn = is_var & ~capacity
     relative_to = np.full(nt, -1, np.int64)
     by_name = {}
@@ -166,18 +170,40 @@ def capacities(trace, roles, c):
     return {trace.display_name("types", var.type[r]): float(var.value[r]) for r in rows}
 
 
-def drawn_containers(trace, roles=None):
-    """Mask over containers: those with something the scene draws (states, events,
-    messages, usage profiles)."""
-    roles = roles or variable_roles(trace)
-    n = len(trace.containers)
-    out = np.zeros(n, bool)
+def entity_containers(trace):
+    """Mask over containers: those with states, events or message ends."""
+    if trace.whole is not None:
+        return trace.whole.entity_containers.copy()
+    out = np.zeros(len(trace.containers), bool)
     out[trace.states.container] = True
     out[trace.events.container] = True
     ln = trace.links
     msg = ~platform_link_types(trace)[ln.type]
     out[ln.start_container[msg]] = True
     out[ln.end_container[msg]] = True
-    var = trace.variables
-    out[var.container[roles.drawn[var.type]]] = True
+    return out
+
+
+def variable_pairs(trace):
+    """Each (container, variable type) with variable pieces, once: (their increasing
+    keys container * len(types) + type, the value of each one's first piece, its
+    largest value)."""
+    if trace.whole is not None:
+        return trace.whole.variable_pairs
+    var, nt = trace.variables, len(trace.types)
+    key = var.container.astype(np.int64) * nt + var.type
+    order = np.argsort(key, kind="stable")
+    key, value = key[order], var.value[order]
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else key
+    return (key[first], value[first],
+            np.maximum.reduceat(value, first) if len(key) else value)
+
+
+def drawn_containers(trace, roles=None):
+    """Mask over containers: those with something the scene draws (states, events,
+    messages, usage profiles)."""
+    roles = roles or variable_roles(trace)
+    out = entity_containers(trace)
+    key, nt = variable_pairs(trace)[0], len(trace.types)
+    out[key[roles.drawn[key % nt]] // nt] = True
     return out

@@ -55,7 +55,10 @@ def count_pairs(a, b, size):
 def message_pairs(trace, window=None):
     """count_pairs of the trace's messages (links of no platform type, see
     analysis.roles) overlapping `window` = (t0, t1) (default: all), their Size in
-    bytes, 0 where none is given: what engine.comm_pairs reduces over a store."""
+    bytes, 0 where none is given: what engine.comm_pairs reduces over a store (and
+    Trace.whole.pairs answers, where the trace holds part of the run)."""
+    if trace.whole is not None:
+        return trace.whole.pairs(window)
     links = trace.links
     keep = ~platform_link_types(trace)[links.type]
     if window is not None:
@@ -64,16 +67,15 @@ def message_pairs(trace, window=None):
                        np.nan_to_num(link_bytes(trace)[keep]))
 
 
-def comm_graph(trace, level=None, window=None, pairs=None):
+def comm_graph(trace, level=None, window=None):
     """A Topology with one node per container at `level` (named as the container,
     `#row` added where names repeat; default: the type of most message ends) and one
     edge per pair that exchanged messages overlapping `window` = (t0, t1), with the
     numeric columns `count` and `bytes` (from the links' Size; 0 when they have
     none), built in numpy; messages inside one node are counted in its `internal`
-    attribute. `pairs(window)` gives the messages per pair of containers (default
-    message_pairs of the trace; engine.comm_pairs over a store, whose `trace` is
-    then its skeleton). Returns the topology and the container of each node."""
-    pairs = pairs or partial(message_pairs, trace)
+    attribute (the messages per pair: message_pairs). Returns the topology and the
+    container of each node."""
+    pairs = partial(message_pairs, trace)
     cont = trace.containers
     every = pairs(None) if level is None or window is None else None
     at = level_mask(trace, level, every)

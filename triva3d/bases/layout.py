@@ -184,23 +184,22 @@ def _report(trace, rule, unused, node=None, node_kinds=None, kept_off=(), exampl
 
 
 def on_graph(trace, topo, base="topology", program=None, mapping=None, pattern=None,
-             use_cache=True, containers=None, drawn=None):
+             use_cache=True, containers=None):
     """Place the trace's containers on the graph `topo`, laid out by Graphviz.
 
     `mapping` is a path to a `container,node` CSV, `pattern` a regex; `containers`
     gives the container of each node (the communication graph's: matched by row,
     not by name); a node's square side grows with the square root of the
-    containers it holds (as in Triva); nodes on which nothing is `drawn` (a mask of
-    containers, default analysis.roles.drawn_containers) are contracted."""
+    containers it holds (as in Triva)."""
     rows = matcher.read_mapping(mapping, topo.index) if mapping else None
     node, rule, unused, kept_off = matcher.match(trace, topo.index, rows, pattern, containers,
                                                  node_kinds=topo.kinds)
     _, _, count = matcher.cells_per_node(trace, node, len(topo))
     sizes = UNIT * np.sqrt(np.maximum(count, 1))
-    drawn = drawn_containers(trace) if drawn is None else drawn
-    on = np.zeros(len(topo), bool)
-    on[node[(node >= 0) & drawn]] = True
-    centers, contracted = compact_layout(topo, program, sizes, on, use_cache=use_cache)
+    drawn = np.zeros(len(topo), bool)
+    placed = node >= 0
+    drawn[node[placed & drawn_containers(trace)]] = True
+    centers, contracted = compact_layout(topo, program, sizes, drawn, use_cache=use_cache)
     sizes[contracted] = np.minimum(sizes[contracted], CONTRACTED * UNIT)
     sizes = grow(centers, sizes, (count > 0) & ~contracted)
     x, y, w, h, rule, area = matcher.arrange(trace, node, rule, centers, sizes)
@@ -328,18 +327,17 @@ def on_hierarchy(trace, path, mapping=None, pattern=None, width=1000.0, height=1
                   unplaced_area=area, report=_report(trace, rule, unused))
 
 
-def on_timeline(trace, gap=0.5, drawn=None):
+def on_timeline(trace, gap=0.5):
     """The containers in a row, in hierarchy order (depth first, children in trace
     order), as Vampir and ViTE list them: every container with something drawn, and
     every leaf, stands on a slot a UNIT wide; the slots of two parents are `gap`
     UNIT apart; each container's node spans its subtree's slots, deeper ones on
-    top (nested like a treemap). The side view of it is a Gantt chart. `drawn`:
-    as on_graph's."""
+    top (nested like a treemap). The side view of it is a Gantt chart."""
     cont = trace.containers
     n = len(cont)
     offsets, order = trace.children_index
     leaf = np.diff(offsets) == 0
-    slot = (drawn_containers(trace) if drawn is None else drawn) | leaf
+    slot = (drawn_containers(trace) | leaf)
     slot[0] = n == 1
     x = np.zeros(n)
     w = np.zeros(n)
@@ -380,8 +378,7 @@ def on_timeline(trace, gap=0.5, drawn=None):
 
 
 def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, pattern=None,
-                level=None, window=None, metric="containers", use_cache=True, drawn=None,
-                pairs=None):
+                level=None, window=None, metric="containers", use_cache=True):
     """The Layout of `trace` on its base: `topology` (a graph file, or a JSON
     resource hierarchy drawn as a treemap), or `base` "appgraph" (the communication
     graph of the containers at `level`, from the links overlapping `window`) or
@@ -389,9 +386,7 @@ def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, 
     Graphviz program, `mapping` a container,node CSV, `pattern` a regex on
     container names (see the matcher). "timeline" puts the containers in a row
     (see on_timeline); "tasktree" the execution tree of a trace cut by task
-    (on_task_tree). `drawn` (default analysis.roles.drawn_containers) and `pairs`
-    (see comm_graph) give what the trace's entities would, where the trace is a
-    store's skeleton (store.read_skeleton)."""
+    (on_task_tree)."""
     base = base or ("topology" if topology else "treemap")
     if base not in BASES:
         raise OptionsError(f"unknown base {base!r} (expected {', '.join(BASES)})")
@@ -408,14 +403,14 @@ def make_layout(trace, *, topology=None, base=None, program=None, mapping=None, 
             return on_hierarchy(trace, topology, mapping, pattern)
         from .readers import read_topology
         return on_graph(trace, read_topology(topology), "topology", program, mapping, pattern,
-                        use_cache, drawn=drawn)
+                        use_cache)
     if base == "timeline":
-        return on_timeline(trace, drawn=drawn)
+        return on_timeline(trace)
     if base == "appgraph":
         from .appgraph import comm_graph
-        topo, containers = comm_graph(trace, level, window, pairs)
+        topo, containers = comm_graph(trace, level, window)
         return on_graph(trace, topo, "appgraph", program, mapping, pattern, use_cache,
-                        containers, drawn)
+                        containers)
     if base == "tasktree":
         return on_task_tree(trace, program, use_cache)
     return on_treemap(trace, metric)

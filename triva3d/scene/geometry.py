@@ -545,9 +545,7 @@ class Geometry:
 
     def values_by_time(self):
         """The state values, longest total time over the whole trace first."""
-        st = self.trace.states
-        time = np.bincount(st.value, weights=st.end - st.start, minlength=len(self.trace.values))
-        return np.argsort(-time, kind="stable")
+        return np.argsort(-colors.usage(self.trace)[0], kind="stable")
 
     def _binned(self, mask, boxes, drawn_of, n_bins):
         """The fields of LodStates that follow the screen: the columns (`boxes`,

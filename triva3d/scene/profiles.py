@@ -131,26 +131,23 @@ def capacity_table(trace, roles):
     """The capacity each variable's values are relative to, per (container, type):
     (sorted keys container * len(types) + type of the variables' pairs, capacity of
     each). It is the capacity its type is relative to on its container (its value
-    there), else the type's maximum over the trace; 0 where neither is known. One
-    number per pair, not per variable row."""
+    there: its first piece's), else the type's maximum over the trace; 0 where
+    neither is known. One number per pair, not per variable row."""
+    from ..analysis.roles import variable_pairs
     var = trace.variables
     nt = len(trace.types)
+    pairs, first, largest = variable_pairs(trace)  # (the whole run's)
     top = np.zeros(nt)
-    if len(var):
-        np.maximum.at(top, var.type, var.value)
+    np.maximum.at(top, pairs % nt, largest)
     keys = np.unique(var.container.astype(np.int64) * nt + var.type)
     cont, typ = keys // nt, keys % nt
     out = top[typ]
-    rel = roles.relative_to[typ]
+    rel = roles.relative_to[typ]  # (always a capacity type: analysis.roles)
     has = np.flatnonzero(rel >= 0)
-    caps = np.flatnonzero(roles.capacity[var.type])
-    if len(has) and len(caps):
-        key = var.container[caps].astype(np.int64) * nt + var.type[caps]
-        order = np.argsort(key, kind="stable")
-        key, val = key[order], var.value[caps][order]
+    if len(has) and len(pairs):
         want = cont[has] * nt + rel[has]
-        i = np.minimum(np.searchsorted(key, want), len(key) - 1)
-        out[has] = np.where(key[i] == want, val[i], top[typ[has]])
+        i = np.minimum(np.searchsorted(pairs, want), len(pairs) - 1)
+        out[has] = np.where(pairs[i] == want, first[i], top[typ[has]])
     return keys, out
 
 
