@@ -120,3 +120,29 @@ def test_the_deepest_imbrication_of_each_type_is_the_largest_of_its_states(pairs
     for t, d in pairs:
         expected[t] = max(expected[t], d)
     assert _deepest(types, imbrication, n_types).tolist() == expected.tolist()
+
+
+def test_the_compile_note_survives_a_probe_and_comes_once_however_often_asked(tmp_path):
+    """A find_spec probe for numba before its import does not use up the wait for
+    it; asking for the note three times (one callback twice) registers one finder
+    and one listener; the callbacks are each told once, at the first compile."""
+    code = """if 1:
+        import importlib.util, sys
+        import numpy as np
+        from triva3d.kernels import on_first_compile, _AfterNumba
+        told = []
+        tell = lambda m: told.append("a")
+        on_first_compile(tell)
+        on_first_compile(tell)
+        on_first_compile(lambda m: told.append("b"))
+        assert importlib.util.find_spec("numba") is not None  # (a probe)
+        print("finders", sum(isinstance(f, _AfterNumba) for f in sys.meta_path))
+        from triva3d.bases.matcher import _inherit
+        parent = np.array([-1, 0, 1], np.int32)
+        _inherit(parent, np.array([-1, 3, -1], np.int32), np.zeros(3, np.int8))
+        from numba.core import event
+        print("told", told, "listeners", sum(type(l).__name__ == "FirstCompile"
+                                             for l in event._registered["numba:compile"]))
+    """
+    out, _ = run(code, tmp_path)
+    assert out.splitlines() == ["finders 1", "told ['a', 'b'] listeners 1"]

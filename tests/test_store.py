@@ -1,13 +1,14 @@
 """The Parquet store (issue 34.1): a trace ingested reads back as the very same Trace,
 dump for dump, user-defined fields included; its layout is the one documented."""
 import json
+import re
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-from conftest import dump_lines
+from conftest import HEADER, SIZED_LINK, TYPES, dump_lines
 from triva3d import load
 from triva3d.errors import Triva3dError
 from triva3d.store import ENTITIES, ingest, read_store
@@ -237,3 +238,79 @@ def test_render_of_a_store_s_window_reads_only_the_window(tmp_path, monkeypatch)
     monkeypatch.setattr(store, "read_store", real)
     assert np.array_equal(render(str(tmp_path / "s"), "e.png", "--color-by", "duration"),
                           whole)
+
+
+def _group_trace():
+    """1100 processes in 11 groups; the last two groups' states all after t = 8."""
+    lines = ['0 G 0 "Group"', '0 P G "Process"', '2 S P "State"']
+    for g in range(11):
+        lines.append(f'6 0 g{g} G 0 "G{g}"')
+        lines += [f'6 0 p{g}_{p} P g{g} "P{g}_{p}"' for p in range(100)]
+    lines += [f"11 {0 if g < 9 else 8} p{g}_{p} S run" for g in range(11) for p in range(100)]
+    lines += [f"13 10 p{g}_{p} S" for g in range(11) for p in range(100)]
+    return "\n".join(lines) + "\n"
+
+
+TWO_TYPES = TYPES.replace('2 S P "State"\n', '2 S P "State"\n2 S2 P "State2"\n')
+SENT = "20 1 0 L p1 m k1 100\n16 2 0 L p2 m k1\n15 7 0 L p1 m k2\n16 8 0 L p2 m k2\n"
+
+
+@pytest.mark.parametrize("name,types,body,window,more", [
+    # what lies outside the window still shapes what is drawn in it:
+    ("lanes of a state type seen only later", TWO_TYPES,
+     "11 0 p1 S run\n11 0 p2 S run\n11 8 p1 S2 io\n13 9 p1 S2\n13 10 p1 S\n13 10 p2 S\n",
+     "1:3", ()),
+    ("a profile's lane set only later", TYPES,
+     "11 0 p1 S run\n11 0 p2 S run\n8 8 p1 V 1\n8 9 p1 V 3\n13 10 p1 S\n13 10 p2 S\n",
+     "1:3", ()),
+    ("aggregated shares of a container idle in the window", TYPES,
+     "11 0 p1 S run\n11 8 p2 S io\n13 9 p2 S\n13 10 p1 S\n", "1:3", ("--aggregate", "0")),
+    ("the level aggregation chooses", None, _group_trace(), "1:3", ()),
+    ("no state in the window, some in the trace", TYPES,
+     "11 0 p1 S run\n13 1 p1 S\n11 8 p2 S io\n13 10 p2 S\n", "3:5", ()),
+    ("the traffic's unit: a sized message in, an unsized one out", TYPES,
+     "11 0 p1 S run\n11 0 p2 S run\n" + SENT + "13 10 p1 S\n13 10 p2 S\n", "0.5:3",
+     ("--base", "appgraph")),
+])
+def test_a_window_of_a_store_draws_what_the_whole_run_shapes(
+        name, types, body, window, more, tmp_path, capsys):
+    """Traces where the entities outside the window decide the columns' lanes, the
+    aggregation, a warning or the traffic's unit (found by a review): `render STORE
+    --window` (store.read_part) draws the very picture and says the very notes and
+    warnings, and sums up what it drew as, `render TRACE --window` does."""
+    import imageio.v3 as iio
+
+    from triva3d import cli
+    path = tmp_path / "t.trace"
+    path.write_text(HEADER + SIZED_LINK + (types or "") + body)
+    ingest(load(path, cache=False), tmp_path / "s")
+    got = []
+    for src in (path, tmp_path / "s"):
+        out = tmp_path / f"{src.name}.png"
+        assert cli.main(["render", str(src), "--no-cache", "--window", window, "--size",
+                         "400x260", "-o", str(out), *more]) == 0
+        said = [re.sub(r" in [0-9.]+ s$", "", line.split(": ", 1)[1])  # (path, time)
+                for line in capsys.readouterr().err.splitlines()]
+        got.append((iio.imread(out)[25:], said))
+    assert np.array_equal(got[0][0], got[1][0]) and got[0][1] == got[1][1]
+
+
+def test_an_interrupted_ingest_leaves_no_store_and_can_be_run_again(tmp_path, monkeypatch):
+    """Ingest over a store that stops half way (here: on the links, the states
+    written) leaves a folder that is no store (a one-line error, never the rows
+    written so far), and ingest into what it left works."""
+    from triva3d.analysis import metrics
+    tr = load(ROOT / "examples" / "small.trace", cache=False)
+    ingest(tr, tmp_path / "s")
+
+    def stop(*a, **k):
+        raise KeyboardInterrupt
+    with monkeypatch.context() as m:
+        m.setattr(metrics, "link_bytes", stop)
+        with pytest.raises(KeyboardInterrupt):
+            ingest(tr, tmp_path / "s")
+    assert (tmp_path / "s" / "states").is_dir()
+    with pytest.raises(Triva3dError, match="not a triva3d store"):
+        load(tmp_path / "s", cache=False)
+    ingest(tr, tmp_path / "s")
+    assert dump_lines(read_store(tmp_path / "s")) == dump_lines(tr)

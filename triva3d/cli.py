@@ -258,7 +258,8 @@ def cmd_compare(args):
 
 
 def cmd_ingest(args):
-    from .store import ingest
+    from .store import check_out, ingest
+    check_out(args.output)  # (before the trace is read)
     trace, seconds = _load(args, as_asked=False)
     t0 = time.perf_counter()
     n = ingest(trace, args.output)
@@ -346,6 +347,8 @@ def cmd_place(args):
     if store:  # its containers; the messages per pair reduced over its links
         from .store import read_skeleton
         trace = read_skeleton(store, args.dask)
+        for note in trace.notes:
+            print(f"triva3d: note: {note}", file=sys.stderr)
     else:
         trace, _ = _load(args)
     lay = make_layout(trace, **options, window=args.graph_window)
@@ -1138,6 +1141,10 @@ class _ClosedOutput:
         pass
 
 
+def _note(message):
+    print(f"triva3d: note: {message}", file=sys.stderr)
+
+
 def main(argv=None):
     # Arrow's buffers from malloc, which gives back what is freed: its default,
     # mimalloc, keeps it (80 MB more at the peak of a 1e7-state store's treemap);
@@ -1153,7 +1160,7 @@ def main(argv=None):
         argv.insert(0, "view")  # triva3d TRACE
     args = p.parse_args(argv)
     from .kernels import on_first_compile
-    on_first_compile(lambda message: print(f"triva3d: note: {message}", file=sys.stderr))
+    on_first_compile(_note)
     try:
         _outputs_safe(args)
         args.func(args)

@@ -337,19 +337,22 @@ NOTE_EXAMPLES = 3
 
 def usage(trace):
     """(seconds in states per value; its states, messages and events per value, (n,
-    3); variable pieces per type) over the whole run (Trace.whole where the trace
-    holds part of it): what orders the palette's colours."""
+    3); states, links, variable pieces or events per type) over the whole run
+    (Trace.whole where the trace holds part of it): what orders the palette's
+    colours."""
     if trace.whole is not None:
         w = trace.whole
-        return w.value_seconds, w.value_counts, w.type_pieces
+        return w.value_seconds, w.value_counts, w.type_counts
     from .analysis.roles import platform_link_types
     st, ln, ev = trace.states, trace.links, trace.events
     nv = len(trace.values)
     msg = ~platform_link_types(trace)[ln.type]
     counts = np.stack([np.bincount(v, minlength=nv)
                        for v in (st.value, ln.value[msg], ev.value)], axis=1)
+    nt = len(trace.types)
     return (np.bincount(st.value, weights=st.end - st.start, minlength=nv), counts,
-            np.bincount(trace.variables.type, minlength=len(trace.types)))
+            sum(np.bincount(getattr(trace, t).type, minlength=nt)
+                for t in ("states", "links", "variables", "events")))
 
 
 def scene_palette(trace, overrides=None, roles=None):
@@ -362,13 +365,13 @@ def scene_palette(trace, overrides=None, roles=None):
     from .trace import Kind
     roles = roles or variable_roles(trace)
     vrgb, trgb = value_rgb(trace, overrides), type_rgb(trace, overrides)
-    time, counts, pieces = usage(trace)
+    time, counts, per_type = usage(trace)
     values = [np.flatnonzero(counts[:, 0])]
     values[0] = values[0][np.argsort(-time[values[0]], kind="stable")]
     for count in (counts[:, 1], counts[:, 2]):
         seen = np.flatnonzero(count)
         values.append(seen[np.argsort(-count[seen], kind="stable")])
-    count = pieces * roles.drawn
+    count = per_type * roles.drawn  # (variable types: their pieces)
     types = np.flatnonzero(count)
     types = types[np.argsort(-count[types], kind="stable")]
     keys = [("values", int(v)) for v in dict.fromkeys(np.concatenate(values).tolist())]

@@ -7,23 +7,33 @@ from triva3d's cache) never imports it."""
 import importlib.abc
 import importlib.util
 import sys
+import threading
 
 MESSAGE = "compiling numba kernels once (up to a minute; cached for later runs)..."
 PACKAGE = __name__.partition(".")[0] + "."
+#: Who is told, once, when the first kernel compiles; whether numba was told to tell.
+_CALLBACKS, _LISTENING = [], []
+_LOCK = threading.Lock()
 
 
 def on_first_compile(callback):
-    """Call `callback(MESSAGE)` once in this process, when numba starts compiling one of
-    triva3d's kernels (its cache is cold); never while every kernel loads from the
-    cache. Other code's numba functions are ignored. Does not import numba: where it
-    is not imported yet, the listener is registered as its import ends."""
-    if "numba" in sys.modules:
-        _listen(callback)
-    else:
-        sys.meta_path.insert(0, _AfterImport("numba", lambda: _listen(callback)))
+    """Call `callback(MESSAGE)` once in this process (a callback given again is
+    still called once), when numba starts compiling one of triva3d's kernels (its
+    cache is cold); never while every kernel loads from the cache. Other code's
+    numba functions are ignored. Does not import numba: until it is imported, a
+    finder waits for its import to end."""
+    with _LOCK:
+        if callback not in _CALLBACKS:
+            _CALLBACKS.append(callback)
+        imported = "numba" in sys.modules
+        if not imported and not any(isinstance(f, _AfterNumba) for f in sys.meta_path):
+            sys.meta_path.insert(0, _AfterNumba())
+    if imported:
+        _listen()
 
 
-def _listen(callback):
+def _listen():
+    """Register the one listener (numba imported; nothing imported under _LOCK)."""
     from numba.core import event
 
     class FirstCompile(event.Listener):
@@ -33,31 +43,34 @@ def _listen(callback):
             func = getattr(ev.data["dispatcher"], "py_func", None)
             if not self.told and getattr(func, "__module__", "").startswith(PACKAGE):
                 self.told = True
-                callback(MESSAGE)
+                for callback in list(_CALLBACKS):
+                    callback(MESSAGE)
 
         def on_end(self, ev):
             pass
-    event.register("numba:compile", FirstCompile())
+    with _LOCK:
+        if not _LISTENING:
+            event.register("numba:compile", FirstCompile())
+            _LISTENING.append(True)
 
 
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """Runs `then()` once the module `name` has been imported (and leaves the import
-    system as it was)."""
-
-    def __init__(self, name, then):
-        self.name, self.then = name, then
+class _AfterNumba(importlib.abc.MetaPathFinder):
+    """Registers the listener as numba's import ends. It stays in sys.meta_path
+    (removing it could make another thread's import skip a finder), answering None
+    to everything else and, once numba is imported, to everything."""
 
     def find_spec(self, name, path=None, target=None):
-        if name != self.name:
+        if name != "numba" or "numba" in sys.modules or _LISTENING:
             return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
+        meta = [f for f in sys.meta_path if f is not self]
+        spec = next((s for s in (f.find_spec(name, path, target) for f in meta
+                                 if hasattr(f, "find_spec")) if s is not None), None)
         if spec is None or spec.loader is None:
             return spec
-        run, then = spec.loader.exec_module, self.then
+        run = spec.loader.exec_module
 
         def exec_module(module):
             run(module)
-            then()
+            _listen()
         spec.loader.exec_module = exec_module
         return spec

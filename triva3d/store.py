@@ -3,9 +3,10 @@ writes it, and DIR then opens as a trace of its own (an entry of load.READERS).
 
 DIR holds `store.json` (the format, the source, the time unit, the reader's report,
 which user-defined fields each table has), `names.parquet` (the interned names),
-`types.parquet`, `values.parquet`, `containers.parquet` and `variable_pairs.parquet`
-(small: each one file; beside the types, values and containers their colours and
-what the whole run says of them, trace.Whole, for a reader of part of the store),
+`types.parquet`, `values.parquet`, `containers.parquet`, `state_pairs.parquet` and
+`variable_pairs.parquet` (small: each one file; beside the types, values and
+containers their colours and what the whole run says of them, trace.Whole, for a
+reader of part of the store, its link sizes in store.json),
 and a dataset per entity table (`states/`,
 `links/`, `variables/`, `events/`) partitioned by container bucket
 (`bucket=K`: containers K * size to (K + 1) * size - 1; a link by its sender, with
@@ -34,15 +35,20 @@ ENTITIES = ("states", "links", "variables", "events")
 RGBA = ("r", "g", "b", "a")
 #: The columns of trace.Whole beside the values (its value_counts: three) and types.
 VALUE_USAGE = ("seconds", "states", "messages", "events")
-TYPE_USAGE = ("pieces", "platform", "constant")
+TYPE_USAGE = ("count", "platform", "constant")
+#: The small tables, each a file.
+SMALL = ("names", "types", "values", "containers", "state_pairs", "variable_pairs")
 #: The columns of variable_pairs.parquet (analysis.roles.variable_pairs).
 PAIRS = ("key", "first", "largest")
 
 
 def store_folder(path):
-    """The store's folder that `path` (the folder, or its store.json) names, or None."""
+    """The store's folder that `path` (the folder, or its store.json) names, or None;
+    also what an ingest that did not finish left (reading it is an error)."""
     folder = os.path.dirname(path) if os.path.basename(path) == "store.json" else path
-    return folder if is_store(folder) else None
+    unfinished = os.path.isfile(os.path.join(folder, "names.parquet")) and \
+        not os.path.exists(os.path.join(folder, "store.json"))
+    return folder if unfinished or is_store(folder) else None
 
 
 def is_store(path):
@@ -57,20 +63,32 @@ def is_store(path):
         return False
 
 
+def check_out(out):
+    """Refuse (OptionsError) to ingest into `out` where it holds anything but a store
+    (or what an interrupted ingest left)."""
+    ours = {"store.json", *ENTITIES, *(f"{t}.parquet" for t in SMALL)}
+    if os.path.isdir(out) and not is_store(out) and set(os.listdir(out)) - ours:
+        raise OptionsError(f"{out}: a folder holding other files than a store: give a new "
+                           "or an empty folder")
+
+
 def ingest(trace, out):
-    """Write `trace` as a store in the folder `out` (made if needed; a store there
-    is replaced, a folder holding anything else refused). Returns the number of
+    """Write `trace` as a store in the folder `out` (made if needed; a store there,
+    or what an interrupted ingest left, is replaced; check_out refuses anything
+    else). Its store.json, written last, makes it a store. Returns the number of
     files written."""
     import shutil
 
     import pyarrow as pa
     import pyarrow.parquet as pq
-    if os.path.isdir(out) and os.listdir(out) and not is_store(out):
-        raise OptionsError(f"{out}: a folder holding other files than a store: give a new "
-                           "or an empty folder")
+    check_out(out)
     os.makedirs(out, exist_ok=True)
-    for name in ENTITIES:  # (a bucket the new store has not would stay)
-        shutil.rmtree(os.path.join(out, name), ignore_errors=True)
+    for name in ("store.json",) + ENTITIES:  # (first no store; a bucket the new store
+        path = os.path.join(out, name)        # has not would stay)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.remove(path)
     n_cont = len(trace.containers)
     size = max(1, -(-n_cont // BUCKETS))
     files = 0
@@ -90,12 +108,13 @@ def ingest(trace, out):
     pq.write_table(pa.table({"name": arr}), os.path.join(out, "names.parquet"),
                    compression="zstd")
     files += 1
+    from .analysis.metrics import link_sizes
     from .analysis.roles import (constant_types, entity_containers, platform_link_types,
-                                 variable_pairs)
+                                 state_pairs, variable_pairs)
     from .colors import usage
-    seconds, counts, pieces = usage(trace)
+    seconds, counts, per_type = usage(trace)
     whole = {"values": [seconds, *counts.T],
-             "types": [pieces, platform_link_types(trace), constant_types(trace)]}
+             "types": [per_type, platform_link_types(trace), constant_types(trace)]}
     for name, colors, cols in (("types", trace.type_colors, TYPE_USAGE),
                                ("values", trace.value_colors, VALUE_USAGE)):
         write_small(name, {**getattr(trace, name).columns,
@@ -103,6 +122,7 @@ def ingest(trace, out):
                            **dict(zip(cols, whole[name]))})
     write_small("containers", {**trace.containers.columns,
                                "entities": entity_containers(trace)})
+    write_small("state_pairs", {"key": state_pairs(trace)})
     write_small("variable_pairs", dict(zip(PAIRS, variable_pairs(trace))))
     t0, t1 = float(trace.containers.start[0]), float(trace.containers.end[0])
     from .analysis.metrics import link_bytes
@@ -139,6 +159,7 @@ def ingest(trace, out):
             "time_unit": trace.time_unit, "unit_note": trace.unit_note,
             "report": [list(r) for r in trace.report], "other_records": trace.other_records,
             "bucket_size": size, "time_slices": TIME_SLICES,
+            "link_sizes": link_sizes(trace).tolist(),
             "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA}}
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
@@ -185,6 +206,9 @@ def _read(path, window=None, address=None):
     meeting the window, then with its Whole."""
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
+    if not os.path.exists(os.path.join(path, "store.json")):
+        raise TraceError(path, None, "not a triva3d store: its ingest did not finish (no "
+                                     "store.json): ingest again")
     try:
         with open(os.path.join(path, "store.json"), encoding="utf-8") as f:
             meta = json.load(f)
@@ -197,7 +221,7 @@ def _read(path, window=None, address=None):
         arena = np.frombuffer(data, np.uint8, int(offsets[-1])) if data else \
             np.zeros(0, np.uint8)
         columns, extra, colors, small = {}, {}, {}, {}
-        for name in ("types", "values", "containers", "variable_pairs"):
+        for name in SMALL[1:]:  # (the names: above)
             t = pq.read_table(os.path.join(path, f"{name}.parquet"))
             small[name] = {c: t.column(c).to_numpy(zero_copy_only=False)
                            for c in t.column_names}
@@ -221,7 +245,7 @@ def _read(path, window=None, address=None):
             colors["values"], source=path, report=[tuple(r) for r in meta["report"]],
             files=[path], other_records=meta.get("other_records"),
             time_unit=meta["time_unit"], unit_note=meta.get("unit_note"),
-            whole=None if window is None else _whole(path, small, address))
+            whole=None if window is None else _whole(path, meta, small, address))
     except TraceError:
         raise
     except Exception as e:  # untrusted: any damage
@@ -233,14 +257,19 @@ def _read(path, window=None, address=None):
     return trace
 
 
-def _whole(path, small, address):
-    """The store's trace.Whole, from its small tables' columns `small`."""
+def _whole(path, meta, small, address):
+    """The store's trace.Whole, from its store.json `meta` and its small tables'
+    columns `small`."""
     from functools import partial
 
     from .engine import comm_pairs
     values, types = small["values"], small["types"]
-    return Whole(values["seconds"], np.stack([values[c] for c in VALUE_USAGE[1:]], axis=1),
-                 types["pieces"], small["containers"]["entities"],
-                 tuple(small["variable_pairs"][c] for c in PAIRS),
-                 types["platform"], types["constant"],
-                 partial(comm_pairs, path, address=address))
+    return Whole(
+        value_seconds=values["seconds"],
+        value_counts=np.stack([values[c] for c in VALUE_USAGE[1:]], axis=1),
+        type_counts=types["count"], entity_containers=small["containers"]["entities"],
+        state_pairs=small["state_pairs"]["key"],
+        variable_pairs=tuple(small["variable_pairs"][c] for c in PAIRS),
+        link_sizes=np.asarray(meta["link_sizes"], np.float64),
+        platform_types=types["platform"], constant_types=types["constant"],
+        pairs=partial(comm_pairs, path, address=address))

@@ -258,14 +258,16 @@ def report_line(what, count, first=None):
 class Whole(NamedTuple):
     """What the whole run says that a part of it cannot: a Trace holding only some of
     its entities (a store read for one time window, or none of them: store.py) keeps
-    it as `Trace.whole`, and what the scene's colours, the bases' layouts and the
-    communication graph count over every entity (colors.usage, analysis.roles,
-    bases.appgraph) is read from it instead."""
+    it as `Trace.whole`, and what the scene's colours and columns, the bases' layouts
+    and the communication graph count over every entity (colors.usage,
+    analysis.roles, analysis.metrics, bases.appgraph) is read from it instead."""
     value_seconds: np.ndarray      # per value: seconds in its states
     value_counts: np.ndarray       # per value: its states, messages, events (n, 3)
-    type_pieces: np.ndarray        # per type: its variable pieces
+    type_counts: np.ndarray        # per type: its states, links, pieces or events
     entity_containers: np.ndarray  # mask: containers with states, events, message ends
+    state_pairs: np.ndarray        # analysis.roles.state_pairs
     variable_pairs: tuple          # analysis.roles.variable_pairs
+    link_sizes: np.ndarray         # analysis.metrics.link_sizes
     platform_types: np.ndarray     # mask over types: the platform's link types
     constant_types: np.ndarray     # mask over types: variables of one value a container
     pairs: Callable                # pairs(window): bases.appgraph.count_pairs of the

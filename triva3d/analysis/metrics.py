@@ -20,3 +20,16 @@ def link_bytes(trace, rows=None):
             except ValueError:
                 pass
     return vals[inv]
+
+
+def link_sizes(trace):
+    """(links of a known size (> 0), links of none, the smallest and the largest size
+    known: NaN where none is) over the whole run (Trace.whole where the trace holds
+    part of it): what the traffic's unit and the size colouring scale by."""
+    if trace.whole is not None:
+        return trace.whole.link_sizes
+    size = link_bytes(trace)
+    ok = np.isfinite(size) & (size > 0)
+    known = size[ok]
+    return np.array([ok.sum(), (~ok).sum(), known.min() if len(known) else np.nan,
+                     known.max() if len(known) else np.nan])

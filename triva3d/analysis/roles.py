@@ -184,6 +184,15 @@ def entity_containers(trace):
     return out
 
 
+def state_pairs(trace):
+    """The increasing keys container * len(types) + type of each (container, state
+    type) with states, once."""
+    if trace.whole is not None:
+        return trace.whole.state_pairs
+    st = trace.states
+    return np.unique(st.container.astype(np.int64) * len(trace.types) + st.type)
+
+
 def variable_pairs(trace):
     """Each (container, variable type) with variable pieces, once: (their increasing
     keys container * len(types) + type, the value of each one's first piece, its

@@ -90,18 +90,16 @@ class Columns:
 
     def __init__(self, trace, layout, extra=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
                  owner=None):
-        st = trace.states
-        self._states = st
+        from ..analysis.roles import state_pairs
+        self._states = trace.states
         self.owner = owner
         self._placed = layout.w > 0  # per container
-        of = st.container if owner is None else owner[st.container]
-        rows = np.flatnonzero(self._placed[of])
         self.nt = nt = len(trace.types)
-        key = of[rows].astype(np.int64) * nt + st.type[rows]
-        del rows
-        self.keys = uniq = np.unique(np.r_[np.unique(key),
-                                           extra[0].astype(np.int64) * nt + extra[1]])
-        del key
+        pairs = state_pairs(trace)  # (the whole run's: the columns stay put)
+        of = pairs // nt if owner is None else owner[pairs // nt]
+        placed = self._placed[of]
+        key = of[placed].astype(np.int64) * nt + pairs[placed] % nt
+        self.keys = uniq = np.unique(np.r_[key, extra[0].astype(np.int64) * nt + extra[1]])
         self._of_state = None
         #: The first column of each container (its columns follow, sorted by type).
         self.first = np.searchsorted(uniq, np.arange(len(layout.w) + 1, dtype=np.int64) * nt)

@@ -11,12 +11,13 @@ window moves) are kept. Movies and tests use it without a window; the Scene
 turns it into actors.
 """
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
 from .. import colors
 from ..analysis import colorby
-from ..analysis.roles import platform_link_types, variable_roles
+from ..analysis.roles import platform_link_types, state_pairs, variable_roles
 from ..analysis.timeslice import Slicer, nesting_parents, nesting_parents_of
 from ..bases.layout import UNIT
 from ..analysis.tasks import dependency_links
@@ -224,9 +225,7 @@ class Geometry:
         if self._owners_of is not None and self._owners_of[0] == key:
             return self._owners_of[1], key
         if self._pairs is None:  # the (container, type) pairs of the states
-            st = tr.states
-            self._pairs = np.divmod(np.unique(st.container.astype(np.int64) * len(tr.types)
-                                              + st.type), len(tr.types))
+            self._pairs = np.divmod(state_pairs(tr), len(tr.types))
         depth = tr.depth
         if state.aggregate == "none":
             rows = None
@@ -543,9 +542,14 @@ class Geometry:
         """The legend's keys of the colour-by metric (see colorby.keys)."""
         return colors.metric_keys(self.metric(), unit)
 
+    @cached_property
+    def usage(self):
+        """colors.usage of the trace: what the whole run holds."""
+        return colors.usage(self.trace)
+
     def values_by_time(self):
         """The state values, longest total time over the whole trace first."""
-        return np.argsort(-colors.usage(self.trace)[0], kind="stable")
+        return np.argsort(-self.usage[0], kind="stable")
 
     def _binned(self, mask, boxes, drawn_of, n_bins):
         """The fields of LodStates that follow the screen: the columns (`boxes`,
@@ -1010,7 +1014,7 @@ class Geometry:
         elif f.t1 == f.t0:
             out.append(f"everything drawn happens at one instant ({f.t0:.9g}): nothing "
                        "rises over the base")
-        elif len(tr.states) and not self.states.n:
+        elif self.usage[1][:, 0].any() and not self.states.n:
             out.append(f"no state is drawn in the window {f.t0:.9g}..{f.t1:.9g}")
         return out
 
@@ -1018,7 +1022,7 @@ class Geometry:
         """One line: the window (in `time_unit`, else the trace's) and what is
         drawn in it."""
         f, lay = self.frame, self.layout
-        platform = int(self.platform_links[self.trace.links.type].sum())
+        platform = int(self.usage[2][self.platform_links].sum())
         return (f"window {f.t0:.9g}..{f.t1:.9g} {self.trace.unit(time_unit)}, "
                 f"{self.states.n} states "
                 f"({self.states.mode}), {len(self.links.rows)} links"

@@ -20,7 +20,7 @@ from numba import njit, prange
 
 from .. import colors
 from ..errors import TraceError
-from ..analysis.metrics import link_bytes
+from ..analysis.metrics import link_bytes, link_sizes
 
 TRAIL, TRAIL_SPAN = 4, 0.02
 #: Above this many particles, each is its trail alone, in one piece: no head point
@@ -92,15 +92,15 @@ class Particles:
         ok = np.isfinite(size) & (size > 0)
         #: what a message weighs in the heat: its bytes, 1 where its size is unknown
         self.weight = np.where(ok, size, 1.0)
+        known, unknown, smallest, largest = link_sizes(trace)  # (the whole run's)
         #: what the heat adds up, for people
-        self.unit = ("bytes" if ok.all() else "messages" if not ok.any()
+        self.unit = ("bytes" if not unknown else "messages" if not known
                      else "bytes, 1 a message of unknown size")
         #: log-scaled sizes in [0, 1] (NaN: unknown) for the "size" colouring
         self.size_level = np.full(len(size), np.nan)
         if ok.any():
-            ls = np.log10(size[ok])
-            span = ls.max() - ls.min()
-            self.size_level[ok] = (ls - ls.min()) / span if span > 0 else 1.0
+            lo, span = np.log10(smallest), np.log10(largest) - np.log10(smallest)
+            self.size_level[ok] = (np.log10(size[ok]) - lo) / span if span > 0 else 1.0
         self._heat_max = {}
 
     def at(self, geometry, now, how="value"):

@@ -160,7 +160,11 @@ def capacity_values(trace, roles):
 
 
 def lane_keys(trace, roles, placed):
-    """(container, lane type) of every drawn profile on a placed container."""
-    var = trace.variables
-    rows = np.flatnonzero(roles.drawn[var.type] & placed[var.container])
-    return var.container[rows], roles.lane[var.type[rows]]
+    """(container, lane type) of every drawn profile on a placed container (over the
+    whole run: the lanes stay put)."""
+    from ..analysis.roles import variable_pairs
+    nt = len(trace.types)
+    pairs = variable_pairs(trace)[0]
+    cont, typ = pairs // nt, pairs % nt
+    rows = roles.drawn[typ] & placed[cont]
+    return cont[rows], roles.lane[typ[rows]]
