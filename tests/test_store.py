@@ -314,3 +314,45 @@ def test_an_interrupted_ingest_leaves_no_store_and_can_be_run_again(tmp_path, mo
         load(tmp_path / "s", cache=False)
     ingest(tr, tmp_path / "s")
     assert dump_lines(read_store(tmp_path / "s")) == dump_lines(tr)
+
+
+def test_a_movie_of_a_store_s_window_reads_only_the_window(tmp_path, monkeypatch):
+    """`animate STORE --window` on the orbit and on the rise (unfolding, particles
+    coloured by size), paths that keep the window, reads only the entities meeting
+    it (read_store fails here) and writes the frames `animate TRACE` writes (but for
+    the title's name)."""
+    import imageio.v3 as iio
+
+    from triva3d import cli, store
+    small = str(ROOT / "examples" / "small.trace")
+    ingest(load(small, cache=False), tmp_path / "s")
+
+    def frames(src, out, *more):
+        assert cli.main(["animate", src, "--no-cache", "--window", "0.05:0.1", "--size",
+                         "320x200", "--duration", "0.3", "--fps", "10", "-o",
+                         str(tmp_path / out) + "/", *more]) == 0
+        return [iio.imread(f)[25:] for f in sorted((tmp_path / out).glob("*.png"))]
+    cases = [("--path", "orbit"), ("--path", "rise", "--unfold", "--particles", "size")]
+    want = [frames(small, f"t{i}", *more) for i, more in enumerate(cases)]
+    monkeypatch.setattr(store, "read_store", lambda *a, **k: 1 / 0)
+    for i, more in enumerate(cases):
+        got = frames(str(tmp_path / "s"), f"s{i}", *more)
+        assert len(got) == len(want[i]) >= 3
+        assert all(np.array_equal(a, b) for a, b in zip(got, want[i]))
+
+
+def test_a_store_too_big_to_read_whole_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    """Where reading a store whole would take more memory than is free (here: 0.1 MB
+    free), `stats STORE` says so in one line and exits 2, before reading a row; a
+    window of it (read_part) and the treemap still read it in parts."""
+    from triva3d import cli, store
+    ingest(load(ROOT / "examples" / "small.trace", cache=False), tmp_path / "s")
+    assert store._whole_bytes(str(tmp_path / "s")) > 1e5
+    monkeypatch.setattr(store, "_free_bytes", lambda: 100_000)
+    with monkeypatch.context() as m:
+        m.setattr(store, "_read", lambda *a, **k: 1 / 0)  # (no row is read)
+        assert cli.main(["stats", str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "reading it whole needs about 0.0 GB, 0.0 GB are free" in err
+    assert len(store.read_part(tmp_path / "s", (0.05, 0.1)).states) == 245
+    assert cli.main(["treemap", str(tmp_path / "s"), "-o", str(tmp_path / "t.csv")]) == 0

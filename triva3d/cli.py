@@ -487,7 +487,9 @@ def cmd_animate(args):
     for name in ("unfold", "particles", "heat"):  # given: on top of a --state's
         if getattr(args, name):
             setattr(state, name, getattr(args, name))
-    trace, _ = _load(args, state=state)
+    # (orbit and rise keep the state's window: of a store, a part serves them)
+    trace, _ = _load(args, state=state, part=args.path in ("orbit", "rise")
+                     and not args.morph and args.encoding == "scene")
     _report(trace)
     view = View(trace, state, size=args.size, quality=args.quality)
     for line in view.warnings():

@@ -171,10 +171,51 @@ def _plain(v):
     return v.item() if isinstance(v, np.generic) else str(v)
 
 
+#: Peak bytes of a whole read per byte of the entities' columns (Arrow's table, its
+#: numpy copy and the copy in the trace's order: 1.2 GB for 1e7 states and 1e6 links).
+READ_PEAK = 4
+
+
 def read_store(path, *, lenient=False, progress=None):
     """The Trace of the store at `path` (`lenient`, `progress`: unused, it reads at
-    once); TraceError when it is not a store of this version, or a damaged one."""
+    once); TraceError when it is not a store of this version, or a damaged one, or
+    when reading it whole would take more memory than is free."""
+    need, free = _whole_bytes(str(path)), _free_bytes()
+    if free is not None and need > free:
+        raise TraceError(path, None, f"reading it whole needs about {need / 1e9:.1f} GB, "
+                                     f"{free / 1e9:.1f} GB are free: draw a window of it "
+                                     "(--window) or use treemap or place, which read it "
+                                     "in parts")
     return _read(str(path))
+
+
+def _whole_bytes(path):
+    """About the peak bytes of reading the store at `path` whole (0 where its files
+    cannot say: the read then says what is wrong)."""
+    import glob
+
+    import pyarrow.parquet as pq
+    total = 0
+    for name in ENTITIES:
+        width = sum(np.dtype(d).itemsize for d in SCHEMA[name].values()) + 12
+        for f in glob.glob(os.path.join(path, name, "bucket=*", "*.parquet")):
+            try:
+                meta = pq.read_metadata(f)
+            except Exception:  # untrusted: the read says what is wrong
+                continue
+            total += meta.num_rows * (width + 4 * (meta.num_columns - len(SCHEMA[name])))
+    return total * READ_PEAK
+
+
+def _free_bytes():
+    """The memory this machine has free for a new task (Linux's MemAvailable), or
+    None where unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            return next(int(line.split()[1]) * 1024 for line in f
+                        if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
 
 
 def read_part(path, window, address=None):
