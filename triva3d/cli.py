@@ -547,8 +547,10 @@ def cmd_treemap(args):
         slicer = StoreSlicer(store, trace, args.dask)
         for note in trace.notes:
             print(f"triva3d: note: {note}", file=sys.stderr)
-    else:
-        trace, _ = _load(args)
+    else:  # (a store's slice: only the entities meeting it, ViewState.part)
+        from .viewstate import ViewState
+        trace, _ = _load(args, state=ViewState(window=args.slice, color_by=color_by,
+                                               compare=args.compare), part=True)
     _report(trace)
     values = [v.strip() for v in args.values.split(",")] if args.values else None
     other = None
