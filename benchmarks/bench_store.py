@@ -7,7 +7,7 @@ same treemap made from the whole store read into memory (store.read_store,
 TimeSliceTreemap); the same for `triva3d place STORE --base appgraph` of the hosts'
 communication graph in a window of 1 % of the run (the messages counted per pair by
 engine.comm_pairs; Graphviz's sfdp lays out 2 500 nodes in both), and for `triva3d
-render STORE --window` of that window (store.read_part: the entities meeting it, and
+render STORE --window` of that window (engine.read_part: the entities meeting it, and
 what the whole run says of the palette and the base). An SVG needs no OpenGL; a PNG is drawn by VTK
 (llvmpipe here, whose libraries take about 240 MB). Prints its figures.
 

@@ -167,7 +167,7 @@ def test_a_store_ingested_over_another_replaces_it_whole(paje, tmp_path):
 @pytest.mark.parametrize("name", ["small", "ms"])
 def test_a_part_of_a_store_holds_the_window_s_entities_and_the_whole_run_s_facts(
         name, data, tmp_path):
-    """store.read_part: the entities meeting the window (states, links, variable
+    """engine.read_part: the entities meeting the window (states, links, variable
     pieces overlapping it, events in it), in the trace's order, all the containers;
     and what the whole run says, read from the store, equals what the loaded trace
     computes: the palette's usage, the containers drawn on, the variable pairs (so
@@ -177,7 +177,7 @@ def test_a_part_of_a_store_holds_the_window_s_entities_and_the_whole_run_s_facts
     from triva3d.analysis import roles
     from triva3d.bases.appgraph import message_pairs
     from triva3d.colors import scene_palette, usage
-    from triva3d.store import read_part
+    from triva3d.engine import read_part
     tr = load(ROOT / "examples" / "small.trace" if name == "small"
               else data / "paje" / "ms.trace", cache=False)
     ingest(tr, tmp_path / "s")
@@ -276,7 +276,7 @@ def test_a_window_of_a_store_draws_what_the_whole_run_shapes(
         name, types, body, window, more, tmp_path, capsys):
     """Traces where the entities outside the window decide the columns' lanes, the
     aggregation, a warning or the traffic's unit (found by a review): `render STORE
-    --window` (store.read_part) draws the very picture and says the very notes and
+    --window` (engine.read_part) draws the very picture and says the very notes and
     warnings, and sums up what it drew as, `render TRACE --window` does."""
     import imageio.v3 as iio
 
@@ -354,7 +354,8 @@ def test_a_store_too_big_to_read_whole_is_refused_in_one_line(tmp_path, monkeypa
         assert cli.main(["stats", str(tmp_path / "s")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "reading it whole needs about 0.0 GB, 0.0 GB are free" in err
-    assert len(store.read_part(tmp_path / "s", (0.05, 0.1)).states) == 245
+    from triva3d.engine import read_part
+    assert len(read_part(tmp_path / "s", (0.05, 0.1)).states) == 245
     assert cli.main(["treemap", str(tmp_path / "s"), "-o", str(tmp_path / "t.csv")]) == 0
 
 

@@ -21,7 +21,8 @@ def _load(args, as_asked=True, path=None, state=None, part=False):
     from tqdm import tqdm
     from .bases import by_task
     from .load import load
-    from .store import read_part, store_folder
+    from .engine import read_part
+    from .store import store_folder
     t0 = time.perf_counter()
     cut = by_task(state.base if state is not None else getattr(args, "base", None),
                   getattr(args, "by_task", False))
@@ -345,7 +346,7 @@ def cmd_place(args):
         raise OptionsError("--dask places a store's containers (triva3d ingest) on a base "
                            "other than tasktree, leaves sized by containers")
     if store:  # its containers; the messages per pair reduced over its links
-        from .store import read_skeleton
+        from .engine import read_skeleton
         trace = read_skeleton(store, args.dask)
         for note in trace.notes:
             print(f"triva3d: note: {note}", file=sys.stderr)
@@ -542,7 +543,7 @@ def cmd_treemap(args):
     store = _on_store(args, color_by)
     if store:  # reduced over the store: its states never held here
         from .engine import StoreSlicer
-        from .store import read_skeleton
+        from .engine import read_skeleton
         trace = read_skeleton(store, args.dask)
         slicer = StoreSlicer(store, trace, args.dask)
         for note in trace.notes:

@@ -11,7 +11,9 @@ nested time exclusive), equal to analysis.timeslice's on the same trace, and a
 StoreSlicer that hands it to the treemap as a Slicer would (`treemap STORE`: the
 states never in this process's memory); the utilization per bin (the overview's
 counts, analysis.overview), the buckets' counts summed; the messages and bytes per
-pair of containers (the communication graph's edges).
+pair of containers (the communication graph's edges). And the exact geometry of a
+window: read_part, the entities meeting it (a pyarrow filter over the time slices),
+with what the whole run says (trace.Whole), its messages per pair from here.
 """
 import glob
 import os
@@ -210,6 +212,22 @@ def comm_pairs(store, window=None, address=None):
                  for k in range(4))
 
 
+def read_part(store, window, address=None):
+    """The Trace of the store at `store` holding only the entities that meet `window`
+    = (t0, t1) (store.read_window), its messages per pair (trace.Whole.pairs)
+    reduced by comm_pairs on the scheduler at `address`."""
+    from functools import partial
+
+    from .store import read_window
+    return read_window(store, window, partial(comm_pairs, str(store), address=address))
+
+
+def read_skeleton(store, address=None):
+    """read_part of no entity: the store's names, types, values and containers, for
+    the reductions to be drawn with."""
+    return read_part(store, (), address)
+
+
 @dataclass
 class StoreSlice:
     """What the treemap reads of a Slice (analysis.timeslice) for state cells."""
@@ -222,7 +240,7 @@ class StoreSlicer:
     """A Slicer of the states of the store at `store` (exclusive nested time; no
     links, events or variables): each slice reduced by state_slice, on the
     scheduler at `address` (default TRIVA3D_DASK) or on threads here. `trace`: its
-    skeleton (store.read_skeleton)."""
+    skeleton (read_skeleton)."""
     nested = "exclusive"
     has_sizes = False
 

@@ -218,19 +218,13 @@ def _free_bytes():
         return None
 
 
-def read_part(path, window, address=None):
+def read_window(path, window, pairs):
     """The Trace of the store at `path` holding only the entities that meet `window`
-    = (t0, t1) (states, links and variable pieces overlapping it, events in it; all
-    the containers, types and values), what the whole run says of them in its
-    `whole` (trace.Whole: its messages per pair from engine.comm_pairs, on the Dask
-    scheduler at `address`); TraceError as read_store."""
-    return _read(str(path), window, address)
-
-
-def read_skeleton(path, address=None):
-    """read_part of no entity: the store's names, types, values and containers, for
-    reductions over the store (engine.py) to be drawn with."""
-    return _read(str(path), (), address)
+    = (t0, t1) (states, links and variable pieces overlapping it, events in it; none
+    for ()), all the containers, types and values, and what the whole run says in
+    its `whole` (trace.Whole, whose `pairs` is given: engine.read_part); TraceError
+    as read_store."""
+    return _read(str(path), window, pairs)
 
 
 def _meets(name, window):
@@ -242,7 +236,7 @@ def _meets(name, window):
     return (ds.field("start") <= t1) & (ds.field("end") >= t0)
 
 
-def _read(path, window=None, address=None):
+def _read(path, window=None, pairs=None):
     """The store's Trace: every entity (window None), none (window ()), or those
     meeting the window, then with its Whole."""
     import pyarrow.dataset as ds
@@ -286,7 +280,7 @@ def _read(path, window=None, address=None):
             colors["values"], source=path, report=[tuple(r) for r in meta["report"]],
             files=[path], other_records=meta.get("other_records"),
             time_unit=meta["time_unit"], unit_note=meta.get("unit_note"),
-            whole=None if window is None else _whole(path, meta, small, address))
+            whole=None if window is None else _whole(meta, small, pairs))
     except TraceError:
         raise
     except Exception as e:  # untrusted: any damage
@@ -298,12 +292,9 @@ def _read(path, window=None, address=None):
     return trace
 
 
-def _whole(path, meta, small, address):
+def _whole(meta, small, pairs):
     """The store's trace.Whole, from its store.json `meta` and its small tables'
-    columns `small`."""
-    from functools import partial
-
-    from .engine import comm_pairs
+    columns `small`, with `pairs`."""
     values, types = small["values"], small["types"]
     return Whole(
         value_seconds=values["seconds"],
@@ -313,4 +304,4 @@ def _whole(path, meta, small, address):
         variable_pairs=tuple(small["variable_pairs"][c] for c in PAIRS),
         link_sizes=np.asarray(meta["link_sizes"], np.float64),
         platform_types=types["platform"], constant_types=types["constant"],
-        pairs=partial(comm_pairs, path, address=address))
+        pairs=pairs)

@@ -568,7 +568,7 @@ class ViewState:
 
     def part(self):
         """The time window outside of which nothing this state draws depends on the
-        trace's entities (a store then reads only those meeting it, store.read_part,
+        trace's entities (a store then reads only those meeting it, engine.read_part,
         and keeps what the whole run says: trace.Whole), or None where
         it needs the whole run: no window; the execution tree, leaves sized by a
         metric, colours by anything but the value; a second run, logical time, a
