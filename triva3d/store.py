@@ -133,27 +133,27 @@ def ingest(trace, out):
         bucket = (owner // size).astype(np.int32)
         slot = np.clip((time - t0) * (TIME_SLICES / max(t1 - t0, 1e-300)), 0,
                        TIME_SLICES - 1).astype(np.int32) if len(time) else bucket
-        order = np.lexsort((time, owner, slot, bucket))
-        cols = {c: v[order] for c, v in t.columns.items()}
-        cols.update({f"extra.{k}": v[order] for k, v in t.extra.items()})
+        columns = {**t.columns, **{f"extra.{k}": v for k, v in t.extra.items()}}
         if name == "links":
-            cols["bytes"] = link_bytes(trace)[order]
-        cols["row"] = order.astype(np.int64)
-        bucket, slot = bucket[order], slot[order]
+            columns["bytes"] = link_bytes(trace)
+        by_bucket = np.argsort(bucket, kind="stable")  # (one bucket's copy at a time)
+        cuts = np.searchsorted(bucket[by_bucket], np.arange(BUCKETS + 1))
         folder = os.path.join(out, name)
-        for b in np.unique(bucket).tolist() or [0]:
-            lo, hi = np.searchsorted(bucket, [b, b + 1])
+        for b in np.flatnonzero(np.diff(cuts)).tolist() or [0]:
+            rows = by_bucket[cuts[b]:cuts[b + 1]]
+            rows = rows[np.lexsort((time[rows], owner[rows], slot[rows]))]
             part = os.path.join(folder, f"bucket={b}")
             os.makedirs(part, exist_ok=True)
-            tb = table({c: v[lo:hi] for c, v in cols.items()})
-            cuts = lo + np.searchsorted(slot[lo:hi], np.arange(TIME_SLICES + 1))
+            tb = table({**{c: v[rows] for c, v in columns.items()},
+                        "row": rows.astype(np.int64)})
+            at = np.searchsorted(slot[rows], np.arange(TIME_SLICES + 1))
             with pq.ParquetWriter(os.path.join(part, "part-0.parquet"), tb.schema,
                                   compression="zstd", write_statistics=True) as w:
-                if hi == lo:  # an empty table: its schema
+                if not len(rows):  # an empty table: its schema
                     w.write_table(tb)
-                for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+                for a, z in zip(at[:-1].tolist(), at[1:].tolist()):
                     if z > a:
-                        w.write_table(tb.slice(a - lo, z - a), row_group_size=ROW_GROUP)
+                        w.write_table(tb.slice(a, z - a), row_group_size=ROW_GROUP)
             files += 1
     meta = {"mark": MARK, "format": FORMAT, "source": str(trace.source),
             "time_unit": trace.time_unit, "unit_note": trace.unit_note,
