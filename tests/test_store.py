@@ -353,7 +353,7 @@ def test_a_store_too_big_to_read_whole_is_refused_in_one_line(tmp_path, monkeypa
         m.setattr(store, "_read", lambda *a, **k: 1 / 0)  # (no row is read)
         assert cli.main(["stats", str(tmp_path / "s")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "reading it whole needs about 0.0 GB, 0.0 GB are free" in err
+    assert err.count("\n") == 1 and "reading it whole needs about 0.4 MB, 0.1 MB are free" in err
     from triva3d.engine import read_part
     assert len(read_part(tmp_path / "s", (0.05, 0.1)).states) == 245
     assert cli.main(["treemap", str(tmp_path / "s"), "-o", str(tmp_path / "t.csv")]) == 0
@@ -377,3 +377,25 @@ def test_a_treemap_of_a_store_s_slice_reads_only_the_slice(more, tmp_path, monke
     want = treemap(small, "t.csv")
     monkeypatch.setattr(store, "read_store", lambda *a, **k: 1 / 0)
     assert treemap(str(tmp_path / "s"), "s.csv") == want and want.count("\n") > 10
+
+
+def test_a_part_says_and_refuses_what_the_whole_run_does(tmp_path, capsys):
+    """Where the window holds no message but the run has some, a part of the store
+    warns as the trace does (no message in the window, not 'the trace has no
+    messages'), gives link cells the unit the run's sizes give, and refuses link
+    bytes of a run without sizes as the trace does (found by a review)."""
+    from triva3d import cli
+    small = str(ROOT / "examples" / "small.trace")
+    ingest(load(small, cache=False), tmp_path / "s")
+    said = []
+    for src in (small, str(tmp_path / "s")):
+        assert cli.main(["animate", src, "--no-cache", "--window", "0.26:0.3", "--size",
+                         "320x200", "--particles", "value", "--duration", "0.1", "--fps",
+                         "10", "-o", str(tmp_path / "m") + "/"]) == 0
+        assert cli.main(["treemap", src, "--no-cache", "--slice", "0.26:0.3", "--cells",
+                         "link:bytes", "-o", str(tmp_path / "t.csv")]) == 2
+        said.append([line.replace(src, "TRACE") for line in
+                     capsys.readouterr().err.splitlines() if "frames of" not in line])
+    assert said[0] == said[1] and any("no message is drawn in the window" in s
+                                      for s in said[0])
+    assert any("carry no Size field, so no link bytes" in s for s in said[0])

@@ -159,7 +159,7 @@ def ingest(trace, out):
             "time_unit": trace.time_unit, "unit_note": trace.unit_note,
             "report": [list(r) for r in trace.report], "other_records": trace.other_records,
             "bucket_size": size, "time_slices": TIME_SLICES,
-            "link_sizes": link_sizes(trace).tolist(),
+            "link_sizes": list(link_sizes(trace)),
             "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA}}
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
@@ -180,13 +180,24 @@ def read_store(path, *, lenient=False, progress=None):
     """The Trace of the store at `path` (`lenient`, `progress`: unused, it reads at
     once); TraceError when it is not a store of this version, or a damaged one, or
     when reading it whole would take more memory than is free."""
-    need, free = _whole_bytes(str(path)), _free_bytes()
+    path = str(path)
+    try:
+        with open(os.path.join(path, "store.json"), encoding="utf-8") as f:
+            ours = json.load(f).get("format") == FORMAT
+    except (OSError, ValueError, AttributeError):
+        ours = False  # (the read says what is wrong)
+    need, free = _whole_bytes(path) if ours else 0, _free_bytes()
     if free is not None and need > free:
-        raise TraceError(path, None, f"reading it whole needs about {need / 1e9:.1f} GB, "
-                                     f"{free / 1e9:.1f} GB are free: draw a window of it "
-                                     "(--window) or use treemap or place, which read it "
-                                     "in parts")
-    return _read(str(path))
+        raise TraceError(path, None, f"reading it whole needs about {_amount(need)}, "
+                                     f"{_amount(free)} are free: read a window of it (render "
+                                     "--window, animate --window on the orbit or the rise, "
+                                     "treemap --slice; the treemap of states and place "
+                                     "read it in parts)")
+    return _read(path)
+
+
+def _amount(n):
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB"
 
 
 def _whole_bytes(path):
@@ -302,6 +313,6 @@ def _whole(meta, small, pairs):
         type_counts=types["count"], entity_containers=small["containers"]["entities"],
         state_pairs=small["state_pairs"]["key"],
         variable_pairs=tuple(small["variable_pairs"][c] for c in PAIRS),
-        link_sizes=np.asarray(meta["link_sizes"], np.float64),
+        link_sizes=tuple(meta["link_sizes"]),
         platform_types=types["platform"], constant_types=types["constant"],
         pairs=pairs)

@@ -267,7 +267,7 @@ class Whole(NamedTuple):
     entity_containers: np.ndarray  # mask: containers with states, events, message ends
     state_pairs: np.ndarray        # analysis.roles.state_pairs
     variable_pairs: tuple          # analysis.roles.variable_pairs
-    link_sizes: np.ndarray         # analysis.metrics.link_sizes
+    link_sizes: tuple              # analysis.metrics.link_sizes
     platform_types: np.ndarray     # mask over types: the platform's link types
     constant_types: np.ndarray     # mask over types: variables of one value a container
     pairs: Callable                # pairs(window): bases.appgraph.count_pairs of the

@@ -1,4 +1,6 @@
 """Per-container numbers computed from a Trace in one vectorized pass each."""
+from typing import NamedTuple
+
 import numpy as np
 
 
@@ -22,14 +24,26 @@ def link_bytes(trace, rows=None):
     return vals[inv]
 
 
+class LinkSizes(NamedTuple):
+    """The links of a run and their sizes (link_sizes)."""
+    links: int            # links
+    positive: int         # links of a size above 0
+    smallest: float       # the smallest and the largest of those sizes (NaN: none)
+    largest: float
+    messages: int         # links of no platform type (analysis.roles)
+    sized_messages: int   # messages with a Size given
+
+
 def link_sizes(trace):
-    """(links of a known size (> 0), links of none, the smallest and the largest size
-    known: NaN where none is) over the whole run (Trace.whole where the trace holds
-    part of it): what the traffic's unit and the size colouring scale by."""
+    """The LinkSizes over the whole run (Trace.whole where the trace holds part of
+    it): what the traffic's unit, the size colouring, the treemap's link measures
+    and the warnings go by."""
     if trace.whole is not None:
-        return trace.whole.link_sizes
+        return LinkSizes(*trace.whole.link_sizes)
+    from .roles import platform_link_types
     size = link_bytes(trace)
     ok = np.isfinite(size) & (size > 0)
-    known = size[ok]
-    return np.array([ok.sum(), (~ok).sum(), known.min() if len(known) else np.nan,
-                     known.max() if len(known) else np.nan])
+    msg = ~platform_link_types(trace)[trace.links.type]
+    return LinkSizes(len(size), int(ok.sum()), float(size[ok].min()) if ok.any() else np.nan,
+                     float(size[ok].max()) if ok.any() else np.nan, int(msg.sum()),
+                     int(np.isfinite(size[msg]).sum()))

@@ -35,7 +35,7 @@ from numba import njit
 from ..errors import OptionsError
 from . import LINK_MEASURES, NESTED
 from ..trace import Kind
-from .metrics import link_bytes
+from .metrics import link_bytes, link_sizes
 from .roles import platform_link_types
 
 #: The measures that need the links' Size.
@@ -237,7 +237,8 @@ class Slicer:
         msg = np.flatnonzero(~platform_link_types(trace)[ln.type])  # messages only
         self._ln = (ln.start_container[msg], ln.end_container[msg], ln.start[msg], ln.end[msg])
         size = link_bytes(trace, msg)
-        self.has_sizes = bool(len(size)) and not np.isnan(size).all()
+        #: whether the run's messages have sizes (the whole run's: link_sizes)
+        self.has_sizes = link_sizes(trace).sized_messages > 0
         self._size = np.nan_to_num(size)
 
     def _parents(self):

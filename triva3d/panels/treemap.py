@@ -22,6 +22,7 @@ import numpy as np
 from .. import colors
 from ..analysis import CELLS as METRICS, FUNCTIONS, LINK_MEASURES
 from ..analysis.aggregate import aggregate
+from ..analysis.metrics import link_sizes
 from ..analysis.timeslice import SIZED, Slicer
 from ..bases.treemap import treemap
 from ..trace import depth_of
@@ -79,7 +80,7 @@ class TimeSliceTreemap:
         cells, _, measure = metric.partition(":")
         if cells == "link":
             measure = measure or ("bytes" if slicer.has_sizes else "count")
-            if measure in SIZED and not slicer.has_sizes and len(trace.links):
+            if measure in SIZED and not slicer.has_sizes and link_sizes(trace).links:
                 raise OptionsError(f"{trace.source}: the trace's links carry no Size field, "
                                    f"so no link {measure}")
         sl = slicer.slice(window)

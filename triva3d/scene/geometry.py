@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import colors
 from ..analysis import colorby
+from ..analysis.metrics import link_sizes
 from ..analysis.roles import platform_link_types, state_pairs, variable_roles
 from ..analysis.timeslice import Slicer, nesting_parents, nesting_parents_of
 from ..bases.layout import UNIT
@@ -1005,7 +1006,7 @@ class Geometry:
                                   ("no edge heats up", state and state.heat)) if on]
         if silent and not self.links.window.any():
             where = (f"no message is drawn in the window {f.t0:.9g}..{f.t1:.9g}"
-                     if (~self.platform_links[tr.links.type]).any()
+                     if link_sizes(tr).messages
                      else "the trace has no messages (links between containers)")
             out.append(f"{where}: {' and '.join(silent)}")
         if f.t1 < tr.start_time or f.t0 > tr.end_time:

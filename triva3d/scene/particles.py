@@ -92,14 +92,15 @@ class Particles:
         ok = np.isfinite(size) & (size > 0)
         #: what a message weighs in the heat: its bytes, 1 where its size is unknown
         self.weight = np.where(ok, size, 1.0)
-        known, unknown, smallest, largest = link_sizes(trace)  # (the whole run's)
+        whole = link_sizes(trace)  # (the whole run's)
         #: what the heat adds up, for people
-        self.unit = ("bytes" if not unknown else "messages" if not known
-                     else "bytes, 1 a message of unknown size")
+        self.unit = ("bytes" if whole.positive == whole.links else "messages"
+                     if not whole.positive else "bytes, 1 a message of unknown size")
         #: log-scaled sizes in [0, 1] (NaN: unknown) for the "size" colouring
         self.size_level = np.full(len(size), np.nan)
         if ok.any():
-            lo, span = np.log10(smallest), np.log10(largest) - np.log10(smallest)
+            lo = np.log10(whole.smallest)
+            span = np.log10(whole.largest) - lo
             self.size_level[ok] = (np.log10(size[ok]) - lo) / span if span > 0 else 1.0
         self._heat_max = {}
 
