@@ -196,3 +196,21 @@ def test_render_command_aggregates_and_says_so(cosine, tmp_path):
                         "--aggregate", "Rack", "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1
     assert "no container type named 'Rack'" in r.stderr
+
+
+def test_profiles_stand_only_on_the_columns_drawn_when_a_site_is_expanded():
+    """examples/small.trace aggregated to Site with site-0 expanded: the hosts' Load
+    profiles of site-0 stand on their own columns, those folded into site-1's column
+    are not drawn (they took a column index past the last: an IndexError, found by a
+    review)."""
+    from pathlib import Path
+    tr = load(Path(__file__).parents[1] / "examples" / "small.trace", cache=False)
+    layout = make_layout(tr)
+    g = Geometry(tr, layout, ViewState(aggregate="Site", expanded=("site-0",),
+                                       window=(0.05, 0.15)))
+    var = tr.variables
+    drawn = np.unique(var.container[g.profiles.rows])  # (hosts)
+    names = {tr.display_name("containers", s) for s in tr.containers.parent[drawn]}
+    assert len(drawn) == 4 and names == {"site-0"}
+    owner = g.owner
+    assert (owner[drawn] == drawn).all()

@@ -135,6 +135,12 @@ class Columns:
         """The columns of (container, type) pairs that have one."""
         return np.searchsorted(self.keys, np.asarray(containers, np.int64) * self.nt + types)
 
+    def has(self, containers, types):
+        """Whether each (container, type) pair has a column."""
+        key = np.asarray(containers, np.int64) * self.nt + types
+        i = np.minimum(np.searchsorted(self.keys, key), max(len(self.keys) - 1, 0))
+        return (self.keys[i] == key) if len(self.keys) else np.zeros(len(key), bool)
+
     def footprint(self, layout, cols=slice(None)):
         """Centre x, y and half sizes of the columns' lanes."""
         c, lane, lanes = self.container[cols], self.lane[cols], self.lanes[cols]

@@ -680,8 +680,9 @@ class Geometry:
         keep = ((var.end >= w.t0) & (var.start <= w.t1) & cont[var.container]
                 & types[var.type] & self.roles.drawn[var.type])
         rows = np.flatnonzero(keep)
+        rows = rows[self.cols.has(var.container[rows], self.roles.lane[var.type[rows]])]
         keys = np.unique(var.type[rows])  # the window's, for the legend
-        rows = rows[var.start[rows] <= f.t1]
+        rows = rows[var.start[rows] <= f.t1]  # (no lane: folded into an aggregate's column)
         col = self.cols.index(var.container[rows], self.roles.lane[var.type[rows]])
         order = np.lexsort((var.start[rows], var.type[rows], col))
         rows, col = rows[order], col[order]
