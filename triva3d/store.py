@@ -189,10 +189,8 @@ def read_store(path, *, lenient=False, progress=None):
     need, free = _whole_bytes(path) if ours else 0, _free_bytes()
     if free is not None and need > free:
         raise TraceError(path, None, f"reading it whole needs about {_amount(need)}, "
-                                     f"{_amount(free)} are free: read a window of it (render "
-                                     "--window, animate --window on the orbit or the rise, "
-                                     "treemap --slice; the treemap of states and place "
-                                     "read it in parts)")
+                                     f"{_amount(free)} are free: draw a time window of it, "
+                                     "its treemap or its places, which read it in parts")
     return _read(path)
 
 
