@@ -800,17 +800,13 @@ class Geometry:
 
     def _lod_lids(self, texels, boxes):
         """One lid a level-of-detail column (`boxes`) at its top, the value of most
-        of its `texels`."""
-        st = self.trace.states
-        cols, bins = np.nonzero(texels >= 0)
-        if not len(cols):
-            return np.zeros((0, 5)), np.zeros((0, 3), np.uint8), cols
-        rows = texels[cols, bins]
-        del bins
-        cols, value, item = entities.dominant(cols, st.value[rows], np.ones(len(rows)),
-                                              st.end[rows] - st.start[rows])
+        of its `texels` (lod.column_lids)."""
+        tr = self.trace
+        value, rows = lod.column_lids(texels, tr.states.value, tr.states.start,
+                                      tr.states.end, len(tr.values))
+        cols = np.flatnonzero(value >= 0)
         c = boxes[cols]
-        return np.c_[c[:, :4], c[:, 5]], self._lid_rgb(value, rows[item]), rows[item]
+        return np.c_[c[:, :4], c[:, 5]], self._lid_rgb(value[cols], rows[cols]), rows[cols]
 
     # -- what is on screen ---------------------------------------------------------------
     def world_bounds(self):

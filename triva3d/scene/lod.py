@@ -110,6 +110,35 @@ def column_texels(shown, container, typ, first, keys, nt, drawn, start, end, imb
     return best[0]
 
 
+@njit(cache=True)
+def column_lids(texels, value, start, end, n_values):
+    """Per column of `texels` (see bin_states), the value most of its texels show (the
+    lower on a tie) and its longest state there (the first on a tie); -1 for both
+    where no texel shows a state. No per-texel array is made."""
+    n_cols, n_bins = texels.shape
+    count = np.zeros(n_values, np.int64)
+    lid_value = np.full(n_cols, -1, np.int64)
+    lid_row = np.full(n_cols, -1, np.int64)
+    for c in range(n_cols):
+        best, most = -1, 0
+        for b in range(n_bins):
+            r = texels[c, b]
+            if r >= 0:
+                v = value[r]
+                count[v] += 1
+                if count[v] > most or (count[v] == most and v < best):
+                    best, most = v, count[v]
+        longest = -1.0
+        for b in range(n_bins):
+            r = texels[c, b]
+            if r >= 0:
+                count[value[r]] = 0
+                if value[r] == best and end[r] - start[r] > longest:
+                    longest, lid_row[c] = end[r] - start[r], r
+        lid_value[c] = best
+    return lid_value, lid_row
+
+
 def bins_for(n_cols, screen_bins):
     """Bins per column: what the screen shows, within the texture limits."""
     blocks = max(1, -(-n_cols // MAX_SIDE))
