@@ -441,6 +441,42 @@ def test_a_bad_file_is_a_dialog_and_the_trace_stays(qtbot, tmp_path, monkeypatch
     assert "NoSuchValue" in shown[1] and w.state.hidden == ()
 
 
+def test_a_store_too_big_for_memory_opens_in_parts(qtbot, tmp_path, monkeypatch):
+    """A store that cannot be read whole (here 0.2 MB are free) opens on the part of
+    its first entities (here 400), its window that part's; the strip shows the whole
+    run's activity, as the trace read whole has it; another window reads its part;
+    the whole trace and logical time are refused with a dialog, what is shown stays."""
+    from triva3d import load, store
+    from triva3d.analysis.overview import Overview
+    tr = load(SMALL, cache=False)
+    path = tmp_path / "s"
+    store.ingest(tr, path)
+    monkeypatch.setattr(store, "_free_bytes", lambda: 200_000)
+    monkeypatch.setattr(store, "PART_ROWS", 400)
+    w = opened(qtbot, path)
+    held = store.first_window(str(path), 400)
+    assert w.trace.whole.window == held == w.state.window and held[1] < tr.end_time / 2
+    assert w.windowTitle() == f"triva3d: s (read: 0 to {held[1]:g} of it)"
+    assert w.geometry.frame.t1 == held[1]
+    np.testing.assert_allclose(w.time_dock.strip.overview.activity(1024)[0],
+                               Overview(tr).activity(1024)[0], atol=1e-9)
+    w.state.window = (0.15, 0.2)
+    qtbot.waitUntil(lambda: w.trace.whole.window == (0.15, 0.2), timeout=PATIENCE_MS)
+    qtbot.waitUntil(lambda: w.geometry.frame.t0 == 0.15, timeout=PATIENCE_MS)
+    meets = (tr.states.start <= 0.2) & (tr.states.end >= 0.15)
+    assert len(w.trace.states) == meets.sum() and w.view.render().std() > 10
+    shown = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning",
+                        lambda parent, title, text: shown.append(text))
+    w.state.window = None
+    qtbot.waitUntil(lambda: len(shown) == 1, timeout=PATIENCE_MS)
+    assert "reading it whole needs about 0.4 MB, 0.2 MB are free" in shown[0]
+    assert w.state.window == (0.15, 0.2) and w.trace.whole.window == (0.15, 0.2)
+    w.logical_action.trigger()
+    assert shown[1] == f"{path}: only a window of it is read, logical time needs the whole run"
+    assert not w.logical_action.isChecked() and w.view.trace is w.trace
+
+
 def test_keys_fly_and_move_through_time(qtbot):
     w = opened(qtbot, **BASE)
     cam = w.interactor.renderer.GetActiveCamera()

@@ -207,6 +207,65 @@ def test_a_part_of_a_store_holds_the_window_s_entities_and_the_whole_run_s_facts
     for w in (None, window):
         assert all(np.array_equal(a, b) for a, b in zip(message_pairs(part, w),
                                                         message_pairs(tr, w)))
+    # the overview strip: the whole run's activity, exact on bins on the stored ones
+    from triva3d.analysis.overview import FINE_BINS, Overview
+    assert part.whole.window == window
+    for n in (FINE_BINS, FINE_BINS // 4):
+        got, want = Overview(part).activity(n)[0], Overview(tr).activity(n)[0]
+        assert got.shape == want.shape and (want.max() > 0 if name == "small" else
+                                            want.shape[1] == 0)  # (ms.trace: no states)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-9 * want.max(initial=1))
+
+
+def test_a_store_opens_whole_or_on_its_first_entities(tmp_path, monkeypatch):
+    """engine.read_for_view (what the window opens): the whole store where reading it
+    fits in store.OPEN_BYTES and in the memory free; else the part of about
+    PART_ROWS entities from the start (store.first_window: whole time slices, as
+    counted here from the trace, end on a slice's edge); a window whose part would
+    not fit in the memory free is refused in one line."""
+    from triva3d import store
+    from triva3d.engine import read_for_view, read_part
+    from triva3d.errors import TraceError
+    tr = load(ROOT / "examples" / "small.trace", cache=False)
+    path = str(tmp_path / "s")
+    ingest(tr, path)
+    assert read_for_view(path).whole is None
+    t0, t1 = tr.start_time, tr.end_time
+    slot = {t: np.clip(((getattr(tr, t).time if t == "events" else getattr(tr, t).start)
+                        - t0) * (store.TIME_SLICES / (t1 - t0)), 0, store.TIME_SLICES - 1)
+            .astype(int) for t in ENTITIES}
+    for k in (1, 3, 10):
+        first = sum(int((s < k).sum()) for s in slot.values())
+        assert store.first_window(path, first) == pytest.approx(
+            (t0, t0 + k * (t1 - t0) / store.TIME_SLICES))
+    assert store.first_window(path, 10 ** 9) == (t0, t1)
+    monkeypatch.setattr(store, "PART_ROWS", 500)
+    monkeypatch.setattr(store, "OPEN_BYTES", store._read_bytes(path) - 1)
+    part = read_for_view(path)
+    assert part.whole.window == store.first_window(path, 500)
+    assert 0 < len(part.states) < len(tr.states)
+    monkeypatch.setattr(store, "_free_bytes", lambda: 200_000)
+    with pytest.raises(TraceError, match=r"reading the window 0:0.2 needs about 0\.\d MB, "
+                                         r"0\.2 MB are free: choose a shorter one$"):
+        read_part(path, (0.0, 0.2))
+
+
+def test_a_part_draws_only_what_it_holds(tmp_path):
+    """A View of a store's part refuses (one line) to draw the whole run, a window it
+    does not hold, or what needs the whole run whatever the window."""
+    from triva3d import ViewState
+    from triva3d.engine import read_part
+    from triva3d.errors import OptionsError
+    from triva3d.view import View
+    ingest(load(ROOT / "examples" / "small.trace", cache=False), tmp_path / "s")
+    part = read_part(tmp_path / "s", (0.1, 0.2))
+    View(part, ViewState(window=(0.12, 0.2))).update()
+    for state, why in ((ViewState(), "the whole run is not read, only the window 0.1:0.2"),
+                       (ViewState(window=(0.1, 0.25)), "the window 0.1:0.25 is not read"),
+                       (ViewState(window=(0.1, 0.2), compare=str(tmp_path / "s")),
+                        "only a window of it is read, its compare needs the whole run")):
+        with pytest.raises(OptionsError, match=re.escape(why)):
+            View(part, state).update()
 
 
 def test_render_of_a_store_s_window_reads_only_the_window(tmp_path, monkeypatch):
@@ -347,7 +406,7 @@ def test_a_store_too_big_to_read_whole_is_refused_in_one_line(tmp_path, monkeypa
     window of it (read_part) and the treemap still read it in parts."""
     from triva3d import cli, store
     ingest(load(ROOT / "examples" / "small.trace", cache=False), tmp_path / "s")
-    assert store._whole_bytes(str(tmp_path / "s")) > 1e5
+    assert store._read_bytes(str(tmp_path / "s")) > 1e5
     monkeypatch.setattr(store, "_free_bytes", lambda: 100_000)
     with monkeypatch.context() as m:
         m.setattr(store, "_read", lambda *a, **k: 1 / 0)  # (no row is read)

@@ -95,14 +95,10 @@ def _bucket_use(path, edges, col_of_value):
     """(bins, state columns) of one bucket file: the mean number of its containers in
     each state value over each bin, each instant counted in the deepest state (as
     analysis.overview)."""
-    from .analysis.overview import Counts
+    from .analysis.overview import state_counts
     c = _read_states(path, float(edges[0]), float(edges[-1]))
-    col = col_of_value[c["value"]]
-    has = c["parent"] >= 0
-    pcol = np.full(len(col), -1, np.int32)
-    pcol[has] = col[c["parent"][has]]
-    n_cols = int(col_of_value.max(initial=-1)) + 1
-    counts = Counts(col, pcol, c["start"], c["end"], n_cols)
+    counts = state_counts(col_of_value[c["value"]], c["parent"], c["start"], c["end"],
+                          int(col_of_value.max(initial=-1)) + 1)
     with _PARALLEL:
         return counts.means(edges)
 
@@ -220,6 +216,16 @@ def read_part(store, window, address=None):
 
     from .store import read_window
     return read_window(store, window, partial(comm_pairs, str(store), address=address))
+
+
+def read_for_view(store, address=None):
+    """The Trace of the store at `store` that a window opens: all of it where that
+    takes at most store.OPEN_BYTES and they are free, else the part of its first
+    entities (store.first_window): memory bounded by the screen."""
+    from . import store as st
+    if st.fits(store, st.OPEN_BYTES):
+        return st.read_store(store)
+    return read_part(store, st.first_window(str(store)), address)
 
 
 def read_skeleton(store, address=None):

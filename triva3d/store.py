@@ -3,10 +3,11 @@ writes it, and DIR then opens as a trace of its own (an entry of load.READERS).
 
 DIR holds `store.json` (the format, the source, the time unit, the reader's report,
 which user-defined fields each table has), `names.parquet` (the interned names),
-`types.parquet`, `values.parquet`, `containers.parquet`, `state_pairs.parquet` and
-`variable_pairs.parquet` (small: each one file; beside the types, values and
-containers their colours and what the whole run says of them, trace.Whole, for a
-reader of part of the store, its link sizes in store.json),
+`types.parquet`, `values.parquet`, `containers.parquet`, `state_pairs.parquet`,
+`variable_pairs.parquet` and `overview.parquet` (small: each one file; beside the
+types, values and containers their colours and what the whole run says of them,
+trace.Whole, for a reader of part of the store, its link sizes in store.json; the
+overview: analysis.overview's means in its FINE_BINS, a column per state value),
 and a dataset per entity table (`states/`,
 `links/`, `variables/`, `events/`) partitioned by container bucket
 (`bucket=K`: containers K * size to (K + 1) * size - 1; a link by its sender, with
@@ -25,9 +26,9 @@ import numpy as np
 
 from .errors import OptionsError, TraceError
 from .output import writing
-from .trace import SCHEMA, Names, Trace, Whole, check
+from .trace import SCHEMA, Kind, Names, Trace, Whole, check
 
-FORMAT = 4
+FORMAT = 5
 MARK = "triva3d-store"
 #: Rows per row group at most, at most this many container buckets, time slices.
 ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16
@@ -37,7 +38,8 @@ RGBA = ("r", "g", "b", "a")
 VALUE_USAGE = ("seconds", "states", "messages", "events")
 TYPE_USAGE = ("count", "platform", "constant")
 #: The small tables, each a file.
-SMALL = ("names", "types", "values", "containers", "state_pairs", "variable_pairs")
+SMALL = ("names", "types", "values", "containers", "state_pairs", "variable_pairs",
+         "overview")
 #: The columns of variable_pairs.parquet (analysis.roles.variable_pairs).
 PAIRS = ("key", "first", "largest")
 
@@ -126,6 +128,12 @@ def ingest(trace, out):
     write_small("variable_pairs", dict(zip(PAIRS, variable_pairs(trace))))
     t0, t1 = float(trace.containers.start[0]), float(trace.containers.end[0])
     from .analysis.metrics import link_bytes
+    from .analysis.overview import FINE_BINS, fine_edges, state_counts
+    from .analysis.timeslice import nesting_parents_of
+    state_values = np.flatnonzero(trace.types.kind[trace.values.type] == Kind.STATE)
+    col_of_value = np.full(len(trace.values), -1, np.int32)
+    col_of_value[state_values] = np.arange(len(state_values), dtype=np.int32)
+    overview = np.zeros((FINE_BINS, len(state_values)))  # (bucket by bucket: their sum)
     for name in ENTITIES:
         t = getattr(trace, name)
         time = t.columns["time" if name == "events" else "start"]
@@ -142,6 +150,14 @@ def ingest(trace, out):
         for b in np.flatnonzero(np.diff(cuts)).tolist() or [0]:
             rows = by_bucket[cuts[b]:cuts[b + 1]]
             rows = rows[np.lexsort((time[rows], owner[rows], slot[rows]))]
+            if name == "states" and len(rows) and len(state_values):
+                st = trace.states
+                parent = nesting_parents_of(st.container[rows], st.type[rows],
+                                            st.start[rows], st.imbrication[rows]) \
+                    if st.imbrication[rows].max() > 0 else np.full(len(rows), -1)
+                overview += state_counts(col_of_value[st.value[rows]], parent,
+                                         st.start[rows], st.end[rows],
+                                         len(state_values)).means(fine_edges(t0, t1))
             part = os.path.join(folder, f"bucket={b}")
             os.makedirs(part, exist_ok=True)
             tb = table({**{c: v[rows] for c, v in columns.items()},
@@ -155,11 +171,13 @@ def ingest(trace, out):
                     if z > a:
                         w.write_table(tb.slice(a, z - a), row_group_size=ROW_GROUP)
             files += 1
+    write_small("overview", {str(v): overview[:, k] for k, v in enumerate(state_values)})
     meta = {"mark": MARK, "format": FORMAT, "source": str(trace.source),
             "time_unit": trace.time_unit, "unit_note": trace.unit_note,
             "report": [list(r) for r in trace.report], "other_records": trace.other_records,
             "bucket_size": size, "time_slices": TIME_SLICES,
             "link_sizes": list(link_sizes(trace)),
+            "overview": [str(v) for v in state_values],
             "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA}}
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
@@ -181,16 +199,7 @@ def read_store(path, *, lenient=False, progress=None):
     once); TraceError when it is not a store of this version, or a damaged one, or
     when reading it whole would take more memory than is free."""
     path = str(path)
-    try:
-        with open(os.path.join(path, "store.json"), encoding="utf-8") as f:
-            ours = json.load(f).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
-        ours = False  # (the read says what is wrong)
-    need, free = _whole_bytes(path) if ours else 0, _free_bytes()
-    if free is not None and need > free:
-        raise TraceError(path, None, f"reading it whole needs about {_amount(need)}, "
-                                     f"{_amount(free)} are free: draw a time window of it, "
-                                     "its treemap or its places, which read it in parts")
+    _check_memory(path, None)
     return _read(path)
 
 
@@ -198,22 +207,97 @@ def _amount(n):
     return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB"
 
 
-def _whole_bytes(path):
-    """About the peak bytes of reading the store at `path` whole (0 where its files
-    cannot say: the read then says what is wrong)."""
+def _check_memory(path, window):
+    """A TraceError where reading the store at `path` whole (window None) or the
+    entities meeting `window` would take more memory than is free (nothing where
+    it is no store of this version: the read says what is wrong)."""
+    try:
+        with open(os.path.join(path, "store.json"), encoding="utf-8") as f:
+            if json.load(f).get("format") != FORMAT:
+                return
+    except (OSError, ValueError, AttributeError):
+        return
+    need, free = _read_bytes(path, window), _free_bytes()
+    if free is None or need <= free:
+        return
+    if window is None:
+        raise TraceError(path, None, f"reading it whole needs about {_amount(need)}, "
+                                     f"{_amount(free)} are free: draw a time window of it, "
+                                     "its treemap or its places, which read it in parts")
+    raise TraceError(path, None, f"reading the window {window[0]:g}:{window[1]:g} needs "
+                                 f"about {_amount(need)}, {_amount(free)} are free: "
+                                 "choose a shorter one")
+
+
+def fits(path, most=None):
+    """Whether reading the store at `path` whole fits in the memory free (where that
+    is known) and in `most` bytes (where given)."""
+    room = [n for n in (_free_bytes(), most) if n is not None]
+    return not room or _read_bytes(str(path)) <= min(room)
+
+
+def _groups(path):
+    """(table, rows, first start or time, last end or time) of each row group of the
+    store's entity files (a group whose statistics are missing spans everything; a
+    file that cannot be read is left to the read, which says what is wrong)."""
     import glob
 
     import pyarrow.parquet as pq
-    total = 0
     for name in ENTITIES:
-        width = sum(np.dtype(d).itemsize for d in SCHEMA[name].values()) + 12
+        lo, hi = ("time", "time") if name == "events" else ("start", "end")
         for f in glob.glob(os.path.join(path, name, "bucket=*", "*.parquet")):
             try:
                 meta = pq.read_metadata(f)
+                at = meta.schema.names.index(lo), meta.schema.names.index(hi)
             except Exception:  # untrusted: the read says what is wrong
                 continue
-            total += meta.num_rows * (width + 4 * (meta.num_columns - len(SCHEMA[name])))
+            extra = meta.num_columns - len(SCHEMA[name])
+            for g in range(meta.num_row_groups):
+                rg = meta.row_group(g)
+                a, b = rg.column(at[0]).statistics, rg.column(at[1]).statistics
+                yield (name, extra, rg.num_rows,
+                       a.min if a is not None and a.has_min_max else -np.inf,
+                       b.max if b is not None and b.has_min_max else np.inf)
+
+
+def _read_bytes(path, window=None):
+    """About the peak bytes of reading the store at `path` whole (window None) or
+    the entities meeting `window`: the rows of the row groups that may meet it (0
+    where its files cannot say: the read then says what is wrong)."""
+    total = 0
+    for name, extra, rows, first, last in _groups(path):
+        if window is None or (first <= window[1] and last >= window[0]):
+            width = sum(np.dtype(d).itemsize for d in SCHEMA[name].values()) + 12
+            total += rows * (width + 4 * extra)
     return total * READ_PEAK
+
+
+#: A window opens a store whole where reading it takes at most this many bytes (a
+#: few million entities), else its first PART_ROWS entities (engine.read_for_view).
+OPEN_BYTES = 1 << 30
+#: Entities of the part a store opens with: a screen's worth, about 200 MB read.
+PART_ROWS = 1 << 20
+
+
+def first_window(path, rows=None):
+    """The window from the start of the store at `path` whose entities are about
+    `rows` (default PART_ROWS; entities spread evenly inside each time slice), or
+    the whole run where it holds fewer."""
+    import pyarrow.parquet as pq
+    rows = PART_ROWS if rows is None else rows
+    span = pq.read_table(os.path.join(path, "containers.parquet"),
+                         columns=["start", "end"]).slice(0, 1).to_pylist()[0]
+    t0, t1 = float(span["start"]), float(span["end"])
+    d = (t1 - t0) / TIME_SLICES
+    per_slice = np.zeros(TIME_SLICES)
+    for _, _, n, first, _ in _groups(path):
+        k = int(np.clip(np.floor((first - t0) / d), 0, TIME_SLICES - 1)) if d > 0 else 0
+        per_slice[k] += n
+    before = np.concatenate([[0], np.cumsum(per_slice)])
+    k = int(np.searchsorted(before, rows, side="right")) - 1
+    if d <= 0 or k >= TIME_SLICES:
+        return t0, t1
+    return t0, float(t0 + d * (k + (rows - before[k]) / per_slice[k]))
 
 
 def _free_bytes():
@@ -231,9 +315,13 @@ def read_window(path, window, pairs):
     """The Trace of the store at `path` holding only the entities that meet `window`
     = (t0, t1) (states, links and variable pieces overlapping it, events in it; none
     for ()), all the containers, types and values, and what the whole run says in
-    its `whole` (trace.Whole, whose `pairs` is given: engine.read_part); TraceError
-    as read_store."""
-    return _read(str(path), window, pairs)
+    its `whole` (trace.Whole, whose `pairs` is given: engine.read_part);
+    TraceError as read_store, also where the window's entities would not fit in
+    the memory free."""
+    path = str(path)
+    if window != ():
+        _check_memory(path, window)
+    return _read(path, window, pairs)
 
 
 def _meets(name, window):
@@ -289,7 +377,7 @@ def _read(path, window=None, pairs=None):
             colors["values"], source=path, report=[tuple(r) for r in meta["report"]],
             files=[path], other_records=meta.get("other_records"),
             time_unit=meta["time_unit"], unit_note=meta.get("unit_note"),
-            whole=None if window is None else _whole(meta, small, pairs))
+            whole=None if window is None else _whole(meta, small, window, pairs))
     except TraceError:
         raise
     except Exception as e:  # untrusted: any damage
@@ -301,9 +389,9 @@ def _read(path, window=None, pairs=None):
     return trace
 
 
-def _whole(meta, small, pairs):
-    """The store's trace.Whole, from its store.json `meta` and its small tables'
-    columns `small`, with `pairs`."""
+def _whole(meta, small, window, pairs):
+    """The store's trace.Whole of a part holding `window`, from its store.json `meta`
+    and its small tables' columns `small`, with `pairs`."""
     values, types = small["values"], small["types"]
     return Whole(
         value_seconds=values["seconds"],
@@ -313,4 +401,6 @@ def _whole(meta, small, pairs):
         variable_pairs=tuple(small["variable_pairs"][c] for c in PAIRS),
         link_sizes=tuple(meta["link_sizes"]),
         platform_types=types["platform"], constant_types=types["constant"],
-        pairs=pairs)
+        overview=np.stack([small["overview"][c] for c in meta["overview"]], axis=1)
+        if meta["overview"] else np.zeros((0, 0)),
+        pairs=pairs, window=tuple(window))

@@ -86,6 +86,9 @@ class View:
             return  # (a change made meanwhile, the cleared selection: applied next time)
         stages, self._pending, self._updating = self._pending, set(), True
         try:
+            why = self.state.refusal(self.trace)  # (a part: drawn only what it holds)
+            if why:
+                raise OptionsError(why)
             if self.scene is None or stages & {"layout", "moves"}:
                 geometry = None
                 if self.scene is None or "layout" in stages:

@@ -566,20 +566,47 @@ class ViewState:
         out.update(**changes)
         return out
 
+    def whole_run(self):
+        """What this state draws from every entity of the run, whatever its window
+        (a line), or None: the execution tree, leaves sized by a metric, colours by
+        anything but the value, the traffic's heat, a second run, logical time, a
+        chosen call path, task or intervals."""
+        if self.base == "tasktree":
+            return "the execution tree"
+        if self.metric not in (None, "containers"):
+            return f"leaves sized by {self.metric}"
+        if self.color_by != "value":
+            return f"colours by {self.color_by}"
+        if self.heat:
+            return "the traffic's heat"
+        return next((f"its {name.replace('_', ' ')}" for name in (
+            "compare", "side_by_side", "logical", "call_path", "task", "intervals")
+            if getattr(self, name) is not None), None)
+
     def part(self):
         """The time window outside of which nothing this state draws depends on the
         trace's entities (a store then reads only those meeting it, engine.read_part,
-        and keeps what the whole run says: trace.Whole), or None where
-        it needs the whole run: no window; the execution tree, leaves sized by a
-        metric, colours by anything but the value; a second run, logical time, a
-        chosen call path, task or intervals, a selection (a row of the whole), a
-        focus, the traffic's heat."""
-        whole = (self.base == "tasktree" or self.metric not in (None, "containers")
-                 or self.color_by != "value" or self.heat
-                 or any(getattr(self, name) is not None for name in (
-                     "compare", "side_by_side", "logical", "call_path", "task", "intervals",
-                     "selection", "focus")))
+        and keeps what the whole run says: trace.Whole), or None where it needs the
+        whole run: no window, whole_run, a selection (a row of the whole), a focus."""
+        whole = self.whole_run() or self.selection is not None or self.focus is not None
         return None if whole or self.window is None else self.window
+
+    def refusal(self, trace):
+        """Why `trace`, a part of a run (Trace.whole), cannot draw this state (a line),
+        or None where it can: it holds the state's window and the state needs nothing
+        else of the whole run (a selection and a focus are the part's own)."""
+        held = trace.whole.window if trace.whole is not None else None
+        if held is None:
+            return None
+        if len(held) < 2 or self.window is None or not (
+                held[0] <= self.window[0] and self.window[1] <= held[1]):
+            what = "the whole run" if self.window is None else \
+                f"the window {self.window[0]:g}:{self.window[1]:g}"
+            read = f"the window {held[0]:g}:{held[1]:g}" if len(held) == 2 else "no entity"
+            return f"{trace.source}: {what} is not read, only {read} of it"
+        why = self.whole_run()
+        return None if why is None else \
+            f"{trace.source}: only a window of it is read, {why} needs the whole run"
 
     def base_options(self):
         """The keyword arguments of make_layout for this state's base."""

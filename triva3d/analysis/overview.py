@@ -129,11 +129,54 @@ class Counts:
         return out / np.diff(edges)[:, None]
 
 
+#: Bins over the whole run in which a store keeps its run's overview (Trace.whole:
+#: a part of the run shows it rebinned, see Rebinned).
+FINE_BINS = 4096
+
+
+def fine_edges(t0, t1):
+    """The edges of the FINE_BINS over the run from `t0` to `t1` (1 long where none)."""
+    return t0 + (t1 - t0 if t1 > t0 else 1.0) * np.linspace(0, 1, FINE_BINS + 1)
+
+
+def state_counts(col, parent, start, end, n_cols):
+    """The Counts of states of the value columns `col` (of `n_cols`), each nested in
+    the state `parent` (-1: none; of all the states of their containers), each
+    instant in its deepest state: as Overview's."""
+    has = parent >= 0
+    pcol = np.full(len(col), -1, np.int32)
+    pcol[has] = col[parent[has]]
+    return Counts(col, pcol, start, end, n_cols)
+
+
+class Rebinned:
+    """Counts (its `means`) of a run known only as the mean counts `fine` (bins, n_cols)
+    over the bins between `edges` (a store's part: trace.Whole.overview): the integral
+    of the counts taken as even inside each fine bin, so that a bin asked for is
+    exact where its edges fall on fine ones."""
+
+    def __init__(self, fine, edges):
+        self.edges = np.asarray(edges, np.float64)
+        fine = fine.reshape(len(self.edges) - 1, fine.shape[1])  # (no state value: (0, 0))
+        self.area = np.vstack([np.zeros((1, fine.shape[1])),
+                               np.cumsum(fine * np.diff(self.edges)[:, None], axis=0)])
+        self.n_cols = fine.shape[1]
+        self.nbytes = self.area.nbytes + self.edges.nbytes
+
+    def means(self, edges):
+        """(bins, n_cols) mean counts over the bins between `edges`."""
+        edges = np.asarray(edges, np.float64)
+        at = np.stack([np.interp(edges, self.edges, a) for a in self.area.T], axis=1) \
+            if self.n_cols else np.zeros((len(edges), 0))
+        return np.diff(at, axis=0) / np.diff(edges)[:, None]
+
+
 class Overview:
     """A trace's states prepared for activity strips (or only those of the mask
     `chosen`: the instants where a container's deepest state is one of them, any
     state nested in them, chosen or not, taking its time): `values` are the state
-    values in column order; the index is made on first use."""
+    values in column order; the index is made on first use. Of a part of a run
+    (Trace.whole), the whole run's, read in FINE_BINS (Rebinned; no `chosen`)."""
 
     def __init__(self, trace, chosen=None):
         self.trace = trace
@@ -142,6 +185,12 @@ class Overview:
         col = np.full(len(trace.values), -1, np.int32)
         col[state_values] = np.arange(len(state_values), dtype=np.int32)
         self.values = state_values
+        self.empty = chosen is not None and not chosen.any()
+        self._counts = None
+        if trace.whole is not None:
+            if chosen is not None:
+                raise ValueError("a part of a run has no overview of chosen states")
+            return
         self._col = col[st.value]
         self._pcol = np.full(len(st), -1, np.int32)
         if len(st) and st.imbrication.max() > 0:
@@ -154,14 +203,18 @@ class Overview:
                 self._pcol[~has] = -1
         if chosen is not None:
             self._col = np.where(chosen, self._col, -1).astype(np.int32)
-        self.empty = chosen is not None and not chosen.any()
-        self._counts = None
 
     def counts(self):
         """The Counts per value column, made once."""
         if self._counts is None:
-            st = self.trace.states
-            self._counts = Counts(self._col, self._pcol, st.start, st.end, len(self.values))
+            tr = self.trace
+            if tr.whole is not None:
+                self._counts = Rebinned(tr.whole.overview,
+                                        fine_edges(tr.start_time, tr.end_time))
+            else:
+                st = tr.states
+                self._counts = Counts(self._col, self._pcol, st.start, st.end,
+                                      len(self.values))
         return self._counts
 
     @property

@@ -4,7 +4,7 @@ the keyboard flight. No drawing or analysis here: the View and the library do it
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..errors import Triva3dError
+from ..errors import OptionsError, Triva3dError
 from ..viewstate import FRESH, ViewState
 from . import Cancelled, docks, flight
 
@@ -33,18 +33,25 @@ MAX_RECENT = 8
 FLIGHT_PAUSE_MS = 400
 
 
+#: What a Loader reads of a store: as a window opens it (engine.read_for_view: all
+#: of it where it fits in memory, else its first part), or all of it; else `read`
+#: is the (t0, t1) window whose part it reads (engine.read_part).
+OPEN, WHOLE = "open", "whole"
+
+
 class Loader(QtCore.QThread):
-    """Reads a trace, lays its base out and makes the scene's numpy geometry off the
-    GUI thread (numba's kernels load here too), for `state` (a copy)."""
+    """Reads a trace (of a store, what `read` says), lays its base out and makes the
+    scene's numpy geometry off the GUI thread (numba's kernels load here too), for
+    `state` (a copy; of a part read as the store opens, its window set to it)."""
 
     done = QtCore.Signal(object, str, object, object, object)  # loader, path, trace,
     failed = QtCore.Signal(object, str)                        # layout, geometry; message
     #: loader, percent read (-1: reading done, laying out), what is going on
     progressed = QtCore.Signal(object, int, str)
 
-    def __init__(self, path, state, lenient, by_task=False):
+    def __init__(self, path, state, lenient, by_task=False, read=OPEN):
         super().__init__()
-        self.path, self.state, self.lenient = path, state, lenient
+        self.path, self.state, self.lenient, self.read = path, state, lenient, read
         self.base = state.base_options()
         self.by_task = by_task  # asked; in run: whether the trace is cut by task
         self.physical = None  # the trace read (`done` carries it cut by task, if so)
@@ -57,13 +64,27 @@ class Loader(QtCore.QThread):
     def run(self):
         try:  # the imports too: an error there must reach the window, never hang it
             from ..bases.layout import make_layout
+            from ..engine import read_for_view, read_part
             from ..load import load
             from ..scene.geometry import Geometry
-            trace = self.physical = load(self.path, lenient=self.lenient,
-                                         progress=self._read)
+            from ..store import store_folder
+            store = store_folder(self.path)
+            if store and self.read == OPEN:
+                trace = read_for_view(store)
+            elif store and self.read != WHOLE:
+                trace = read_part(store, self.read)
+            else:
+                trace = load(self.path, lenient=self.lenient, progress=self._read)
+            self.physical = trace
             from ..analysis.tasks import task_trace
             from ..bases import by_task
             self.by_task = by_task(self.state.base, self.by_task)
+            if trace.whole is not None:
+                if self.by_task:
+                    raise OptionsError(f"{trace.source}: only a window of it is read, "
+                                       "cutting it by task needs the whole run")
+                if self.state.window is None:
+                    self.state.window = trace.whole.window
             if self.by_task:
                 trace = task_trace(trace)
             if self.isInterruptionRequested():
@@ -95,7 +116,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.state = state if state is not None else ViewState()
         self.quality, self.lenient = quality, lenient
         self._by_task = by_task  # View > By task, as the window opens
-        self.trace = self.view = self.loader = None
+        self.trace = self.view = self.loader = self.path = None
         self.physical = None  # the trace opened (self.trace: it, or it in logical time)
         self._dropped = []  # cancelled loaders, waited for on closing
         self.settings = QtCore.QSettings("triva3d", "triva3d")
@@ -241,6 +262,8 @@ class MainWindow(QtWidgets.QMainWindow):
     def _cancel_load(self):
         self.loader.requestInterruption()  # the reading stops at its next block
         self._dropped.append(self.loader)  # its result, if it comes, is dropped
+        if self.loader.read != OPEN:  # another part: the window stays the one shown
+            self.state.assign(self._good)
         self.loader = None
         self._idle()
 
@@ -255,8 +278,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._idle()
         if loader.base != self.state.base_options():
             layout = geometry = None  # the base changed while it loaded: again
-        if self._install(trace, layout, geometry):
-            self.physical = loader.physical
+        if self._install(trace, layout, geometry, fresh=loader.read == OPEN):
+            self.physical, self.path = loader.physical, path
             docks._blocked(self.logical_action, lambda: self.logical_action.setChecked(False))
             docks._blocked(self.task_action, lambda: self.task_action.setChecked(loader.by_task))
             if loader.by_task:
@@ -282,6 +305,12 @@ class MainWindow(QtWidgets.QMainWindow):
         what was shown stays."""
         if self.physical is None:
             return
+        if self.physical.whole is not None:
+            docks._blocked(action, lambda: action.setChecked(not action.isChecked()))
+            self.error(f"{self.physical.source}: only a window of it is read, "
+                       f"{'cutting by task' if action is self.task_action else 'logical time'}"
+                       " needs the whole run")
+            return
         from ..analysis.logical import logical_trace
         from ..analysis.tasks import task_trace
         self.statusBar().showMessage(doing if action.isChecked() else "")
@@ -303,15 +332,18 @@ class MainWindow(QtWidgets.QMainWindow):
         else:
             docks._blocked(action, lambda: action.setChecked(not action.isChecked()))
 
-    def _install(self, trace, layout, geometry):
+    def _install(self, trace, layout, geometry, fresh=True):
         """Show `trace` (laid out as `layout` with `geometry`, else laid out here);
-        False, with a dialog, if it cannot be shown (what was shown stays)."""
+        False, with a dialog, if it cannot be shown (what was shown stays). `fresh`:
+        another trace (else another part of the same store: the state stays)."""
         from ..view import View
         before = self.state.copy()
         self._holding = True  # the state's changes are the new trace's: none drawn on the old
         try:
-            if self.view is not None:  # what named the old trace's things goes
+            if self.view is not None and fresh:  # what named the old trace's things goes
                 self.state.update(**FRESH)
+            if trace.whole is not None and self.state.window is None:
+                self.state.window = trace.whole.window  # (a part: its window)
             if self.view is None:
                 self.view = View(trace, self.state, quality=self.quality, layout=layout,
                                  geometry=geometry, render_window=self.interactor.ren_win,
@@ -326,7 +358,9 @@ class MainWindow(QtWidgets.QMainWindow):
         finally:
             self._holding = False
         self.trace, self.group = trace, []
-        self.setWindowTitle(f"triva3d: {trace.name}")
+        held = trace.whole.window if trace.whole is not None else ()
+        self.setWindowTitle(f"triva3d: {trace.name}" + (
+            f" (read: {held[0]:g} to {held[1]:g} of it)" if held else ""))
         for d in self.docks:
             d.show_trace(trace, self.view.scene.geometry)
         self._good = self.state.copy()
@@ -339,7 +373,26 @@ class MainWindow(QtWidgets.QMainWindow):
     def _load_failed(self, loader, message):
         if loader is self.loader:
             self._idle()
+            if loader.read != OPEN:  # another part: the one shown stays, as it was
+                self.state.assign(self._good)
             self.error(message)
+
+    def _read_part(self):
+        """Read the part of the store shown that the state's window needs (all of it
+        without one), in a Loader; the part shown stays until it comes."""
+        read = WHOLE if self.state.window is None else self.state.window
+        if self.loader is not None:
+            if self.loader.read == read:
+                return  # (on its way)
+            self._dropped.append(self.loader)
+        self.progress.show()
+        self.cancel.show()
+        self.statusBar().showMessage(f"reading {self.path}...")
+        self.loader = Loader(self.path, self.state.copy(), self.lenient, False, read)
+        self.loader.done.connect(self._loaded)
+        self.loader.failed.connect(self._load_failed)
+        self.loader.progressed.connect(self._load_progress)
+        self.loader.start()
 
     def open_topology(self, path=None):
         if not path:
@@ -484,6 +537,10 @@ class MainWindow(QtWidgets.QMainWindow):
     def redraw(self):
         """Apply the state; a change the View refuses is undone, with a dialog."""
         if self.view is None:
+            return
+        if self.trace.whole is not None and self.state.whole_run() is None \
+                and self.state.refusal(self.trace):
+            self._read_part()  # (a store's part: another window)
             return
         try:
             self.view.prepare()

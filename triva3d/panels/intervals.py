@@ -41,9 +41,11 @@ def histogram_svg(d, trace, rgb, chosen=None, size=(900, 360)):
     shaded, the outliers listed on the right."""
     unit = trace.unit()
     w, h = size
-    title = (f"{d.value}: {len(d.rows)} intervals, median {np.median(d.seconds):.4g} {unit}, "
-             f"{len(d.outliers)} far outliers" +
-             (f", {d.zeros} lasting no time (not binned)" if d.zeros else ""))
+    held = trace.whole.window if trace.whole is not None else None  # (a store's part)
+    title = (f"{d.value}: {len(d.rows)} intervals"
+             + (f" meeting {held[0]:g} to {held[1]:g}" if held else "")
+             + f", median {np.median(d.seconds):.4g} {unit}, {len(d.outliers)} far outliers"
+             + (f", {d.zeros} lasting no time (not binned)" if d.zeros else ""))
     if chosen is not None:
         title += f"; {len(d.within(*chosen))} within {chosen[0]:.4g}..{chosen[1]:.4g} {unit}"
     ink, out = _frame(w, h, title)
