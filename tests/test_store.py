@@ -239,6 +239,12 @@ def test_a_store_opens_whole_or_on_its_first_entities(tmp_path, monkeypatch):
         assert store.first_window(path, first) == pytest.approx(
             (t0, t0 + k * (t1 - t0) / store.TIME_SLICES))
     assert store.first_window(path, 10 ** 9) == (t0, t1)
+    whole = store._read_bytes(path)  # the memory a window's read is guessed to take
+    assert store._read_bytes(path, (t0, t1)) == whole
+    guesses = [store._read_bytes(path, (t0 + 0.4 * (t1 - t0), t0 + f * (t1 - t0)))
+               for f in (0.41, 0.45, 0.5, 0.7)]
+    assert 0 < guesses[0] < guesses[1] < guesses[2] < guesses[3] < whole
+    assert guesses[2] == pytest.approx(0.1 * whole, rel=0.5)
     monkeypatch.setattr(store, "PART_ROWS", 500)
     monkeypatch.setattr(store, "OPEN_BYTES", store._read_bytes(path) - 1)
     part = read_for_view(path)

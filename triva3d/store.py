@@ -19,6 +19,7 @@ container then start, with min/max statistics, zstd compressed. A window's reade
 column keeps the Trace's own order, so that reading the store back gives the very
 Trace (dump for dump).
 """
+import functools
 import json
 import os
 
@@ -237,9 +238,24 @@ def fits(path, most=None):
 
 
 def _groups(path):
-    """(table, rows, first start or time, last end or time) of each row group of the
-    store's entity files (a group whose statistics are missing spans everything; a
-    file that cannot be read is left to the read, which says what is wrong)."""
+    """(table, extra columns, rows, first start or time, last end or time) of each
+    row group of the store's entity files (a group whose statistics are missing spans
+    everything; a file that cannot be read is left to the read, which says what is
+    wrong), read once for each version of the store (its store.json's time)."""
+    try:
+        stamp = os.stat(os.path.join(path, "store.json")).st_mtime_ns
+    except OSError:
+        return ()
+    return _footers(path, stamp)
+
+
+@functools.lru_cache(maxsize=4)
+def _footers(path, stamp):
+    """_groups of the store at `path` as it is at `stamp`."""
+    return tuple(_each_group(path))
+
+
+def _each_group(path):
     import glob
 
     import pyarrow.parquet as pq
@@ -262,21 +278,27 @@ def _groups(path):
 
 def _read_bytes(path, window=None):
     """About the peak bytes of reading the store at `path` whole (window None) or
-    the entities meeting `window`: the rows of the row groups that may meet it (0
-    where its files cannot say: the read then says what is wrong)."""
+    the entities meeting `window`: the rows of each row group that meets it, in the
+    share of its time that the window covers (a row group is read a batch at a
+    time); 0 where its files cannot say: the read then says what is wrong."""
     total = 0
     for name, extra, rows, first, last in _groups(path):
-        if window is None or (first <= window[1] and last >= window[0]):
-            width = sum(np.dtype(d).itemsize for d in SCHEMA[name].values()) + 12
-            total += rows * (width + 4 * extra)
-    return total * READ_PEAK
+        if window is not None:  # (its rows meeting the window: spread evenly over it)
+            inside = min(last, window[1]) - max(first, window[0])
+            rows *= 0 if inside < 0 else 1 if not 0 < last - first < np.inf else \
+                max(inside, 0) / (last - first)
+        width = sum(np.dtype(d).itemsize for d in SCHEMA[name].values()) + 12
+        total += rows * (width + 4 * extra)
+    return int(total * READ_PEAK)
 
 
 #: A window opens a store whole where reading it takes at most this many bytes (a
 #: few million entities), else its first PART_ROWS entities (engine.read_for_view).
 OPEN_BYTES = 1 << 30
-#: Entities of the part a store opens with: a screen's worth, about 200 MB read.
-PART_ROWS = 1 << 20
+#: Entities of the part a store opens with: about as many states as the View draws
+#: one by one (scene.geometry.EXACT_LIMIT); the window, its Qt, VTK and llvmpipe then
+#: stay under 1 GB on a 1e8-state store of 10 000 processes.
+PART_ROWS = 1 << 17
 
 
 def first_window(path, rows=None):
