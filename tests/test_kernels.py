@@ -113,13 +113,13 @@ def test_a_run_that_computes_nothing_never_imports_numba(tmp_path):
 def test_the_deepest_imbrication_of_each_type_is_the_largest_of_its_states(pairs, n_types):
     """stats's max imbrication per type, by its counting and by its sorting path (many
     types and few states), equals a plain loop's."""
-    from triva3d.stats import _deepest
+    from triva3d.stats import deepest
     types = np.array([t for t, _ in pairs], np.int32)
     imbrication = np.array([d for _, d in pairs], np.int32)
     expected = np.full(n_types, -1)
     for t, d in pairs:
         expected[t] = max(expected[t], d)
-    assert _deepest(types, imbrication, n_types).tolist() == expected.tolist()
+    assert deepest(types, imbrication, n_types).tolist() == expected.tolist()
 
 
 def test_the_compile_note_survives_a_probe_and_comes_once_however_often_asked(tmp_path):

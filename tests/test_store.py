@@ -26,6 +26,11 @@ def test_a_store_reads_back_as_the_same_trace(name, data, tmp_path):
     back = load(tmp_path / "s", cache=False)
     assert dump_lines(back, user_defined=True) == dump_lines(tr, user_defined=True)
     assert back.time_unit == tr.time_unit and back.report == tr.report
+    from triva3d.trace import SCHEMA  # every table's fields, also the types' (OTF2's
+    for t in SCHEMA:                  # metric classes: metrics drawn when chosen)
+        want, got = getattr(tr, t).extra, getattr(back, t).extra
+        assert want.keys() == got.keys() and all(np.array_equal(got[k], want[k])
+                                                 for k in want), t
     assert load(tmp_path / "s" / "store.json").source == str(tmp_path / "s")
 
 
@@ -60,6 +65,32 @@ def test_the_layout_partitions_sorts_and_compresses(tmp_path):
         groups += f.num_row_groups
         rows += len(t)
     assert rows == len(tr.states) and groups > len(parts)
+
+
+@pytest.mark.parametrize("name", ["examples/small.trace", "paje/ms.trace",
+                                  "paje/simu-mardi.trace", "paje/native_sample.trace",
+                                  "otf2/ping-pong-otf2-papi"])
+def test_stats_of_a_store_are_the_trace_s_without_reading_an_entity(name, data, tmp_path,
+                                                                     monkeypatch, capsys):
+    """`stats --json STORE` says what `stats --json TRACE` says, counts per type and
+    value, seconds per state value, deepest imbrication and the trace's bytes
+    included, from the store's small tables (no entity is read: the entity tables
+    are gone)."""
+    import shutil
+
+    from triva3d import cli
+    src = ROOT / name if name.startswith("examples") else data / name
+    ingest(load(src, cache=False), tmp_path / "s")
+    for table in ENTITIES:
+        shutil.rmtree(tmp_path / "s" / table)
+    said = []
+    for path in (src, tmp_path / "s"):
+        assert cli.main(["stats", "--json", "--no-cache", str(path)]) == 0
+        s = json.loads(capsys.readouterr().out)
+        for k in ("source", "load_seconds", "from_cache"):
+            del s[k]
+        said.append(s)
+    assert said[0] == said[1] and said[0]["counts"]["states"] + said[0]["counts"]["links"] > 0
 
 
 def test_a_damaged_store_is_a_one_line_error(tmp_path):
@@ -408,20 +439,21 @@ def test_a_movie_of_a_store_s_window_reads_only_the_window(tmp_path, monkeypatch
 
 def test_a_store_too_big_to_read_whole_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
     """Where reading a store whole would take more memory than is free (here: 0.1 MB
-    free), `stats STORE` says so in one line and exits 2, before reading a row; a
-    window of it (read_part) and the treemap still read it in parts."""
+    free), `dump STORE` says so in one line and exits 2, before reading a row; a
+    window of it (read_part), the treemap and the stats still read it in parts."""
     from triva3d import cli, store
     ingest(load(ROOT / "examples" / "small.trace", cache=False), tmp_path / "s")
     assert store._read_bytes(str(tmp_path / "s")) > 1e5
     monkeypatch.setattr(store, "_free_bytes", lambda: 100_000)
     with monkeypatch.context() as m:
         m.setattr(store, "_read", lambda *a, **k: 1 / 0)  # (no row is read)
-        assert cli.main(["stats", str(tmp_path / "s")]) == 2
+        assert cli.main(["dump", str(tmp_path / "s")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "reading it whole needs about 0.4 MB, 0.1 MB are free" in err
     from triva3d.engine import read_part
     assert len(read_part(tmp_path / "s", (0.05, 0.1)).states) == 245
     assert cli.main(["treemap", str(tmp_path / "s"), "-o", str(tmp_path / "t.csv")]) == 0
+    assert cli.main(["stats", str(tmp_path / "s")]) == 0
 
 
 @pytest.mark.parametrize("more", [("--cells", "link:time"), ("--cells", "variable"),

@@ -17,7 +17,8 @@ def _load(args, as_asked=True, path=None, state=None, part=False):
     """The trace of `path` (default the command's TRACE) as the options ask (logical
     time, clusters, by task, also where the ViewState `state` stands on the execution
     tree), and the seconds it took. `part`: of a store, only what `state` draws
-    needs (ViewState.part) where the options need no more."""
+    needs (ViewState.part) where the options need no more; "skeleton": of a store,
+    no entity, but what the whole run says (engine.read_skeleton)."""
     from tqdm import tqdm
     from .bases import by_task
     from .load import load
@@ -28,15 +29,15 @@ def _load(args, as_asked=True, path=None, state=None, part=False):
                   getattr(args, "by_task", False))
     store = store_folder(path or args.trace) if part else None
     logical = getattr(args, "time", None) == "logical"
-    window = state.part() if store and not (
-        cut or getattr(args, "clusters", None) or logical) else None
+    window = None if not store or cut or getattr(args, "clusters", None) or logical else \
+        () if part == "skeleton" else state.part()
     with tqdm(unit="B", unit_scale=True, delay=1.0, leave=False, desc="reading",
               disable=not sys.stderr.isatty()) as bar:  # the library never prints
 
         def progress(done, total):
             bar.total = total
             bar.update(done - bar.n)
-        trace = read_part(store, window) if window else load(
+        trace = read_part(store, window) if window is not None else load(
             path or args.trace, lenient=args.lenient, cache=not args.no_cache,
             progress=None if bar.disable else progress)
     if cut and getattr(args, "clusters", None):
@@ -84,7 +85,7 @@ def cmd_dump(args):
 
 def cmd_stats(args):
     from .stats import render, summary
-    trace, seconds = _load(args)
+    trace, seconds = _load(args, part="skeleton")  # (a store: the tallies it keeps)
     s = summary(trace, seconds, args.time_unit)
     if args.json:
         print(json.dumps(s, indent=1))

@@ -342,7 +342,9 @@ def usage(trace):
     colours."""
     if trace.whole is not None:
         w = trace.whole
-        return w.value_seconds, w.value_counts, w.type_counts
+        counts = w.value_counts.copy()
+        counts[w.platform_types[trace.values.type], 1] = 0  # (messages only)
+        return w.value_seconds, counts, w.type_counts
     from .analysis.roles import platform_link_types
     st, ln, ev = trace.states, trace.links, trace.events
     nv = len(trace.values)

@@ -12,20 +12,12 @@ TABLE = {Kind.STATE: "states", Kind.EVENT: "events", Kind.VARIABLE: "variables",
 
 def summary(trace, load_seconds=None, time_unit=None):
     """Counts per type and per value, time span, memory, recoveries: a JSON-able
-    dict, saying the unit its times are in: `time_unit`, else the trace's (Trace.unit)."""
+    dict, saying the unit its times are in: `time_unit`, else the trace's (Trace.unit).
+    Of a part of a run (Trace.whole: a store's skeleton), the whole run's."""
     nt = len(trace.types)
-    per_type = {Kind.CONTAINER: np.bincount(trace.containers.type, minlength=nt)}
-    for kind, table in TABLE.items():
-        per_type[kind] = np.bincount(getattr(trace, table).type, minlength=nt)
-    value_count = {}
-    value_time = np.zeros(len(trace.values))
-    for table in ("states", "events", "links"):
-        t = getattr(trace, table)
-        value_count[table] = np.bincount(t.value, minlength=len(trace.values))
-    st = trace.states
-    if len(st):
-        value_time = np.bincount(st.value, weights=st.end - st.start, minlength=len(trace.values))
-    deepest = _deepest(st.type, st.imbrication, nt)
+    per_type, value_count, value_time, deepest = _tallies(trace)
+    rows = {t: int(per_type[k].sum()) for t, k in (("states", Kind.STATE), ("variables",
+            Kind.VARIABLE), ("links", Kind.LINK), ("events", Kind.EVENT))}
     by_type = np.argsort(trace.values.type, kind="stable")  # the values of each type
     first = np.searchsorted(trace.values.type[by_type], np.arange(nt + 1))
     names = trace.names.displays(trace.types.name)
@@ -48,11 +40,9 @@ def summary(trace, load_seconds=None, time_unit=None):
     return {
         "source": trace.source,
         "start": trace.start_time, "end": trace.end_time, "time_unit": trace.unit(time_unit),
-        "counts": {"containers": len(trace.containers) - 1, "states": len(trace.states),
-                   "variables": len(trace.variables), "links": len(trace.links),
-                   "events": len(trace.events), "types": nt - 1},
+        "counts": {"containers": len(trace.containers) - 1, **rows, "types": nt - 1},
         "types": types,
-        "memory_bytes": int(trace.nbytes),
+        "memory_bytes": _nbytes(trace, rows),
         "load_seconds": load_seconds,
         "from_cache": trace.from_cache,
         "recoveries": [{"what": w, "count": n, "first": first} for w, n, first in trace.report],
@@ -60,7 +50,37 @@ def summary(trace, load_seconds=None, time_unit=None):
     }
 
 
-def _deepest(types, imbrication, n_types):
+def _nbytes(trace, rows):
+    """The bytes of `trace` with `rows` entities per table (a part: as many as the
+    whole run has)."""
+    return int(trace.nbytes) + sum(
+        (n - len(t)) * sum(c.dtype.itemsize for c in (*t.columns.values(), *t.extra.values()))
+        for t, n in ((getattr(trace, table), n) for table, n in rows.items()))
+
+
+def _tallies(trace):
+    """(per kind: its entities per type; per table: its entities per value; seconds in
+    states per value; deepest imbrication per type) of the whole run (Trace.whole
+    where the trace holds part of it)."""
+    nt, nv = len(trace.types), len(trace.values)
+    per_type = {Kind.CONTAINER: np.bincount(trace.containers.type, minlength=nt)}
+    w = trace.whole
+    if w is not None:
+        for kind in TABLE:
+            per_type[kind] = np.where(trace.types.kind == kind, w.type_counts, 0)
+        counts = dict(zip(("states", "links", "events"), w.value_counts.T))
+        return per_type, counts, w.value_seconds, w.type_deepest
+    for kind, table in TABLE.items():
+        per_type[kind] = np.bincount(getattr(trace, table).type, minlength=nt)
+    counts = {t: np.bincount(getattr(trace, t).value, minlength=nv)
+              for t in ("states", "events", "links")}
+    st = trace.states
+    seconds = np.bincount(st.value, weights=st.end - st.start, minlength=nv) if len(st) \
+        else np.zeros(nv)
+    return per_type, counts, seconds, deepest(st.type, st.imbrication, nt)
+
+
+def deepest(types, imbrication, n_types):
     """The deepest imbrication of each type (-1: none), from the (type, imbrication)
     pairs present, in increasing order: each type's last is its deepest (a count per
     pair where they are fewer than the states, else a sort; no numba, whose start-up

@@ -36,8 +36,8 @@ ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16
 ENTITIES = ("states", "links", "variables", "events")
 RGBA = ("r", "g", "b", "a")
 #: The columns of trace.Whole beside the values (its value_counts: three) and types.
-VALUE_USAGE = ("seconds", "states", "messages", "events")
-TYPE_USAGE = ("count", "platform", "constant")
+VALUE_USAGE = ("seconds", "states", "links", "events")
+TYPE_USAGE = ("count", "platform", "constant", "deepest")
 #: The small tables, each a file.
 SMALL = ("names", "types", "values", "containers", "state_pairs", "variable_pairs",
          "overview")
@@ -115,15 +115,19 @@ def ingest(trace, out):
     from .analysis.roles import (constant_types, entity_containers, platform_link_types,
                                  state_pairs, variable_pairs)
     from .colors import usage
+    from .stats import deepest
     seconds, counts, per_type = usage(trace)
+    counts[:, 1] = np.bincount(trace.links.value, minlength=len(trace.values))  # (all)
     whole = {"values": [seconds, *counts.T],
-             "types": [per_type, platform_link_types(trace), constant_types(trace)]}
+             "types": [per_type, platform_link_types(trace), constant_types(trace),
+                       deepest(trace.states.type, trace.states.imbrication,
+                                len(trace.types))]}
     for name, colors, cols in (("types", trace.type_colors, TYPE_USAGE),
                                ("values", trace.value_colors, VALUE_USAGE)):
-        write_small(name, {**getattr(trace, name).columns,
+        write_small(name, {**getattr(trace, name).columns, **_extra(getattr(trace, name)),
                            **{c: colors[:, k] for k, c in enumerate(RGBA)},
                            **dict(zip(cols, whole[name]))})
-    write_small("containers", {**trace.containers.columns,
+    write_small("containers", {**trace.containers.columns, **_extra(trace.containers),
                                "entities": entity_containers(trace)})
     write_small("state_pairs", {"key": state_pairs(trace)})
     write_small("variable_pairs", dict(zip(PAIRS, variable_pairs(trace))))
@@ -142,7 +146,7 @@ def ingest(trace, out):
         bucket = (owner // size).astype(np.int32)
         slot = np.clip((time - t0) * (TIME_SLICES / max(t1 - t0, 1e-300)), 0,
                        TIME_SLICES - 1).astype(np.int32) if len(time) else bucket
-        columns = {**t.columns, **{f"extra.{k}": v for k, v in t.extra.items()}}
+        columns = {**t.columns, **_extra(t)}
         if name == "links":
             columns["bytes"] = link_bytes(trace)
         by_bucket = np.argsort(bucket, kind="stable")  # (one bucket's copy at a time)
@@ -183,6 +187,11 @@ def ingest(trace, out):
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
     return files + 1
+
+
+def _extra(table):
+    """The user-defined fields of `table` as the store's columns: `extra.NAME`."""
+    return {f"extra.{k}": v for k, v in table.extra.items()}
 
 
 def _plain(v):
@@ -380,6 +389,7 @@ def _read(path, window=None, pairs=None):
             small[name] = {c: t.column(c).to_numpy(zero_copy_only=False)
                            for c in t.column_names}
             columns[name] = {c: small[name][c] for c in SCHEMA.get(name, ())}
+            extra[name] = {k: small[name][f"extra.{k}"] for k in meta["extra"].get(name, [])}
             if name in ("types", "values"):
                 colors[name] = np.stack([small[name][c] for c in RGBA],
                                         axis=1).astype(np.float32)
@@ -418,7 +428,8 @@ def _whole(meta, small, window, pairs):
     return Whole(
         value_seconds=values["seconds"],
         value_counts=np.stack([values[c] for c in VALUE_USAGE[1:]], axis=1),
-        type_counts=types["count"], entity_containers=small["containers"]["entities"],
+        type_counts=types["count"], type_deepest=types["deepest"],
+        entity_containers=small["containers"]["entities"],
         state_pairs=small["state_pairs"]["key"],
         variable_pairs=tuple(small["variable_pairs"][c] for c in PAIRS),
         link_sizes=tuple(meta["link_sizes"]),

@@ -262,8 +262,9 @@ class Whole(NamedTuple):
     and the communication graph count over every entity (colors.usage,
     analysis.roles, analysis.metrics, bases.appgraph) is read from it instead."""
     value_seconds: np.ndarray      # per value: seconds in its states
-    value_counts: np.ndarray       # per value: its states, messages, events (n, 3)
+    value_counts: np.ndarray       # per value: its states, links, events (n, 3)
     type_counts: np.ndarray        # per type: its states, links, pieces or events
+    type_deepest: np.ndarray       # per type: its states' deepest imbrication (-1: none)
     entity_containers: np.ndarray  # mask: containers with states, events, message ends
     state_pairs: np.ndarray        # analysis.roles.state_pairs
     variable_pairs: tuple          # analysis.roles.variable_pairs
