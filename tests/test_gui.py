@@ -444,8 +444,10 @@ def test_a_bad_file_is_a_dialog_and_the_trace_stays(qtbot, tmp_path, monkeypatch
 def test_a_store_too_big_for_memory_opens_in_parts(qtbot, tmp_path, monkeypatch):
     """A store that cannot be read whole (here 0.2 MB are free) opens on the part of
     its first entities (here 400), its window that part's; the strip shows the whole
-    run's activity, as the trace read whole has it; another window reads its part;
-    the whole trace and logical time are refused with a dialog, what is shown stays."""
+    run's activity, as the trace read whole has it; another window reads its part,
+    with what the state asked meanwhile; a window the part shown holds cancels that
+    read; the whole trace and logical time are refused with a dialog, what is shown
+    stays, and asking again asks again."""
     from triva3d import load, store
     from triva3d.analysis.overview import Overview
     tr = load(SMALL, cache=False)
@@ -458,23 +460,38 @@ def test_a_store_too_big_for_memory_opens_in_parts(qtbot, tmp_path, monkeypatch)
     assert w.trace.whole.window == held == w.state.window and held[1] < tr.end_time / 2
     assert w.windowTitle() == f"triva3d: s (read: 0 to {held[1]:g} of it)"
     assert w.geometry.frame.t1 == held[1]
+    assert w.geometry.data_span == (tr.start_time, tr.end_time)  # (paging: the run's ends)
     np.testing.assert_allclose(w.time_dock.strip.overview.activity(1024)[0],
                                Overview(tr).activity(1024)[0], atol=1e-9)
+    first = w.trace
+    w.state.window = (0.03, 0.09)  # a part to read, then a window the part shown holds
+    w.state.window = (0.035, 0.045)
+    assert w.loader is None and w.geometry.frame.t0 == 0.035
+    qtbot.wait(500)
+    assert w.trace is first and w.geometry.frame.t0 == 0.035
     w.state.window = (0.15, 0.2)
+    w.state.hidden = ("Computing",)  # (asked while the part is read)
     qtbot.waitUntil(lambda: w.trace.whole.window == (0.15, 0.2), timeout=PATIENCE_MS)
     qtbot.waitUntil(lambda: w.geometry.frame.t0 == 0.15, timeout=PATIENCE_MS)
     meets = (tr.states.start <= 0.2) & (tr.states.end >= 0.15)
     assert len(w.trace.states) == meets.sum() and w.view.render().std() > 10
+    computing = w.trace.find("values", "Computing")[0]
+    shown = w.trace.states.value[w.geometry.states.rows]
+    assert len(shown) and computing not in shown
     shown = []
     monkeypatch.setattr(QtWidgets.QMessageBox, "warning",
                         lambda parent, title, text: shown.append(text))
-    w.state.window = None
-    qtbot.waitUntil(lambda: len(shown) == 1, timeout=PATIENCE_MS)
-    assert "reading it whole needs about 0.4 MB, 0.2 MB are free" in shown[0]
-    assert w.state.window == (0.15, 0.2) and w.trace.whole.window == (0.15, 0.2)
+    for n in (1, 2):
+        w.state.window = None
+        qtbot.waitUntil(lambda: len(shown) == n, timeout=PATIENCE_MS)
+        assert "reading it whole needs about 0.4 MB, 0.2 MB are free" in shown[-1]
+        assert w.state.window == (0.15, 0.2) and w.trace.whole.window == (0.15, 0.2)
     w.logical_action.trigger()
-    assert shown[1] == f"{path}: only a window of it is read, logical time needs the whole run"
+    assert shown[2] == f"{path}: only a window of it is read, logical time needs the whole run"
     assert not w.logical_action.isChecked() and w.view.trace is w.trace
+    w.close()
+    w = opened(qtbot, path, window=(0.15, 0.2))  # (`view STORE --window`)
+    assert w.trace.whole.window == (0.15, 0.2) and w.geometry.frame.t0 == 0.15
 
 
 def test_keys_fly_and_move_through_time(qtbot):

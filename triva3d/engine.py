@@ -218,14 +218,14 @@ def read_part(store, window, address=None):
     return read_window(store, window, partial(comm_pairs, str(store), address=address))
 
 
-def read_for_view(store, address=None):
+def read_for_view(store, window=None, address=None):
     """The Trace of the store at `store` that a window opens: all of it where that
-    takes at most store.OPEN_BYTES and they are free, else the part of its first
-    entities (store.first_window): memory bounded by the screen."""
+    takes at most store.OPEN_BYTES and they are free, else the part of `window`,
+    default its first entities' (store.first_window): memory bounded by the screen."""
     from . import store as st
     if st.fits(store, st.OPEN_BYTES):
         return st.read_store(store)
-    return read_part(store, st.first_window(str(store)), address)
+    return read_part(store, window or st.first_window(str(store)), address)
 
 
 def read_skeleton(store, address=None):

@@ -559,6 +559,13 @@ class ViewState:
             self._groups[name] = Group(self, name)
         return self._groups[name]
 
+    def same_drawing(self, other):
+        """Whether the state `other` makes the same geometry as this one: none of the
+        fields that differ makes it again (their stages: see STAGES)."""
+        changed = {f.name: getattr(self, f.name) for f in fields(self)
+                   if getattr(self, f.name) != getattr(other, f.name)}
+        return not self._stages(changed) & {"layout", "moves", "geometry"}
+
     def copy(self, **changes):
         """A new ViewState with these fields changed as `update` changes them (no
         callbacks carried over)."""

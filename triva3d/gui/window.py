@@ -70,7 +70,7 @@ class Loader(QtCore.QThread):
             from ..store import store_folder
             store = store_folder(self.path)
             if store and self.read == OPEN:
-                trace = read_for_view(store)
+                trace = read_for_view(store, self.state.window)
             elif store and self.read != WHOLE:
                 trace = read_part(store, self.read)
             else:
@@ -238,20 +238,24 @@ class MainWindow(QtWidgets.QMainWindow):
                                                             DIALOG_FILTER)
         if not path:
             return
-        self.progress.show()
-        self.cancel.show()
-        self.statusBar().showMessage(f"loading {path}...")
-        if self.loader is not None:
-            self._dropped.append(self.loader)
         state = self.state.copy()
         if self.view is not None:  # a new trace: nothing of the old one's is named
             state.update(**FRESH)
-        self.loader = Loader(str(path), state, self.lenient, self.task_action.isChecked())
-        self.loader.done.connect(self._loaded)  # bound slots: run in the GUI thread
-        self.loader.failed.connect(self._load_failed)
-        self.loader.progressed.connect(self._load_progress)
+        self._start(Loader(str(path), state, self.lenient, self.task_action.isChecked()))
+
+    def _start(self, loader):
+        """Run `loader` in place of any other, its progress shown."""
+        if self.loader is not None:
+            self._drop(self.loader)
+        self.progress.show()
+        self.cancel.show()
         self.progress.setRange(0, 0)
-        self.loader.start()
+        self.statusBar().showMessage(f"loading {loader.path}...")
+        self.loader = loader
+        loader.done.connect(self._loaded)  # bound slots: run in the GUI thread
+        loader.failed.connect(self._load_failed)
+        loader.progressed.connect(self._load_progress)
+        loader.start()
 
     def _load_progress(self, loader, percent, what):
         if loader is self.loader:
@@ -260,8 +264,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.statusBar().showMessage(f"{what} {loader.path}...{self.compile_note}")
 
     def _cancel_load(self):
-        self.loader.requestInterruption()  # the reading stops at its next block
-        self._dropped.append(self.loader)  # its result, if it comes, is dropped
+        self._drop(self.loader)  # the reading stops at its next block, its result dropped
         if self.loader.read != OPEN:  # another part: the window stays the one shown
             self.state.assign(self._good)
         self.loader = None
@@ -275,9 +278,13 @@ class MainWindow(QtWidgets.QMainWindow):
     def _loaded(self, loader, path, trace, layout, geometry):
         if loader is not self.loader:  # cancelled, or another one started since
             return
+        self._drop(loader)
+        self.loader = None
         self._idle()
         if loader.base != self.state.base_options():
             layout = geometry = None  # the base changed while it loaded: again
+        elif loader.read != OPEN and not self.state.same_drawing(loader.state):
+            geometry = None  # (another part: the state changed while it was read)
         if self._install(trace, layout, geometry, fresh=loader.read == OPEN):
             self.physical, self.path = loader.physical, path
             docks._blocked(self.logical_action, lambda: self.logical_action.setChecked(False))
@@ -372,27 +379,24 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _load_failed(self, loader, message):
         if loader is self.loader:
+            self._drop(loader)
+            self.loader = None
             self._idle()
             if loader.read != OPEN:  # another part: the one shown stays, as it was
                 self.state.assign(self._good)
             self.error(message)
 
+    def _drop(self, loader):
+        """Let `loader` end (asked to stop, waited for on closing); those ended go."""
+        loader.requestInterruption()
+        self._dropped = [d for d in self._dropped if not d.isFinished()] + [loader]
+
     def _read_part(self):
         """Read the part of the store shown that the state's window needs (all of it
         without one), in a Loader; the part shown stays until it comes."""
         read = WHOLE if self.state.window is None else self.state.window
-        if self.loader is not None:
-            if self.loader.read == read:
-                return  # (on its way)
-            self._dropped.append(self.loader)
-        self.progress.show()
-        self.cancel.show()
-        self.statusBar().showMessage(f"reading {self.path}...")
-        self.loader = Loader(self.path, self.state.copy(), self.lenient, False, read)
-        self.loader.done.connect(self._loaded)
-        self.loader.failed.connect(self._load_failed)
-        self.loader.progressed.connect(self._load_progress)
-        self.loader.start()
+        if self.loader is None or self.loader.read != read:  # (else on its way)
+            self._start(Loader(self.path, self.state.copy(), self.lenient, False, read))
 
     def open_topology(self, path=None):
         if not path:
@@ -542,6 +546,10 @@ class MainWindow(QtWidgets.QMainWindow):
                 and self.state.refusal(self.trace):
             self._read_part()  # (a store's part: another window)
             return
+        if self.loader is not None and self.loader.read != OPEN:  # (the part shown
+            self._drop(self.loader)                               # holds it after all)
+            self.loader = None
+            self._idle()
         try:
             self.view.prepare()
         except Triva3dError as e:

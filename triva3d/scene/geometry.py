@@ -251,8 +251,11 @@ class Geometry:
 
     def _span(self):
         """(first, last) time of anything drawn: the default window (the whole trace
-        when nothing is drawn)."""
+        when nothing is drawn, or where the trace holds only part of the run, whose
+        entities outside it are unknown here: Trace.whole)."""
         tr = self.trace
+        if tr.whole is not None:
+            return tr.start_time, tr.end_time
         st, ln, ev, var = tr.states, tr.links, tr.events, tr.variables
         msg = ~self.platform_links[ln.type]
         prof = self.roles.drawn[var.type]
