@@ -7,7 +7,7 @@ which user-defined fields each table has), `names.parquet` (the interned names),
 `variable_pairs.parquet` and `overview.parquet` (small: each one file; beside the
 types, values and containers their colours and what the whole run says of them,
 trace.Whole, for a reader of part of the store, its link sizes in store.json; the
-overview: analysis.overview's means in its FINE_BINS, a column per state value),
+overview: analysis.overview's means in its fine_bins, a column per state value),
 and a dataset per entity table (`states/`,
 `links/`, `variables/`, `events/`) partitioned by container bucket
 (`bucket=K`: containers K * size to (K + 1) * size - 1; a link by its sender, with
@@ -29,7 +29,7 @@ from .errors import OptionsError, TraceError
 from .output import writing
 from .trace import SCHEMA, Kind, Names, Trace, Whole, check
 
-FORMAT = 5
+FORMAT = 6
 MARK = "triva3d-store"
 #: Rows per row group at most, at most this many container buckets, time slices.
 ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16
@@ -133,12 +133,13 @@ def ingest(trace, out):
     write_small("variable_pairs", dict(zip(PAIRS, variable_pairs(trace))))
     t0, t1 = float(trace.containers.start[0]), float(trace.containers.end[0])
     from .analysis.metrics import link_bytes
-    from .analysis.overview import FINE_BINS, fine_edges, state_counts
+    from .analysis.overview import fine_bins, fine_edges, state_counts
     from .analysis.timeslice import nesting_parents_of
     state_values = np.flatnonzero(trace.types.kind[trace.values.type] == Kind.STATE)
     col_of_value = np.full(len(trace.values), -1, np.int32)
     col_of_value[state_values] = np.arange(len(state_values), dtype=np.int32)
-    overview = np.zeros((FINE_BINS, len(state_values)))  # (bucket by bucket: their sum)
+    edges = fine_edges(t0, t1, fine_bins(len(state_values)))
+    overview = np.zeros((len(edges) - 1, len(state_values)))  # (bucket by bucket: summed)
     for name in ENTITIES:
         t = getattr(trace, name)
         time = t.columns["time" if name == "events" else "start"]
@@ -162,7 +163,7 @@ def ingest(trace, out):
                     if st.imbrication[rows].max() > 0 else np.full(len(rows), -1)
                 overview += state_counts(col_of_value[st.value[rows]], parent,
                                          st.start[rows], st.end[rows],
-                                         len(state_values)).means(fine_edges(t0, t1))
+                                         len(state_values)).means(edges)
             part = os.path.join(folder, f"bucket={b}")
             os.makedirs(part, exist_ok=True)
             tb = table({**{c: v[rows] for c, v in columns.items()},

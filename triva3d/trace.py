@@ -273,7 +273,7 @@ class Whole(NamedTuple):
     constant_types: np.ndarray     # mask over types: variables of one value a container
     pairs: Callable                # pairs(window): bases.appgraph.count_pairs of the
     #                                messages meeting window (None: all)
-    overview: np.ndarray           # analysis.overview's means in its FINE_BINS
+    overview: np.ndarray           # analysis.overview's means in fine bins (bins, values)
     window: tuple                  # the window whose entities the part holds (): none
 
 

@@ -130,13 +130,20 @@ class Counts:
 
 
 #: Bins over the whole run in which a store keeps its run's overview (Trace.whole:
-#: a part of the run shows it rebinned, see Rebinned).
-FINE_BINS = 4096
+#: a part of the run shows it rebinned, see Rebinned), fewer where its state values
+#: are many: at most FINE_CELLS bins times values (32 MB), at least 64 bins.
+FINE_BINS, FINE_CELLS = 4096, 1 << 22
 
 
-def fine_edges(t0, t1):
-    """The edges of the FINE_BINS over the run from `t0` to `t1` (1 long where none)."""
-    return t0 + (t1 - t0 if t1 > t0 else 1.0) * np.linspace(0, 1, FINE_BINS + 1)
+def fine_bins(n_values):
+    """How many bins a store's overview of `n_values` state values has."""
+    return int(max(64, min(FINE_BINS, FINE_CELLS // max(n_values, 1))))
+
+
+def fine_edges(t0, t1, n_bins):
+    """The edges of `n_bins` even bins over the run from `t0` to `t1` (1 long where
+    none)."""
+    return t0 + (t1 - t0 if t1 > t0 else 1.0) * np.linspace(0, 1, n_bins + 1)
 
 
 def state_counts(col, parent, start, end, n_cols):
@@ -176,7 +183,7 @@ class Overview:
     `chosen`: the instants where a container's deepest state is one of them, any
     state nested in them, chosen or not, taking its time): `values` are the state
     values in column order; the index is made on first use. Of a part of a run
-    (Trace.whole), the whole run's, read in FINE_BINS (Rebinned; no `chosen`)."""
+    (Trace.whole), the whole run's, kept in fine bins (Rebinned; no `chosen`)."""
 
     def __init__(self, trace, chosen=None):
         self.trace = trace
@@ -209,8 +216,9 @@ class Overview:
         if self._counts is None:
             tr = self.trace
             if tr.whole is not None:
-                self._counts = Rebinned(tr.whole.overview,
-                                        fine_edges(tr.start_time, tr.end_time))
+                fine = tr.whole.overview
+                self._counts = Rebinned(fine, fine_edges(tr.start_time, tr.end_time,
+                                                         len(fine)))
             else:
                 st = tr.states
                 self._counts = Counts(self._col, self._pcol, st.start, st.end,
