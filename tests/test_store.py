@@ -87,6 +87,7 @@ def test_stats_of_a_store_are_the_trace_s_without_reading_an_entity(name, data, 
     for path in (src, tmp_path / "s"):
         assert cli.main(["stats", "--json", "--no-cache", str(path)]) == 0
         s = json.loads(capsys.readouterr().out)
+        assert s.pop("from_store") is (path != src)
         for k in ("source", "load_seconds", "from_cache"):
             del s[k]
         said.append(s)

@@ -45,6 +45,7 @@ def summary(trace, load_seconds=None, time_unit=None):
         "memory_bytes": _nbytes(trace, rows),
         "load_seconds": load_seconds,
         "from_cache": trace.from_cache,
+        "from_store": trace.whole is not None,  # (its small tables: no entity read)
         "recoveries": [{"what": w, "count": n, "first": first} for w, n, first in trace.report],
         "other_records": dict(sorted(trace.other_records.items())),
     }
@@ -126,7 +127,8 @@ def render(s):
              f"{c['variables']} variable pieces, {c['links']} links, {c['events']} events",
              f"memory     {_bytes(s['memory_bytes'])}"]
     if s["load_seconds"] is not None:
-        how = "from cache" if s["from_cache"] else "parsed"
+        how = "from its store's tables" if s.get("from_store") else \
+            "from cache" if s["from_cache"] else "parsed"
         lines.append(f"load time  {s['load_seconds']:.3f} s ({how})")
     lines.append("hierarchy  (type: kind, count)")
     children = {}
