@@ -478,6 +478,15 @@ def test_a_store_too_big_for_memory_opens_in_parts(qtbot, tmp_path, monkeypatch)
     computing = w.trace.find("values", "Computing")[0]
     shown = w.trace.states.value[w.geometry.states.rows]
     assert len(shown) and computing not in shown
+    w.state.window = (0.2, 0.22)  # one read at a time: the window asked meanwhile next
+    w.state.window = (0.22, 0.24)
+    assert w.loader.read == (0.2, 0.22)
+    qtbot.waitUntil(lambda: w.trace.whole.window == (0.22, 0.24), timeout=PATIENCE_MS)
+    qtbot.waitUntil(lambda: w.loader is None and w.geometry.frame.t0 == 0.22,
+                    timeout=PATIENCE_MS)
+    w.state.window = (0.15, 0.2)
+    qtbot.waitUntil(lambda: w.trace.whole.window == (0.15, 0.2), timeout=PATIENCE_MS)
+    qtbot.waitUntil(lambda: w.loader is None, timeout=PATIENCE_MS)
     shown = []
     monkeypatch.setattr(QtWidgets.QMessageBox, "warning",
                         lambda parent, title, text: shown.append(text))
@@ -489,6 +498,12 @@ def test_a_store_too_big_for_memory_opens_in_parts(qtbot, tmp_path, monkeypatch)
     w.logical_action.trigger()
     assert shown[2] == f"{path}: only a window of it is read, logical time needs the whole run"
     assert not w.logical_action.isChecked() and w.view.trace is w.trace
+    w.state.window = (0.05, 0.06)  # a part on its way, then another file: it opens
+    w.open_trace(str(SMALL))
+    assert w.state.window == (0.15, 0.2)  # (back to the one shown)
+    w.state.scale = 2.0
+    qtbot.waitUntil(lambda: w.trace.whole is None, timeout=PATIENCE_MS)
+    assert w.trace.source == str(SMALL)
     w.close()
     w = opened(qtbot, path, window=(0.15, 0.2))  # (`view STORE --window`)
     assert w.trace.whole.window == (0.15, 0.2) and w.geometry.frame.t0 == 0.15

@@ -660,9 +660,10 @@ class IntervalsDock(Dock):
     def show_trace(self, trace, geometry):
         from ..trace import Kind
         self.durations = {}
-        _blocked(self.value, lambda: (self.value.clear(), self.value.addItems(
+        held = np.bincount(trace.states.value, minlength=len(trace.values)) > 0  # (a part:
+        _blocked(self.value, lambda: (self.value.clear(), self.value.addItems(  # its own)
             [trace.display_name("values", v) for v in geometry.values_by_time()
-             if trace.types.kind[trace.values.type[v]] == Kind.STATE])))
+             if trace.types.kind[trace.values.type[v]] == Kind.STATE and held[v]])))
         self._draw()
 
     def show_state(self):

@@ -244,9 +244,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self._start(Loader(str(path), state, self.lenient, self.task_action.isChecked()))
 
     def _start(self, loader):
-        """Run `loader` in place of any other, its progress shown."""
+        """Run `loader` in place of any other (a part on its way: the window back to
+        the one shown), its progress shown."""
         if self.loader is not None:
-            self._drop(self.loader)
+            self._unread()
         self.progress.show()
         self.cancel.show()
         self.progress.setRange(0, 0)
@@ -264,11 +265,16 @@ class MainWindow(QtWidgets.QMainWindow):
             self.statusBar().showMessage(f"{what} {loader.path}...{self.compile_note}")
 
     def _cancel_load(self):
-        self._drop(self.loader)  # the reading stops at its next block, its result dropped
-        if self.loader.read != OPEN:  # another part: the window stays the one shown
-            self.state.assign(self._good)
-        self.loader = None
+        self._unread()  # the reading stops at its next block, its result dropped
         self._idle()
+
+    def _unread(self):
+        """Drop the loader on its way; where it read another part, the window back to
+        the one shown."""
+        loader, self.loader = self.loader, None
+        self._drop(loader)
+        if loader.read != OPEN:
+            self.state.window = self._good.window
 
     def _idle(self):
         self.compile_note = ""  # compiled once: later loads do not
@@ -277,10 +283,14 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _loaded(self, loader, path, trace, layout, geometry):
         if loader is not self.loader:  # cancelled, or another one started since
+            loader.physical = None  # (its trace goes now)
             return
         self._drop(loader)
         self.loader = None
         self._idle()
+        if loader.read != OPEN and self.state.refusal(trace):
+            self._read_part()  # (the window changed again while it was read)
+            return
         if loader.base != self.state.base_options():
             layout = geometry = None  # the base changed while it loaded: again
         elif loader.read != OPEN and not self.state.same_drawing(loader.state):
@@ -379,11 +389,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _load_failed(self, loader, message):
         if loader is self.loader:
-            self._drop(loader)
-            self.loader = None
+            self._unread()  # (another part: the window back to the one shown)
             self._idle()
-            if loader.read != OPEN:  # another part: the one shown stays, as it was
-                self.state.assign(self._good)
             self.error(message)
 
     def _drop(self, loader):
@@ -393,9 +400,10 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _read_part(self):
         """Read the part of the store shown that the state's window needs (all of it
-        without one), in a Loader; the part shown stays until it comes."""
-        read = WHOLE if self.state.window is None else self.state.window
-        if self.loader is None or self.loader.read != read:  # (else on its way)
+        without one), in a Loader; the part shown stays until it comes. With a load
+        on its way, nothing: once it comes, the window the state has then is read."""
+        if self.loader is None:
+            read = WHOLE if self.state.window is None else self.state.window
             self._start(Loader(self.path, self.state.copy(), self.lenient, False, read))
 
     def open_topology(self, path=None):
