@@ -251,16 +251,16 @@ def test_a_part_of_a_store_holds_the_window_s_entities_and_the_whole_run_s_facts
 
 def test_the_overview_a_store_keeps_has_fewer_bins_for_many_values(tmp_path, monkeypatch):
     """A store keeps its run's overview in fewer bins where its state values are many
-    (here at most 1000 cells: 200 bins of small.trace's 5 values); a part's strip is
-    still the trace's own on bins on those."""
+    (here at most 1000 cells: 128 bins, a power of two, of small.trace's 5 values); a
+    part's strip is still the trace's own on bins on those."""
     from triva3d.analysis import overview
     from triva3d.engine import read_part
     monkeypatch.setattr(overview, "FINE_CELLS", 1000)
     tr = load(ROOT / "examples" / "small.trace", cache=False)
     ingest(tr, tmp_path / "s")
     part = read_part(tmp_path / "s", (0.1, 0.2))
-    assert part.whole.overview.shape == (200, 5) == (overview.fine_bins(5), 5)
-    for n in (200, 50):
+    assert part.whole.overview.shape == (128, 5) == (overview.fine_bins(5), 5)
+    for n in (128, 32):
         np.testing.assert_allclose(overview.Overview(part).activity(n)[0],
                                    overview.Overview(tr).activity(n)[0], atol=1e-9)
 

@@ -136,8 +136,10 @@ FINE_BINS, FINE_CELLS = 4096, 1 << 22
 
 
 def fine_bins(n_values):
-    """How many bins a store's overview of `n_values` state values has."""
-    return int(max(64, min(FINE_BINS, FINE_CELLS // max(n_values, 1))))
+    """How many bins a store's overview of `n_values` state values has: a power of
+    two, so that a strip of a power of two bins reads it exactly."""
+    most = max(64, min(FINE_BINS, FINE_CELLS // max(n_values, 1)))
+    return 1 << (int(most).bit_length() - 1)
 
 
 def fine_edges(t0, t1, n_bins):
