@@ -19,6 +19,7 @@ container then start, with min/max statistics, zstd compressed. A window's reade
 column keeps the Trace's own order, so that reading the store back gives the very
 Trace (dump for dump).
 """
+import collections
 import functools
 import json
 import os
@@ -33,6 +34,8 @@ FORMAT = 6
 MARK = "triva3d-store"
 #: Rows per row group at most, at most this many container buckets, time slices.
 ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16
+#: Buckets written at once by ingest (each its own file; threads).
+WRITERS = min(4, os.cpu_count() or 1)
 ENTITIES = ("states", "links", "variables", "events")
 RGBA = ("r", "g", "b", "a")
 #: The columns of trace.Whole beside the values (its value_counts: three) and types.
@@ -132,6 +135,8 @@ def ingest(trace, out):
     write_small("state_pairs", {"key": state_pairs(trace)})
     write_small("variable_pairs", dict(zip(PAIRS, variable_pairs(trace))))
     t0, t1 = float(trace.containers.start[0]), float(trace.containers.end[0])
+    from concurrent.futures import ThreadPoolExecutor
+
     from .analysis.metrics import link_bytes
     from .analysis.overview import fine_bins, fine_edges, state_counts
     from .analysis.timeslice import nesting_parents_of
@@ -140,43 +145,40 @@ def ingest(trace, out):
     col_of_value[state_values] = np.arange(len(state_values), dtype=np.int32)
     edges = fine_edges(t0, t1, fine_bins(len(state_values)))
     overview = np.zeros((len(edges) - 1, len(state_values)))  # (bucket by bucket: summed)
-    for name in ENTITIES:
-        t = getattr(trace, name)
-        time = t.columns["time" if name == "events" else "start"]
-        owner = t.start_container if name == "links" else t.container
-        bucket = (owner // size).astype(np.int32)
-        slot = np.clip((time - t0) * (TIME_SLICES / max(t1 - t0, 1e-300)), 0,
-                       TIME_SLICES - 1).astype(np.int32) if len(time) else bucket
-        columns = {**t.columns, **_extra(t)}
-        if name == "links":
-            columns["bytes"] = link_bytes(trace)
-        by_bucket = np.argsort(bucket, kind="stable")  # (one bucket's copy at a time)
-        cuts = np.searchsorted(bucket[by_bucket], np.arange(BUCKETS + 1))
-        folder = os.path.join(out, name)
-        for b in np.flatnonzero(np.diff(cuts)).tolist() or [0]:
-            rows = by_bucket[cuts[b]:cuts[b + 1]]
-            rows = rows[np.lexsort((time[rows], owner[rows], slot[rows]))]
-            if name == "states" and len(rows) and len(state_values):
-                st = trace.states
-                parent = nesting_parents_of(st.container[rows], st.type[rows],
-                                            st.start[rows], st.imbrication[rows]) \
-                    if st.imbrication[rows].max() > 0 else np.full(len(rows), -1)
-                overview += state_counts(col_of_value[st.value[rows]], parent,
-                                         st.start[rows], st.end[rows],
-                                         len(state_values)).means(edges)
-            part = os.path.join(folder, f"bucket={b}")
-            os.makedirs(part, exist_ok=True)
-            tb = table({**{c: v[rows] for c, v in columns.items()},
-                        "row": rows.astype(np.int64)})
-            at = np.searchsorted(slot[rows], np.arange(TIME_SLICES + 1))
-            with pq.ParquetWriter(os.path.join(part, "part-0.parquet"), tb.schema,
-                                  compression="zstd", write_statistics=True) as w:
-                if not len(rows):  # an empty table: its schema
-                    w.write_table(tb)
-                for a, z in zip(at[:-1].tolist(), at[1:].tolist()):
-                    if z > a:
-                        w.write_table(tb.slice(a, z - a), row_group_size=ROW_GROUP)
-            files += 1
+    queued = collections.deque()  # the buckets on their way (pyarrow frees the GIL)
+    with ThreadPoolExecutor(WRITERS) as pool:
+        for name in ENTITIES:
+            t = getattr(trace, name)
+            time = t.columns["time" if name == "events" else "start"]
+            owner = t.start_container if name == "links" else t.container
+            bucket = (owner // size).astype(np.int32)
+            slot = np.clip((time - t0) * (TIME_SLICES / max(t1 - t0, 1e-300)), 0,
+                           TIME_SLICES - 1).astype(np.int32) if len(time) else bucket
+            columns = {**t.columns, **_extra(t)}
+            if name == "links":
+                columns["bytes"] = link_bytes(trace)
+            by_bucket = np.argsort(bucket, kind="stable")  # (one bucket's copy at a time)
+            cuts = np.searchsorted(bucket[by_bucket], np.arange(BUCKETS + 1))
+            for b in np.flatnonzero(np.diff(cuts)).tolist() or [0]:
+                rows = by_bucket[cuts[b]:cuts[b + 1]]
+                rows = rows[np.lexsort((time[rows], owner[rows], slot[rows]))]
+                if name == "states" and len(rows) and len(state_values):
+                    st = trace.states
+                    parent = nesting_parents_of(st.container[rows], st.type[rows],
+                                                st.start[rows], st.imbrication[rows]) \
+                        if st.imbrication[rows].max() > 0 else np.full(len(rows), -1)
+                    overview += state_counts(col_of_value[st.value[rows]], parent,
+                                             st.start[rows], st.end[rows],
+                                             len(state_values)).means(edges)
+                part = os.path.join(out, name, f"bucket={b}")
+                os.makedirs(part, exist_ok=True)
+                queued.append(pool.submit(_write_bucket, os.path.join(part, "part-0.parquet"),
+                                          columns, rows, slot[rows]))
+                while len(queued) > WRITERS:  # (as many buckets' copies as writers)
+                    queued.popleft().result()
+                files += 1
+        while queued:
+            queued.popleft().result()
     write_small("overview", {str(v): overview[:, k] for k, v in enumerate(state_values)})
     meta = {"mark": MARK, "format": FORMAT, "source": str(trace.source),
             "time_unit": trace.time_unit, "unit_note": trace.unit_note,
@@ -188,6 +190,23 @@ def ingest(trace, out):
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
     return files + 1
+
+
+def _write_bucket(path, columns, rows, slot):
+    """Write the `rows` of the table of `columns` (each a column, sorted by time slice
+    `slot`, then container and time) to the Parquet file `path`: a row group or more
+    each time slice, zstd, with statistics; a `row` column keeps their rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    tb = pa.table({**{c: np.ascontiguousarray(v[rows]) for c, v in columns.items()},
+                   "row": rows.astype(np.int64)})
+    at = np.searchsorted(slot, np.arange(TIME_SLICES + 1))
+    with pq.ParquetWriter(path, tb.schema, compression="zstd", write_statistics=True) as w:
+        if not len(rows):  # an empty table: its schema
+            w.write_table(tb)
+        for a, z in zip(at[:-1].tolist(), at[1:].tolist()):
+            if z > a:
+                w.write_table(tb.slice(a, z - a), row_group_size=ROW_GROUP)
 
 
 def _extra(table):
