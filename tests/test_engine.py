@@ -103,19 +103,49 @@ def test_the_store_s_message_pairs_are_the_trace_s(which, tmp_path):
 
 def test_on_a_real_cluster(stored, tmp_path):
     """A scheduler and two worker processes on 127.0.0.1: the Time-Slice equals the
-    trace's, the utilization the one reduced on threads here."""
+    trace's, the utilization and the messages per pair the ones reduced on threads
+    here; `render STORE --window --dask` draws the communication graph as without."""
     import dask
+    import imageio.v3 as iio
     from distributed import LocalCluster
 
-    from triva3d.engine import utilization
+    from triva3d import cli
+    from triva3d.engine import comm_pairs, utilization
     tr, store = stored
     edges = np.linspace(tr.start_time, tr.end_time, 101)
+    talk = str(tmp_path / "talk")
+    ingest(make_trace(3_000, 300, n_procs=40, nest=10, seed=4), talk)
+    render = ["render", talk, "--window", "1:3", "--base", "appgraph", "--size", "320x200"]
+    assert cli.main(render + ["-o", str(tmp_path / "here.png")]) == 0
     with dask.config.set({"temporary-directory": str(tmp_path)}), \
             LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                          dashboard_address=None, local_directory=str(tmp_path)) as cluster:
         same(tr, store, address=cluster.scheduler_address)
         there = utilization(store, edges, address=cluster.scheduler_address)[0]
+        pairs = comm_pairs(talk, (1.0, 3.0), address=cluster.scheduler_address)
+        assert cli.main(render + ["-o", str(tmp_path / "there.png"), "--dask",
+                                  cluster.scheduler_address]) == 0
     assert np.array_equal(there, utilization(store, edges)[0]) and there.sum() > 0
+    order = [np.lexsort(p[:2]) for p in (pairs, comm_pairs(talk, (1.0, 3.0)))]
+    for a, b in zip(pairs, comm_pairs(talk, (1.0, 3.0))):
+        assert np.array_equal(a[order[0]], b[order[1]])
+    assert len(pairs[0]) > 10
+    assert np.array_equal(iio.imread(tmp_path / "here.png"), iio.imread(tmp_path / "there.png"))
+
+
+def test_dask_draws_only_a_store_s_window(stored, tmp_path, capsys):
+    """`render --dask` reaches the scheduler of a store's window (one line where it
+    cannot be reached); on a trace, or a store without a window, it is refused."""
+    from triva3d import cli
+    _, store = stored
+    small = str(Path(__file__).resolve().parents[1] / "examples" / "small.trace")
+    out = ["-o", str(tmp_path / "x.png"), "--dask", "tcp://127.0.0.1:9"]
+    assert cli.main(["render", store, "--window", "1:2", "--base", "appgraph"] + out) == 2
+    assert "Dask scheduler tcp://127.0.0.1:9: cannot be reached" in capsys.readouterr().err
+    for src, more in ((small, ["--window", "0:0.1"]), (store, [])):
+        assert cli.main(["render", src, *more] + out) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--dask reduces the messages per pair of a store" in err
 
 
 def test_an_unreachable_scheduler_and_a_damaged_partition(stored, tmp_path, monkeypatch):

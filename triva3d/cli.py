@@ -37,7 +37,12 @@ def _load(args, as_asked=True, path=None, state=None, part=False):
         def progress(done, total):
             bar.total = total
             bar.update(done - bar.n)
-        trace = read_part(store, window) if window is not None else load(
+        dask = getattr(args, "dask", None)
+        if dask and window is None:
+            raise OptionsError("--dask reduces the messages per pair of a store (triva3d "
+                               "ingest) read for a --window, with nothing that needs the "
+                               "whole run")
+        trace = read_part(store, window, dask) if window is not None else load(
             path or args.trace, lenient=args.lenient, cache=not args.no_cache,
             progress=None if bar.disable else progress)
     if cut and getattr(args, "clusters", None):
@@ -777,6 +782,7 @@ def parser():
     r = trace_command("render", cmd_render, "draw the trace in 3D over its base (time "
                       "going up) to an image, without a display")
     add_scene_options(r)
+    add_dask(r, "its messages are counted per pair there (the communication graph)")
     r.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH",
                    help="image size in pixels (default 1280x720)")
     r.add_argument("--save-state", metavar="OUT.json",
@@ -788,6 +794,7 @@ def parser():
     a = trace_command("animate", cmd_animate, "render a movie: the camera flying "
                       "through the execution, the run unfolding, messages as particles")
     add_scene_options(a)
+    add_dask(a, "its messages are counted per pair there (the communication graph)")
     a.add_argument("--path", default=PATHS[0], metavar="|".join(PATHS) + "|FILE.json",
                    help="orbit: one turn about the time axis; rise: up the time axis, "
                         "looking at the plane of now; sweep: a window as wide as --window "
