@@ -263,14 +263,19 @@ def test_the_overview_a_store_keeps_has_fewer_bins_for_many_values(tmp_path, mon
     for n in (128, 32):
         np.testing.assert_allclose(overview.Overview(part).activity(n)[0],
                                    overview.Overview(tr).activity(n)[0], atol=1e-9)
+    # within the cap: 16 bins for 250 000 values, one from 4 million values on
+    monkeypatch.setattr(overview, "FINE_CELLS", 1 << 22)
+    assert [overview.fine_bins(n) for n in (1, 1000, 65_536, 250_000, 1 << 22, 10**7)] == \
+        [4096, 4096, 64, 16, 1, 1]
 
 
 def test_a_store_opens_whole_or_on_its_first_entities(tmp_path, monkeypatch):
     """engine.read_for_view (what the window opens): the whole store where reading it
     fits in store.OPEN_BYTES and in the memory free; else the part of about
     PART_ROWS entities from the start (store.first_window: whole time slices, as
-    counted here from the trace, end on a slice's edge); a window whose part would
-    not fit in the memory free is refused in one line."""
+    counted here from the trace, end on a slice's edge), fewer where they would not
+    fit in the memory free; a window whose part would not fit in the memory free is
+    refused in one line."""
     from triva3d import store
     from triva3d.engine import read_for_view, read_part
     from triva3d.errors import TraceError
@@ -298,6 +303,13 @@ def test_a_store_opens_whole_or_on_its_first_entities(tmp_path, monkeypatch):
     part = read_for_view(path)
     assert part.whole.window == store.first_window(path, 500)
     assert 0 < len(part.states) < len(tr.states)
+    # short of memory, the first part holds fewer entities (halved), so that it fits
+    monkeypatch.setattr(store, "MIN_PART_ROWS", 50)
+    need = store._read_bytes(path, part.whole.window)
+    monkeypatch.setattr(store, "_free_bytes", lambda: need // 3)
+    short = store.first_window(path, 500)
+    assert short[1] < part.whole.window[1] and store._read_bytes(path, short) <= need // 3
+    assert read_for_view(path).whole.window == short
     monkeypatch.setattr(store, "_free_bytes", lambda: 200_000)
     with pytest.raises(TraceError, match=r"reading the window 0:0.2 needs about 0\.\d MB, "
                                          r"0\.2 MB are free: choose a shorter one$"):

@@ -328,12 +328,15 @@ OPEN_BYTES = 1 << 30
 #: one by one (scene.geometry.EXACT_LIMIT); the window, its Qt, VTK and llvmpipe then
 #: stay under 1 GB on a 1e8-state store of 10 000 processes.
 PART_ROWS = 1 << 17
+#: The fewest entities first_window halves them to where memory is short.
+MIN_PART_ROWS = 1 << 10
 
 
 def first_window(path, rows=None):
     """The window from the start of the store at `path` whose entities are about
     `rows` (default PART_ROWS; entities spread evenly inside each time slice), or
-    the whole run where it holds fewer."""
+    the whole run where it holds fewer; `rows` halved, down to MIN_PART_ROWS, while
+    reading them would take more memory than is free."""
     import pyarrow.parquet as pq
     rows = PART_ROWS if rows is None else rows
     span = pq.read_table(os.path.join(path, "containers.parquet"),
@@ -345,10 +348,17 @@ def first_window(path, rows=None):
         k = int(np.clip(np.floor((first - t0) / d), 0, TIME_SLICES - 1)) if d > 0 else 0
         per_slice[k] += n
     before = np.concatenate([[0], np.cumsum(per_slice)])
-    k = int(np.searchsorted(before, rows, side="right")) - 1
-    if d <= 0 or k >= TIME_SLICES:
-        return t0, t1
-    return t0, float(t0 + d * (k + (rows - before[k]) / per_slice[k]))
+
+    def window(rows):
+        k = int(np.searchsorted(before, rows, side="right")) - 1
+        if d <= 0 or k >= TIME_SLICES:
+            return t0, t1
+        return t0, float(t0 + d * (k + (rows - before[k]) / per_slice[k]))
+    free = _free_bytes()
+    while (free is not None and rows > MIN_PART_ROWS
+           and _read_bytes(path, window(rows)) > free):
+        rows //= 2
+    return window(rows)
 
 
 def _free_bytes():

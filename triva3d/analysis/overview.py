@@ -131,14 +131,14 @@ class Counts:
 
 #: Bins over the whole run in which a store keeps its run's overview (Trace.whole:
 #: a part of the run shows it rebinned, see Rebinned), fewer where its state values
-#: are many: at most FINE_CELLS bins times values (32 MB), at least 64 bins.
+#: are many: at most FINE_CELLS bins times values (32 MB; one bin a value above that).
 FINE_BINS, FINE_CELLS = 4096, 1 << 22
 
 
 def fine_bins(n_values):
     """How many bins a store's overview of `n_values` state values has: a power of
     two, so that a strip of a power of two bins reads it exactly."""
-    most = max(64, min(FINE_BINS, FINE_CELLS // max(n_values, 1)))
+    most = max(1, min(FINE_BINS, FINE_CELLS // max(n_values, 1)))
     return 1 << (int(most).bit_length() - 1)
 
 
@@ -174,9 +174,10 @@ class Rebinned:
 
     def means(self, edges):
         """(bins, n_cols) mean counts over the bins between `edges`."""
-        edges = np.asarray(edges, np.float64)
-        at = np.stack([np.interp(edges, self.edges, a) for a in self.area.T], axis=1) \
-            if self.n_cols else np.zeros((len(edges), 0))
+        edges, e = np.asarray(edges, np.float64), self.edges
+        i = np.clip(np.searchsorted(e, edges, side="right") - 1, 0, len(e) - 2)
+        frac = np.clip((edges - e[i]) / (e[i + 1] - e[i]), 0.0, 1.0)[:, None]
+        at = self.area[i] + frac * (self.area[i + 1] - self.area[i])  # (np.interp's)
         return np.diff(at, axis=0) / np.diff(edges)[:, None]
 
 
