@@ -1,6 +1,7 @@
 """Reductions over the store as Dask tasks (issue 34.2): the Time-Slice of the states
 reduced bucket by bucket equals the in-memory one, in this process and on a real
 cluster (a scheduler and two worker processes on 127.0.0.1)."""
+import re
 import sys
 from pathlib import Path
 
@@ -166,5 +167,16 @@ def test_an_unreachable_scheduler_and_a_damaged_partition(stored, tmp_path, monk
         state_slice(str(bad))
     with pytest.raises(TraceError, match="not a triva3d store"):
         state_slice(str(tmp_path))
+    # a bucket's file gone: every read names it, none reads the others as if whole
+    gone = tmp_path / "gone"
+    shutil.copytree(store, gone)
+    lost = sorted((gone / "links").glob("bucket=*/part-0.parquet"))[-1]
+    lost.unlink()
+    from triva3d.engine import comm_pairs, read_part
+    from triva3d.store import read_store
+    for read in (read_store, lambda s: read_part(s, (0.0, 1.0)), comm_pairs):
+        with pytest.raises(TraceError, match=re.escape(f"{lost}: missing: the store is "
+                                                       "incomplete, ingest again")):
+            read(str(gone))
     with pytest.raises(OptionsError, match="time window 2:1 ends before it starts"):
         state_slice(store, (2.0, 1.0))

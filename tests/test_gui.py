@@ -509,6 +509,67 @@ def test_a_store_too_big_for_memory_opens_in_parts(qtbot, tmp_path, monkeypatch)
     assert w.trace.whole.window == (0.15, 0.2) and w.geometry.frame.t0 == 0.15
 
 
+def _slowed(monkeypatch, name):
+    """The engine's `name` (read_part, read_for_view) 1 s slower: a read on its way."""
+    from triva3d import engine
+    fast = getattr(engine, name)
+    monkeypatch.setattr(engine, name, lambda *a, **k: (time.sleep(1.0), fast(*a, **k))[1])
+
+
+def test_what_is_asked_while_a_part_is_read(qtbot, tmp_path, monkeypatch):
+    """While another part of a store is read: what needs the whole run is refused alone
+    (the filters asked meanwhile and the read stay); a setting the part cannot draw
+    puts the state back to the picture shown, in one dialog; the pick, the legend's
+    search and what was asked while a trace opened follow the new part; closing the
+    window drops the read."""
+    from triva3d import load, store
+    tr = load(SMALL, cache=False)
+    path = tmp_path / "s"
+    store.ingest(tr, path)
+    monkeypatch.setattr(store, "_free_bytes", lambda: 200_000)
+    monkeypatch.setattr(store, "PART_ROWS", 400)
+    shown = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning",
+                        lambda parent, title, text: shown.append(text))
+    w = opened(qtbot, SMALL)
+    _slowed(monkeypatch, "read_for_view")
+    w.open_trace(str(path))
+    w.state.scale = 3.0  # (asked while it opens)
+    qtbot.waitUntil(lambda: w.trace.whole is not None and w.loader is None,
+                    timeout=PATIENCE_MS)
+    assert w.geometry.frame.height == pytest.approx(3.0 * w.geometry.extent)
+    first = w.trace
+    w.legend_dock.search.setText("comp")
+    w.details_dock.show_picked({"kind": "state", "row": 19, "container": "rank-0"})
+    _slowed(monkeypatch, "read_part")
+    w.state.window = (0.15, 0.2)
+    w.state.hidden = ("Computing",)
+    w.state.color_by = "duration"
+    assert shown == [f"{path}: only a window of it is read, colours by duration needs the "
+                     "whole run"]
+    assert w.state.color_by == "value" and w.loader is not None
+    qtbot.waitUntil(lambda: w.trace.whole.window == (0.15, 0.2) and w.loader is None,
+                    timeout=PATIENCE_MS)
+    assert w.state.hidden == ("Computing",) and len(shown) == 1
+    assert w.details_dock.text.toPlainText() == "nothing here"
+    legend = w.legend_dock.tree
+    listed = [legend.topLevelItem(i).text(0) for i in range(legend.topLevelItemCount())
+              if not legend.topLevelItem(i).isHidden()]
+    assert listed == ["Computing"]
+    w.state.window = (0.05, 0.1)
+    w.state.aggregate = "no such level"  # (checked once the part comes)
+    qtbot.waitUntil(lambda: len(shown) == 2 and w.loader is None, timeout=PATIENCE_MS)
+    assert "no such level" in shown[1]
+    assert w.state.window == (0.15, 0.2) == w.trace.whole.window
+    assert w.state.aggregate != "no such level"
+    w.state.scale = 2.0
+    assert len(shown) == 2 and w.geometry.frame.height == pytest.approx(2 * w.geometry.extent)
+    w.state.window = (0.2, 0.25)
+    w.close()
+    qtbot.wait(200)
+    assert w.trace.whole.window == (0.15, 0.2) and w.trace is not first
+
+
 def test_keys_fly_and_move_through_time(qtbot):
     w = opened(qtbot, **BASE)
     cam = w.interactor.renderer.GetActiveCamera()

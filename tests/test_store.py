@@ -326,10 +326,14 @@ def test_a_part_draws_only_what_it_holds(tmp_path):
     ingest(load(ROOT / "examples" / "small.trace", cache=False), tmp_path / "s")
     part = read_part(tmp_path / "s", (0.1, 0.2))
     View(part, ViewState(window=(0.12, 0.2))).update()
+    # a second run named, colours by value: drawn (the second run unused)
+    View(part, ViewState(window=(0.12, 0.2), compare=str(tmp_path / "s"))).update()
     for state, why in ((ViewState(), "the whole run is not read, only the window 0.1:0.2"),
                        (ViewState(window=(0.1, 0.25)), "the window 0.1:0.25 is not read"),
-                       (ViewState(window=(0.1, 0.2), compare=str(tmp_path / "s")),
-                        "only a window of it is read, its compare needs the whole run")):
+                       (ViewState(window=(0.1, 0.2), compare=str(tmp_path / "s"),
+                                  color_by="difference:Computing"),
+                        "only a window of it is read, colours by difference:Computing needs "
+                        "the whole run")):
         with pytest.raises(OptionsError, match=re.escape(why)):
             View(part, state).update()
 

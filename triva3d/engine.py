@@ -15,7 +15,6 @@ pair of containers (the communication graph's edges). And the exact geometry of 
 window: read_part, the entities meeting it (a pyarrow filter over the time slices),
 with what the whole run says (trace.Whole), its messages per pair from here.
 """
-import glob
 import os
 import threading
 from dataclasses import dataclass
@@ -138,7 +137,8 @@ def _over_buckets(store, task, args, address, table="states", threads=None):
     on the scheduler at `address` (default TRIVA3D_DASK), else on `threads` threads
     here (default: a core each; dask's own local scheduler would import distributed
     and pandas, 100 MB)."""
-    files = sorted(glob.glob(os.path.join(store, table, "bucket=*", "*.parquet")))
+    from .store import entity_files
+    files = entity_files(store, table)
     c = client(address)
     if c is None:
         from concurrent.futures import ThreadPoolExecutor

@@ -2,7 +2,8 @@
 writes it, and DIR then opens as a trace of its own (an entry of load.READERS).
 
 DIR holds `store.json` (the format, the source, the time unit, the reader's report,
-which user-defined fields each table has), `names.parquet` (the interned names),
+which user-defined fields each table has, each entity table's files and their rows),
+`names.parquet` (the interned names),
 `types.parquet`, `values.parquet`, `containers.parquet`, `state_pairs.parquet`,
 `variable_pairs.parquet` and `overview.parquet` (small: each one file; beside the
 types, values and containers their colours and what the whole run says of them,
@@ -30,7 +31,7 @@ from .errors import OptionsError, TraceError
 from .output import writing
 from .trace import SCHEMA, Kind, Names, Trace, Whole, check
 
-FORMAT = 6
+FORMAT = 7
 MARK = "triva3d-store"
 #: Rows per row group at most, at most this many container buckets, time slices.
 ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16
@@ -146,6 +147,7 @@ def ingest(trace, out):
     edges = fine_edges(t0, t1, fine_bins(len(state_values)))
     overview = np.zeros((len(edges) - 1, len(state_values)))  # (bucket by bucket: summed)
     queued = collections.deque()  # the buckets on their way (pyarrow frees the GIL)
+    written = {name: [] for name in ENTITIES}  # (file, rows) of each table
     with ThreadPoolExecutor(WRITERS) as pool:
         for name in ENTITIES:
             t = getattr(trace, name)
@@ -170,10 +172,11 @@ def ingest(trace, out):
                     overview += state_counts(col_of_value[st.value[rows]], parent,
                                              st.start[rows], st.end[rows],
                                              len(state_values)).means(edges)
-                part = os.path.join(out, name, f"bucket={b}")
-                os.makedirs(part, exist_ok=True)
-                queued.append(pool.submit(_write_bucket, os.path.join(part, "part-0.parquet"),
+                part = os.path.join(name, f"bucket={b}", "part-0.parquet")
+                os.makedirs(os.path.join(out, os.path.dirname(part)), exist_ok=True)
+                queued.append(pool.submit(_write_bucket, os.path.join(out, part),
                                           columns, rows, slot[rows]))
+                written[name].append((part, len(rows)))
                 while len(queued) > WRITERS:  # (as many buckets' copies as writers)
                     queued.popleft().result()
                 files += 1
@@ -186,7 +189,8 @@ def ingest(trace, out):
             "bucket_size": size, "time_slices": TIME_SLICES,
             "link_sizes": list(link_sizes(trace)),
             "overview": [str(v) for v in state_values],
-            "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA}}
+            "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA},
+            "files": written}
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
     return files + 1
@@ -284,13 +288,32 @@ def _footers(path, stamp):
     return tuple(_each_group(path))
 
 
-def _each_group(path):
-    import glob
+def entity_files(path, name):
+    """The files of the store at `path` holding its table `name` (sorted), as its
+    store.json lists them; a TraceError naming one that is missing (a store of
+    another version: read_store says so)."""
+    try:
+        with open(os.path.join(path, "store.json"), encoding="utf-8") as f:
+            listed = json.load(f)["files"][name]
+        files = sorted(os.path.join(path, part) for part, _ in listed)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        raise TraceError(path, None, "not a readable triva3d store of this version: "
+                                     "ingest again") from None
+    for f in files:
+        if not os.path.isfile(f):
+            raise TraceError(f, None, "missing: the store is incomplete, ingest again")
+    return files
 
+
+def _each_group(path):
     import pyarrow.parquet as pq
     for name in ENTITIES:
         lo, hi = ("time", "time") if name == "events" else ("start", "end")
-        for f in glob.glob(os.path.join(path, name, "bucket=*", "*.parquet")):
+        try:
+            files = entity_files(path, name)
+        except TraceError:  # the read says what is wrong
+            return
+        for f in files:
             try:
                 meta = pq.read_metadata(f)
                 at = meta.schema.names.index(lo), meta.schema.names.index(hi)
@@ -429,7 +452,7 @@ def _read(path, window=None, pairs=None):
                 columns[name] = {c: np.zeros(0, d) for c, d in SCHEMA[name].items()}
                 extra[name] = {k: np.zeros(0, np.int32) for k in fields}
                 continue
-            t = ds.dataset(os.path.join(path, name), format="parquet", partitioning="hive")
+            t = ds.dataset(entity_files(path, name), format="parquet")
             t = t.to_table(filter=None if window is None else _meets(name, window))
             order = np.argsort(t.column("row").to_numpy(), kind="stable")
             columns[name] = {c: t.column(c).to_numpy()[order] for c in SCHEMA[name]}

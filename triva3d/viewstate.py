@@ -385,6 +385,9 @@ BASE_FIELDS = tuple(s.name for s in SETTINGS if s.stage == "layout")
 GROUPS = {g: tuple(s.name for s in SETTINGS if s.group == g)
           for g in dict.fromkeys(s.group for s in SETTINGS)}
 #: Fields that name things of one trace, and their defaults (a trace opened anew).
+#: The fields ViewState.whole_run reads.
+WHOLE_RUN = ("base", "metric", "color_by", "heat", "side_by_side", "logical", "call_path",
+             "task", "intervals")
 FRESH = {s.name: s.default() if callable(s.default) else s.default
          for s in SETTINGS if s.fresh}
 
@@ -576,8 +579,9 @@ class ViewState:
     def whole_run(self):
         """What this state draws from every entity of the run, whatever its window
         (a line), or None: the execution tree, leaves sized by a metric, colours by
-        anything but the value, the traffic's heat, a second run, logical time, a
-        chosen call path, task or intervals."""
+        anything but the value (a second run's difference too), the traffic's heat, a
+        second run beside, logical time, a chosen call path, task or intervals (the
+        fields WHOLE_RUN)."""
         if self.base == "tasktree":
             return "the execution tree"
         if self.metric not in (None, "containers"):
@@ -587,7 +591,7 @@ class ViewState:
         if self.heat:
             return "the traffic's heat"
         return next((f"its {name.replace('_', ' ')}" for name in (
-            "compare", "side_by_side", "logical", "call_path", "task", "intervals")
+            "side_by_side", "logical", "call_path", "task", "intervals")
             if getattr(self, name) is not None), None)
 
     def part(self):

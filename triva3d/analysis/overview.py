@@ -176,7 +176,9 @@ class Rebinned:
         """(bins, n_cols) mean counts over the bins between `edges`."""
         edges, e = np.asarray(edges, np.float64), self.edges
         i = np.clip(np.searchsorted(e, edges, side="right") - 1, 0, len(e) - 2)
-        frac = np.clip((edges - e[i]) / (e[i + 1] - e[i]), 0.0, 1.0)[:, None]
+        d = e[i + 1] - e[i]
+        frac = np.clip(np.divide(edges - e[i], d, out=np.zeros_like(d), where=d > 0),
+                       0.0, 1.0)[:, None]
         at = self.area[i] + frac * (self.area[i + 1] - self.area[i])  # (np.interp's)
         return np.diff(at, axis=0) / np.diff(edges)[:, None]
 

@@ -234,6 +234,7 @@ class LegendDock(Dock):
             item.setIcon(0, _swatch(rgb))
             self.tree.addTopLevelItem(item)
         self.tree.blockSignals(False)
+        self._show_found(self.search.text())
         self.show_state()
 
     def show_state(self):
@@ -287,11 +288,16 @@ class LegendDock(Dock):
         if c.isValid():
             self.state.colors = {**self.state.colors, item.text(0): c.name()}
 
-    def _find(self, text):
+    def _show_found(self, text):
+        """List only the values and types whose name holds `text` (all: none)."""
         text = text.strip().lower()
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
             item.setHidden(bool(text) and text not in item.text(0).lower())
+
+    def _find(self, text):
+        self._show_found(text)
+        text = text.strip().lower()
         if not text or self.window.trace is None:
             self.found.setText("")
             return
@@ -756,6 +762,9 @@ class DetailsDock(Dock):
         self.form.addRow(row)
         self.picked = None
         self.show_picked(None)
+
+    def show_trace(self, trace, geometry):
+        self.show_picked(None)  # (a row of the trace, or of the part, shown before)
 
     def show_picked(self, picked):
         self.picked = picked

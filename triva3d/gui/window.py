@@ -5,7 +5,7 @@ the keyboard flight. No drawing or analysis here: the View and the library do it
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..errors import OptionsError, Triva3dError
-from ..viewstate import FRESH, ViewState
+from ..viewstate import FRESH, WHOLE_RUN, ViewState
 from . import Cancelled, docks, flight
 
 HELP = """<h3>Flying through the execution</h3>
@@ -291,11 +291,15 @@ class MainWindow(QtWidgets.QMainWindow):
         if loader.read != OPEN and self.state.refusal(trace):
             self._read_part()  # (the window changed again while it was read)
             return
+        fresh = loader.read == OPEN
+        now = self.state.copy(**FRESH) if fresh and self.view is not None else self.state
+        if trace.whole is not None and now.window is None:
+            now.window = trace.whole.window  # (as _install sets it)
         if loader.base != self.state.base_options():
             layout = geometry = None  # the base changed while it loaded: again
-        elif loader.read != OPEN and not self.state.same_drawing(loader.state):
-            geometry = None  # (another part: the state changed while it was read)
-        if self._install(trace, layout, geometry, fresh=loader.read == OPEN):
+        elif not now.same_drawing(loader.state):
+            geometry = None  # (the state changed while it was read)
+        if self._install(trace, layout, geometry, fresh=fresh):
             self.physical, self.path = loader.physical, path
             docks._blocked(self.logical_action, lambda: self.logical_action.setChecked(False))
             docks._blocked(self.task_action, lambda: self.task_action.setChecked(loader.by_task))
@@ -369,7 +373,9 @@ class MainWindow(QtWidgets.QMainWindow):
                 self.view.set_trace(trace, layout, geometry)
         except Triva3dError as e:
             self._holding = False
-            self.state.assign(before)  # (drawn again: the old trace, as it was)
+            # drawn again: the old trace as it was (another part: as last drawn, the
+            # changes made while it was read never checked)
+            self.state.assign(before if fresh or self.view is None else self._good)
             self.error(str(e))
             return False
         finally:
@@ -550,8 +556,16 @@ class MainWindow(QtWidgets.QMainWindow):
         """Apply the state; a change the View refuses is undone, with a dialog."""
         if self.view is None:
             return
-        if self.trace.whole is not None and self.state.whole_run() is None \
-                and self.state.refusal(self.trace):
+        why = self.trace.whole is not None and self.state.whole_run()
+        if why:  # refused alone: the other changes stay, a part on its way comes
+            self._holding = True
+            try:
+                self.state.update(**{f: getattr(self._good, f) for f in WHOLE_RUN})
+            finally:
+                self._holding = False
+            self.error(f"{self.trace.source}: only a window of it is read, {why} needs "
+                       "the whole run")
+        if self.trace.whole is not None and self.state.refusal(self.trace):
             self._read_part()  # (a store's part: another window)
             return
         if self.loader is not None and self.loader.read != OPEN:  # (the part shown
@@ -697,8 +711,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.flight.stop()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("docks", self.saveState())
-        for loader in self._dropped + [self.loader]:
+        loaders, self.loader = self._dropped + [self.loader], None  # (nothing installed)
+        for loader in loaders:
             if loader is not None:
+                loader.requestInterruption()
                 loader.wait()
         self.interactor.close()
         super().closeEvent(event)
