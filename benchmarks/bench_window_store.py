@@ -9,11 +9,13 @@ trace and `triva3d ingest`.
 
 Usage: python benchmarks/bench_window_store.py STORE
 """
+import os
 import resource
 import sys
 import time
 
 START = time.perf_counter()
+os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")  # (as `triva3d view` has it)
 
 
 def peak_mb():
