@@ -178,5 +178,27 @@ def test_an_unreachable_scheduler_and_a_damaged_partition(stored, tmp_path, monk
         with pytest.raises(TraceError, match=re.escape(f"{lost}: missing: the store is "
                                                        "incomplete, ingest again")):
             read(str(gone))
+    # another bucket's file in its place, codes out of range: one line, never an answer
+    stale = tmp_path / "stale"
+    shutil.copytree(store, stale)
+    a, b = sorted((stale / "states").glob("bucket=*/part-0.parquet"))[:2]
+    b.write_bytes(a.read_bytes())
+    for read in (read_store, state_slice):
+        with pytest.raises(TraceError, match=re.escape(f"{b}: not the partition its store "
+                                                       "wrote: ")):
+            read(str(stale))
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    codes = tmp_path / "codes"
+    shutil.copytree(store, codes)
+    f = sorted((codes / "states").glob("bucket=*/part-0.parquet"))[0]
+    t = pq.read_table(f)
+    t = t.set_column(t.schema.get_field_index("value"), "value",
+                     pa.array(np.full(t.num_rows, 99999, np.int32)))
+    pq.write_table(t, f, row_group_size=1 << 20)
+    with pytest.raises(TraceError, match=re.escape(f"{f}: not a readable store partition: "
+                                                   "its value codes run from 99999 to "
+                                                   "99999, the store has")):
+        state_slice(str(codes))
     with pytest.raises(OptionsError, match="time window 2:1 ends before it starts"):
         state_slice(store, (2.0, 1.0))

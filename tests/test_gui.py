@@ -493,7 +493,7 @@ def test_a_store_too_big_for_memory_opens_in_parts(qtbot, tmp_path, monkeypatch)
     for n in (1, 2):
         w.state.window = None
         qtbot.waitUntil(lambda: len(shown) == n, timeout=PATIENCE_MS)
-        assert "reading it whole needs about 0.4 MB, 0.2 MB are free" in shown[-1]
+        assert "reading it whole needs about 0.3 MB, 0.2 MB are free" in shown[-1]
         assert w.state.window == (0.15, 0.2) and w.trace.whole.window == (0.15, 0.2)
     w.logical_action.trigger()
     assert shown[2] == f"{path}: only a window of it is read, logical time needs the whole run"

@@ -260,6 +260,8 @@ def test_the_overview_a_store_keeps_has_fewer_bins_for_many_values(tmp_path, mon
     ingest(tr, tmp_path / "s")
     part = read_part(tmp_path / "s", (0.1, 0.2))
     assert part.whole.overview.shape == (128, 5) == (overview.fine_bins(5), 5)
+    import pyarrow.parquet as pq  # (one column: a column a value made a footer too big)
+    assert pq.read_schema(tmp_path / "s" / "overview.parquet").names == ["means"]
     for n in (128, 32):
         np.testing.assert_allclose(overview.Overview(part).activity(n)[0],
                                    overview.Overview(tr).activity(n)[0], atol=1e-9)
@@ -267,6 +269,38 @@ def test_the_overview_a_store_keeps_has_fewer_bins_for_many_values(tmp_path, mon
     monkeypatch.setattr(overview, "FINE_CELLS", 1 << 22)
     assert [overview.fine_bins(n) for n in (1, 1000, 65_536, 250_000, 1 << 22, 10**7)] == \
         [4096, 4096, 64, 16, 1, 1]
+
+
+def test_the_memory_a_window_needs_counts_the_states_it_meets(tmp_path, paje):
+    """store._read_bytes guesses a window's rows from the entities counted by the
+    time slices of their start and of their end (store.json): a state over the whole
+    run (OTF2's main) does not stretch the others' (a guess 16 times too low)."""
+    from triva3d import store
+    from triva3d.engine import read_part
+    body = "12 0 p1 S main\n12 0 p2 S main\n" + "".join(
+        f"12 {t:g} p1 S work\n12 {t:g} p2 S work\n13 {t + 0.01:g} p1 S\n"
+        f"13 {t + 0.01:g} p2 S\n" for t in np.arange(1600) / 16) + "13 100 p1 S\n13 100 p2 S\n"
+    tr = paje(body)
+    ingest(tr, tmp_path / "s")
+    path = str(tmp_path / "s")
+    whole = store._read_bytes(path)
+    for window in ((0.0, 6.25), (50.0, 56.25), (99.0, 100.0)):
+        meets = len(read_part(path, window).states)
+        assert store._read_bytes(path, window) == pytest.approx(
+            whole * meets / len(tr.states), rel=0.1)
+
+
+def test_a_store_keeps_every_link_whenever_it_is(tmp_path, paje):
+    """The messages per pair of a whole store are every link's, those before the
+    root container's start too (it filtered them by the root's span)."""
+    from triva3d.bases.appgraph import message_pairs
+    from triva3d.engine import comm_pairs
+    tr = paje('5 r S "run" "1 0 0"\n11 -5 p1 S r\n15 -4 0 L p1 1 m1\n16 -3 0 L p2 1 m1\n'
+              '11 -2 p1 S r\n7 1 P p1\n7 1 P p2\n')
+    ingest(tr, tmp_path / "s")
+    want = message_pairs(tr)
+    assert len(want[0]) == 1 and tr.links.start[0] < tr.containers.start[0]
+    assert all(np.array_equal(a, b) for a, b in zip(comm_pairs(str(tmp_path / "s")), want))
 
 
 def test_a_store_opens_whole_or_on_its_first_entities(tmp_path, monkeypatch):
@@ -482,7 +516,7 @@ def test_a_store_too_big_to_read_whole_is_refused_in_one_line(tmp_path, monkeypa
         m.setattr(store, "_read", lambda *a, **k: 1 / 0)  # (no row is read)
         assert cli.main(["dump", str(tmp_path / "s")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "reading it whole needs about 0.4 MB, 0.1 MB are free" in err
+    assert err.count("\n") == 1 and "reading it whole needs about 0.3 MB, 0.1 MB are free" in err
     from triva3d.engine import read_part
     assert len(read_part(tmp_path / "s", (0.05, 0.1)).states) == 245
     assert cli.main(["treemap", str(tmp_path / "s"), "-o", str(tmp_path / "t.csv")]) == 0

@@ -46,9 +46,11 @@ def client(address=None):
                            f"({type(e).__name__})") from None
 
 
-def _read_overlapping(path, columns, t0, t1):
+def _read_overlapping(path, columns, t0, t1, codes):
     """The `columns` (name -> array) of the entities of one bucket file whose [start,
-    end] meets [t0, t1]; the row groups' statistics skip the other time slices."""
+    end] meets [t0, t1]; the row groups' statistics skip the other time slices. A
+    TraceError where the file cannot be read, or a column named in `codes` holds a
+    code outside 0 to codes[column] - 1, or an entity ends before it starts."""
     import pyarrow.parquet as pq
     try:
         t = pq.read_table(path, columns=columns,
@@ -56,17 +58,26 @@ def _read_overlapping(path, columns, t0, t1):
     except Exception as e:  # untrusted: any damage
         raise TraceError(path, None, f"not a readable store partition: "
                                      f"{e or type(e).__name__}") from None
-    return {k: t.column(k).to_numpy() for k in t.column_names}
+    c = {k: t.column(k).to_numpy() for k in t.column_names}
+    for k, v in c.items():
+        if k in codes and len(v) and not 0 <= v.min() <= v.max() < codes[k]:
+            raise TraceError(path, None, f"not a readable store partition: its {k} codes "
+                                         f"run from {v.min()} to {v.max()}, the store has "
+                                         f"{codes[k]}")
+    if "end" in c and len(c["end"]) and not (c["end"] >= c["start"]).all():
+        raise TraceError(path, None, "not a readable store partition: an entity ends "
+                                     "before it starts")
+    return c
 
 
-def _read_states(path, t0, t1):
+def _read_states(path, t0, t1, codes):
     """The states of one bucket file that can overlap [t0, t1] (the row groups'
     statistics skip the other time slices), sorted by container then start: their
     columns, their containers (`cont`) with each state's index into it (`local`), and
     the state each is nested in (-1: none)."""
     from .analysis.timeslice import nesting_parents_of
     c = _read_overlapping(path, ["container", "type", "value", "start", "end",
-                                 "imbrication"], t0, t1)
+                                 "imbrication"], t0, t1, codes)
     order = np.lexsort((c["start"], c["container"]))  # (time slices: one after another)
     c = {k: v[order] for k, v in c.items()}
     c["cont"], local = np.unique(c["container"], return_inverse=True)
@@ -77,11 +88,11 @@ def _read_states(path, t0, t1):
     return c
 
 
-def _bucket_slice(path, t0, t1, col_of_value):
+def _bucket_slice(path, t0, t1, col_of_value, codes):
     """(containers, seconds per container and state column) of one bucket file: the
-    exclusive time of its states in [t0, t1]."""
+    exclusive time of its states in [t0, t1] (`codes`: see _read_overlapping)."""
     from .analysis.timeslice import _states
-    c = _read_states(path, t0, t1)
+    c = _read_states(path, t0, t1, codes)
     parent = c["parent"] if (c["parent"] >= 0).any() else np.zeros(0, np.int64)
     out = np.zeros((len(c["cont"]), int(col_of_value.max(initial=-1)) + 1))
     _states(c["local"].astype(np.int64), col_of_value[c["value"]], c["start"], c["end"],
@@ -90,12 +101,12 @@ def _bucket_slice(path, t0, t1, col_of_value):
     return c["cont"], out
 
 
-def _bucket_use(path, edges, col_of_value):
+def _bucket_use(path, edges, col_of_value, codes):
     """(bins, state columns) of one bucket file: the mean number of its containers in
     each state value over each bin, each instant counted in the deepest state (as
     analysis.overview)."""
     from .analysis.overview import state_counts
-    c = _read_states(path, float(edges[0]), float(edges[-1]))
+    c = _read_states(path, float(edges[0]), float(edges[-1]), codes)
     counts = state_counts(col_of_value[c["value"]], c["parent"], c["start"], c["end"],
                           int(col_of_value.max(initial=-1)) + 1)
     with _PARALLEL:
@@ -103,8 +114,9 @@ def _bucket_use(path, edges, col_of_value):
 
 
 def _skeleton(store):
-    """(state value codes, column of each value code, the trace's (start, end)) of
-    the store at `store`, from its small tables; a TraceError where it is none."""
+    """(state value codes, column of each value code, the trace's (start, end), the
+    codes of its partitions' columns: column -> how many) of the store at `store`,
+    from its small tables; a TraceError where it is none."""
     import pyarrow.parquet as pq
     from .store import is_store
     if not is_store(store):
@@ -113,14 +125,17 @@ def _skeleton(store):
         values = pq.read_table(os.path.join(store, "values.parquet")).column("type").to_numpy()
         types = pq.read_table(os.path.join(store, "types.parquet")).column("kind").to_numpy()
         span = pq.read_table(os.path.join(store, "containers.parquet"),
-                             columns=["start", "end"]).slice(0, 1).to_pylist()[0]
+                             columns=["start", "end"])
+        n_cont, span = span.num_rows, span.slice(0, 1).to_pylist()[0]
     except Exception as e:  # untrusted: any damage
         raise TraceError(str(store), None, f"not a readable triva3d store: "
                                            f"{e or type(e).__name__}") from None
     state_values = np.flatnonzero(types[values] == Kind.STATE)
     col = np.full(len(values), -1, np.int32)
     col[state_values] = np.arange(len(state_values), dtype=np.int32)
-    return state_values, col, (float(span["start"]), float(span["end"]))
+    codes = {"container": n_cont, "start_container": n_cont, "end_container": n_cont,
+             "type": len(types), "value": len(values)}
+    return state_values, col, (float(span["start"]), float(span["end"])), codes
 
 
 def _window(window, span):
@@ -156,12 +171,10 @@ def state_slice(store, window=None, address=None, threads=None):
     value (columns: their value codes), the exclusive seconds in `window` (default
     the whole trace), reduced bucket by bucket as Dask tasks (on threads here where
     no scheduler is given: `threads` of them, default a core each)."""
-    import pyarrow.parquet as pq
-    state_values, col, span = _skeleton(store)
+    state_values, col, span, codes = _skeleton(store)
     t0, t1 = _window(window, span)
-    n_cont = pq.read_metadata(os.path.join(store, "containers.parquet")).num_rows
-    out = np.zeros((n_cont, len(state_values)))
-    for cont, seconds in _over_buckets(store, _bucket_slice, (t0, t1, col), address,
+    out = np.zeros((codes["container"], len(state_values)))
+    for cont, seconds in _over_buckets(store, _bucket_slice, (t0, t1, col, codes), address,
                                        threads=threads):
         out[cont, :seconds.shape[1]] = seconds
     return out, state_values
@@ -171,21 +184,22 @@ def utilization(store, edges, address=None, threads=None):
     """(means, state values): per bin between the increasing `edges` and state value,
     how many containers are in it on average (each instant in the deepest state, as
     analysis.overview.Overview(trace).counts().means(edges)), the buckets' sums."""
-    state_values, col, _ = _skeleton(store)
+    state_values, col, _, codes = _skeleton(store)
     edges = np.asarray(edges, np.float64)
     if len(edges) < 2 or (np.diff(edges) <= 0).any():
         raise OptionsError("utilization bins need two or more increasing edges")
     out = np.zeros((len(edges) - 1, len(state_values)))
-    for means in _over_buckets(store, _bucket_use, (edges, col), address, threads=threads):
+    for means in _over_buckets(store, _bucket_use, (edges, col, codes), address,
+                               threads=threads):
         out[:, :means.shape[1]] += means
     return out, state_values
 
 
-def _bucket_pairs(path, t0, t1, platform):
+def _bucket_pairs(path, t0, t1, platform, codes):
     """(sender, receiver, messages, bytes) per pair of one links bucket file: the
     messages (links of no `platform` type) overlapping [t0, t1]."""
     c = _read_overlapping(path, ["start_container", "end_container", "type", "bytes"],
-                          t0, t1)
+                          t0, t1, codes)
     from .bases.appgraph import count_pairs
     keep = ~np.isin(c["type"], platform)
     return count_pairs(c["start_container"][keep], c["end_container"][keep],
@@ -194,16 +208,17 @@ def _bucket_pairs(path, t0, t1, platform):
 
 def comm_pairs(store, window=None, address=None):
     """(sender, receiver, messages, bytes): per pair of containers that exchanged
-    messages overlapping `window` (default the whole trace), how many and their Size
+    messages overlapping `window` (default all, whenever they are), how many and their Size
     summed (0 where none is given): the communication graph's edges before they are
     lifted to a level. A links bucket holds its senders' links, so each pair comes
     from one task: the results are concatenated, never combined."""
     import pyarrow.parquet as pq
-    t0, t1 = _window(window, _skeleton(store)[2])
+    _, _, span, codes = _skeleton(store)
+    t0, t1 = (-np.inf, np.inf) if window is None else _window(window, span)
     platform = np.flatnonzero(pq.read_table(os.path.join(store, "types.parquet"),
                                             columns=["platform"]).column(0).to_numpy(
                                                 zero_copy_only=False))
-    parts = _over_buckets(store, _bucket_pairs, (t0, t1, platform), address, "links")
+    parts = _over_buckets(store, _bucket_pairs, (t0, t1, platform, codes), address, "links")
     return tuple(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
                  for k in range(4))
 

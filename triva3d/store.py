@@ -2,13 +2,15 @@
 writes it, and DIR then opens as a trace of its own (an entry of load.READERS).
 
 DIR holds `store.json` (the format, the source, the time unit, the reader's report,
-which user-defined fields each table has, each entity table's files and their rows),
+which user-defined fields each table has, each entity table's files with their rows
+counted by the time slices of their start and of their end),
 `names.parquet` (the interned names),
 `types.parquet`, `values.parquet`, `containers.parquet`, `state_pairs.parquet`,
 `variable_pairs.parquet` and `overview.parquet` (small: each one file; beside the
 types, values and containers their colours and what the whole run says of them,
 trace.Whole, for a reader of part of the store, its link sizes in store.json; the
-overview: analysis.overview's means in its fine_bins, a column per state value),
+overview: analysis.overview's means in its fine_bins, bins by state values flattened
+in one column),
 and a dataset per entity table (`states/`,
 `links/`, `variables/`, `events/`) partitioned by container bucket
 (`bucket=K`: containers K * size to (K + 1) * size - 1; a link by its sender, with
@@ -154,8 +156,7 @@ def ingest(trace, out):
             time = t.columns["time" if name == "events" else "start"]
             owner = t.start_container if name == "links" else t.container
             bucket = (owner // size).astype(np.int32)
-            slot = np.clip((time - t0) * (TIME_SLICES / max(t1 - t0, 1e-300)), 0,
-                           TIME_SLICES - 1).astype(np.int32) if len(time) else bucket
+            slot = _slots(time, t0, t1) if len(time) else bucket
             columns = {**t.columns, **_extra(t)}
             if name == "links":
                 columns["bytes"] = link_bytes(trace)
@@ -176,24 +177,37 @@ def ingest(trace, out):
                 os.makedirs(os.path.join(out, os.path.dirname(part)), exist_ok=True)
                 queued.append(pool.submit(_write_bucket, os.path.join(out, part),
                                           columns, rows, slot[rows]))
-                written[name].append((part, len(rows)))
+                ends = t.columns["time" if name == "events" else "end"][rows]
+                spread = np.bincount(slot[rows] * TIME_SLICES + _slots(ends, t0, t1),
+                                     minlength=TIME_SLICES ** 2)
+                at = np.flatnonzero(spread)
+                written[name].append((part, len(rows), [(int(k) // TIME_SLICES,
+                                                         int(k) % TIME_SLICES, int(spread[k]))
+                                                        for k in at]))
                 while len(queued) > WRITERS:  # (as many buckets' copies as writers)
                     queued.popleft().result()
                 files += 1
         while queued:
             queued.popleft().result()
-    write_small("overview", {str(v): overview[:, k] for k, v in enumerate(state_values)})
+    write_small("overview", {"means": overview.ravel()})  # (a column each: 1e6 values
+    #                                                     made a footer Parquet refuses)
     meta = {"mark": MARK, "format": FORMAT, "source": str(trace.source),
             "time_unit": trace.time_unit, "unit_note": trace.unit_note,
             "report": [list(r) for r in trace.report], "other_records": trace.other_records,
-            "bucket_size": size, "time_slices": TIME_SLICES,
+            "bucket_size": size, "time_slices": TIME_SLICES, "span": [t0, t1],
             "link_sizes": list(link_sizes(trace)),
-            "overview": [str(v) for v in state_values],
+            "overview": state_values.tolist(),
             "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA},
             "files": written}
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
     return files + 1
+
+
+def _slots(time, t0, t1):
+    """The time slice of each of `time` in the run from `t0` to `t1`."""
+    return np.clip((time - t0) * (TIME_SLICES / max(t1 - t0, 1e-300)), 0,
+                   TIME_SLICES - 1).astype(np.int32)
 
 
 def _write_bucket(path, columns, rows, slot):
@@ -245,11 +259,7 @@ def _check_memory(path, window):
     """A TraceError where reading the store at `path` whole (window None) or the
     entities meeting `window` would take more memory than is free (nothing where
     it is no store of this version: the read says what is wrong)."""
-    try:
-        with open(os.path.join(path, "store.json"), encoding="utf-8") as f:
-            if json.load(f).get("format") != FORMAT:
-                return
-    except (OSError, ValueError, AttributeError):
+    if meta_of(path) is None:
         return
     need, free = _read_bytes(path, window), _free_bytes()
     if free is None or need <= free:
@@ -270,77 +280,112 @@ def fits(path, most=None):
     return not room or _read_bytes(str(path)) <= min(room)
 
 
-def _groups(path):
-    """(table, extra columns, rows, first start or time, last end or time) of each
-    row group of the store's entity files (a group whose statistics are missing spans
-    everything; a file that cannot be read is left to the read, which says what is
-    wrong), read once for each version of the store (its store.json's time)."""
-    try:
-        stamp = os.stat(os.path.join(path, "store.json")).st_mtime_ns
-    except OSError:
-        return ()
-    return _footers(path, stamp)
-
-
 @functools.lru_cache(maxsize=4)
-def _footers(path, stamp):
-    """_groups of the store at `path` as it is at `stamp`."""
-    return tuple(_each_group(path))
+def _meta(path, stamp):
+    """The store.json of the store at `path` as it is at `stamp` (its time), None
+    where it cannot be read (the read says what is wrong)."""
+    try:
+        with open(os.path.join(path, "store.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        return meta if meta.get("format") == FORMAT else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def meta_of(path):
+    """_meta of the store at `path` now."""
+    try:
+        return _meta(str(path), os.stat(os.path.join(path, "store.json")).st_mtime_ns)
+    except OSError:
+        return None
 
 
 def entity_files(path, name):
     """The files of the store at `path` holding its table `name` (sorted), as its
-    store.json lists them; a TraceError naming one that is missing (a store of
-    another version: read_store says so)."""
+    store.json lists them; a TraceError naming one that is missing or is not the one
+    written there (its rows, its containers: another bucket's, a stale copy)."""
+    meta = meta_of(path)
     try:
-        with open(os.path.join(path, "store.json"), encoding="utf-8") as f:
-            listed = json.load(f)["files"][name]
-        files = sorted(os.path.join(path, part) for part, _ in listed)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        listed = sorted((os.path.join(path, part), rows) for part, rows, _ in
+                        meta["files"][name])
+        size = int(meta["bucket_size"])
+    except (KeyError, TypeError, ValueError):
         raise TraceError(path, None, "not a readable triva3d store of this version: "
                                      "ingest again") from None
-    for f in files:
-        if not os.path.isfile(f):
-            raise TraceError(f, None, "missing: the store is incomplete, ingest again")
-    return files
-
-
-def _each_group(path):
-    import pyarrow.parquet as pq
-    for name in ENTITIES:
-        lo, hi = ("time", "time") if name == "events" else ("start", "end")
+    column = "start_container" if name == "links" else "container"
+    for f, rows in listed:
         try:
-            files = entity_files(path, name)
-        except TraceError:  # the read says what is wrong
-            return
-        for f in files:
-            try:
-                meta = pq.read_metadata(f)
-                at = meta.schema.names.index(lo), meta.schema.names.index(hi)
-            except Exception:  # untrusted: the read says what is wrong
-                continue
-            extra = meta.num_columns - len(SCHEMA[name])
-            for g in range(meta.num_row_groups):
-                rg = meta.row_group(g)
-                a, b = rg.column(at[0]).statistics, rg.column(at[1]).statistics
-                yield (name, extra, rg.num_rows,
-                       a.min if a is not None and a.has_min_max else -np.inf,
-                       b.max if b is not None and b.has_min_max else np.inf)
+            st = os.stat(f)
+        except OSError:
+            raise TraceError(f, None, "missing: the store is incomplete, ingest again") \
+                from None
+        bucket = int(os.path.basename(os.path.dirname(f)).partition("=")[2])
+        _check_file(f, st.st_size, st.st_mtime_ns, rows, bucket * size,
+                    (bucket + 1) * size, column)
+    return [f for f, _ in listed]
+
+
+@functools.lru_cache(maxsize=1024)
+def _check_file(f, size, stamp, rows, lo, hi, column):
+    """A TraceError where the partition file `f` (of `size` bytes at `stamp`) does not
+    hold `rows` rows of the containers lo to hi - 1 in `column` (its footer's
+    statistics; a file that cannot be read is left to the read)."""
+    import pyarrow.parquet as pq
+    try:
+        meta = pq.read_metadata(f)
+        k = meta.schema.names.index(column)
+    except Exception:  # untrusted: the read says what is wrong
+        return
+    if meta.num_rows != rows:
+        raise TraceError(f, None, f"not the partition its store wrote: {meta.num_rows} rows, "
+                                  f"{rows} written (ingest again)")
+    for g in range(meta.num_row_groups):
+        st = meta.row_group(g).column(k).statistics
+        if st is not None and st.has_min_max and not lo <= st.min <= st.max < hi:
+            raise TraceError(f, None, f"not the partition its store wrote: containers "
+                                      f"{st.min} to {st.max}, its bucket holds {lo} to "
+                                      f"{hi - 1} (ingest again)")
+
+
+def _spread(path):
+    """(table, extra columns, rows starting in each time slice (TIME_SLICES, ending
+    in each), the run's (start, end)) of each entity file of the store at `path`,
+    from its store.json (nothing where it cannot say: the read says what is wrong)."""
+    meta = meta_of(path)
+    try:
+        t0, t1 = meta["span"]
+        for name in ENTITIES:
+            extra = len(meta["extra"][name])
+            for _, _, cells in meta["files"][name]:
+                counts = np.zeros((TIME_SLICES, TIME_SLICES))
+                for s, e, n in cells:
+                    counts[s, e] = n
+                yield name, extra, counts, (float(t0), float(t1))
+    except (KeyError, TypeError, ValueError, IndexError):
+        return
 
 
 def _read_bytes(path, window=None):
     """About the peak bytes of reading the store at `path` whole (window None) or
-    the entities meeting `window`: the rows of each row group that meets it, in the
-    share of its time that the window covers (a row group is read a batch at a
-    time); 0 where its files cannot say: the read then says what is wrong."""
-    total = 0
-    for name, extra, rows, first, last in _groups(path):
-        if window is not None:  # (its rows meeting the window: spread evenly over it)
-            inside = min(last, window[1]) - max(first, window[0])
-            rows *= 0 if inside < 0 else 1 if not 0 < last - first < np.inf else \
-                max(inside, 0) / (last - first)
-        width = sum(np.dtype(d).itemsize for d in SCHEMA[name].values()) + 12
-        total += rows * (width + 4 * extra)
+    the entities meeting `window`: of the entities starting in one time slice and
+    ending in one, the share that starts before the window ends times the share
+    that ends after it starts (spread evenly inside their slices); 0 where the
+    store cannot say: the read then says what is wrong."""
+    total = 0.0
+    for name, extra, counts, (t0, t1) in _spread(path):
+        if window is not None:
+            d = (t1 - t0) / TIME_SLICES
+            edge = t0 + d * np.arange(TIME_SLICES)
+            if d > 0:
+                starts = np.clip((window[1] - edge) / d, 0, 1)  # start <= the window's end
+                ends = np.clip((edge + d - window[0]) / d, 0, 1)  # end >= its start
+            else:
+                starts = ends = np.full(TIME_SLICES, float(window[1] >= t0 and
+                                                           window[0] <= t1))
+            counts = starts[:, None] * counts * ends[None, :]
+        width = sum(np.dtype(d).itemsize for d in SCHEMA[name].values()) + 8 + \
+            8 * (name == "links") + 8 * extra  # (the row, the links' bytes)
+        total += counts.sum() * width
     return int(total * READ_PEAK)
 
 
@@ -360,16 +405,16 @@ def first_window(path, rows=None):
     `rows` (default PART_ROWS; entities spread evenly inside each time slice), or
     the whole run where it holds fewer; `rows` halved, down to MIN_PART_ROWS, while
     reading them would take more memory than is free."""
-    import pyarrow.parquet as pq
     rows = PART_ROWS if rows is None else rows
-    span = pq.read_table(os.path.join(path, "containers.parquet"),
-                         columns=["start", "end"]).slice(0, 1).to_pylist()[0]
-    t0, t1 = float(span["start"]), float(span["end"])
+    meta = meta_of(path)
+    if meta is None:
+        raise TraceError(path, None, "not a readable triva3d store of this version: "
+                                     "ingest again")
+    t0, t1 = meta["span"]
     d = (t1 - t0) / TIME_SLICES
     per_slice = np.zeros(TIME_SLICES)
-    for _, _, n, first, _ in _groups(path):
-        k = int(np.clip(np.floor((first - t0) / d), 0, TIME_SLICES - 1)) if d > 0 else 0
-        per_slice[k] += n
+    for _, _, counts, _ in _spread(path):
+        per_slice += counts.sum(axis=1)
     before = np.concatenate([[0], np.cumsum(per_slice)])
 
     def window(rows):
@@ -437,7 +482,8 @@ def _read(path, window=None, pairs=None):
         arena = np.frombuffer(data, np.uint8, int(offsets[-1])) if data else \
             np.zeros(0, np.uint8)
         columns, extra, colors, small = {}, {}, {}, {}
-        for name in SMALL[1:]:  # (the names: above)
+        # (the names: above; the overview: a part's alone)
+        for name in SMALL[1:-1] + (("overview",) if window is not None else ()):
             t = pq.read_table(os.path.join(path, f"{name}.parquet"))
             small[name] = {c: t.column(c).to_numpy(zero_copy_only=False)
                            for c in t.column_names}
@@ -487,6 +533,6 @@ def _whole(meta, small, window, pairs):
         variable_pairs=tuple(small["variable_pairs"][c] for c in PAIRS),
         link_sizes=tuple(meta["link_sizes"]),
         platform_types=types["platform"], constant_types=types["constant"],
-        overview=np.stack([small["overview"][c] for c in meta["overview"]], axis=1)
+        overview=small["overview"]["means"].reshape(-1, len(meta["overview"]))
         if meta["overview"] else np.zeros((0, 0)),
         pairs=pairs, window=tuple(window))
