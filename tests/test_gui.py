@@ -544,10 +544,11 @@ def test_what_is_asked_while_a_part_is_read(qtbot, tmp_path, monkeypatch):
     _slowed(monkeypatch, "read_part")
     w.state.window = (0.15, 0.2)
     w.state.hidden = ("Computing",)
+    w.state.base = "timeline"
     w.state.color_by = "duration"
     assert shown == [f"{path}: only a window of it is read, colours by duration needs the "
                      "whole run"]
-    assert w.state.color_by == "value" and w.loader is not None
+    assert w.state.color_by == "value" and w.state.base == "timeline" and w.loader is not None
     qtbot.waitUntil(lambda: w.trace.whole.window == (0.15, 0.2) and w.loader is None,
                     timeout=PATIENCE_MS)
     assert w.state.hidden == ("Computing",) and len(shown) == 1
@@ -556,14 +557,17 @@ def test_what_is_asked_while_a_part_is_read(qtbot, tmp_path, monkeypatch):
     listed = [legend.topLevelItem(i).text(0) for i in range(legend.topLevelItemCount())
               if not legend.topLevelItem(i).isHidden()]
     assert listed == ["Computing"]
+    w.compare_with(str(SMALL))  # (differences need the whole run: the run B not read)
+    assert len(shown) == 2 and "colours by difference" in shown[1]
+    assert w.state.color_by == "value" and w.geometry.other is None
     w.state.window = (0.05, 0.1)
     w.state.aggregate = "no such level"  # (checked once the part comes)
-    qtbot.waitUntil(lambda: len(shown) == 2 and w.loader is None, timeout=PATIENCE_MS)
-    assert "no such level" in shown[1]
+    qtbot.waitUntil(lambda: len(shown) == 3 and w.loader is None, timeout=PATIENCE_MS)
+    assert "no such level" in shown[2]
     assert w.state.window == (0.15, 0.2) == w.trace.whole.window
     assert w.state.aggregate != "no such level"
     w.state.scale = 2.0
-    assert len(shown) == 2 and w.geometry.frame.height == pytest.approx(2 * w.geometry.extent)
+    assert len(shown) == 3 and w.geometry.frame.height == pytest.approx(2 * w.geometry.extent)
     w.state.window = (0.2, 0.25)
     w.close()
     qtbot.wait(200)

@@ -274,7 +274,8 @@ def test_the_overview_a_store_keeps_has_fewer_bins_for_many_values(tmp_path, mon
 def test_the_memory_a_window_needs_counts_the_states_it_meets(tmp_path, paje):
     """store._read_bytes guesses a window's rows from the entities counted by the
     time slices of their start and of their end (store.json): a state over the whole
-    run (OTF2's main) does not stretch the others' (a guess 16 times too low)."""
+    run (OTF2's main) does not stretch the others' (a guess 16 times too low), a
+    narrow window guesses few, entities before the run's start are counted."""
     from triva3d import store
     from triva3d.engine import read_part
     body = "12 0 p1 S main\n12 0 p2 S main\n" + "".join(
@@ -284,10 +285,19 @@ def test_the_memory_a_window_needs_counts_the_states_it_meets(tmp_path, paje):
     ingest(tr, tmp_path / "s")
     path = str(tmp_path / "s")
     whole = store._read_bytes(path)
-    for window in ((0.0, 6.25), (50.0, 56.25), (99.0, 100.0)):
-        meets = len(read_part(path, window).states)
-        assert store._read_bytes(path, window) == pytest.approx(
-            whole * meets / len(tr.states), rel=0.1)
+    for window in ((0.0, 6.25), (50.0, 56.25), (99.0, 100.0), (0.0, 0.5), (53.1, 53.11)):
+        meets = len(read_part(path, window).states)  # (a narrow window: a few)
+        guess = store._read_bytes(path, window) / whole * len(tr.states)
+        assert 0.9 * meets <= guess <= 1.1 * meets + 2, window
+    # entities outside the run's span are counted in its first (last) slice
+    tr = paje("".join(f"12 {t:.4f} p1 S work\n13 {t + 0.001:.4f} p1 S\n"
+                      for t in -10 + np.arange(1000) / 100) + "12 1 p1 S work\n13 2 p1 S\n")
+    assert tr.containers.start[0] == 0 and tr.states.start.min() == -10
+    ingest(tr, tmp_path / "out")
+    path = str(tmp_path / "out")
+    meets = len(read_part(path, (-10, -0.5)).states)
+    assert meets == 951 and store._read_bytes(path, (-10, -0.5)) >= \
+        store._read_bytes(path) * meets / len(tr.states)
 
 
 def test_a_store_keeps_every_link_whenever_it_is(tmp_path, paje):
@@ -328,10 +338,14 @@ def test_a_store_opens_whole_or_on_its_first_entities(tmp_path, monkeypatch):
     assert store.first_window(path, 10 ** 9) == (t0, t1)
     whole = store._read_bytes(path)  # the memory a window's read is guessed to take
     assert store._read_bytes(path, (t0, t1)) == whole
-    guesses = [store._read_bytes(path, (t0 + 0.4 * (t1 - t0), t0 + f * (t1 - t0)))
-               for f in (0.41, 0.45, 0.5, 0.7)]
+    windows = [(t0 + 0.4 * (t1 - t0), t0 + f * (t1 - t0)) for f in (0.41, 0.45, 0.5, 0.7)]
+    guesses = [store._read_bytes(path, w) for w in windows]
     assert 0 < guesses[0] < guesses[1] < guesses[2] < guesses[3] < whole
-    assert guesses[2] == pytest.approx(0.1 * whole, rel=0.5)
+    for w, guess in zip(windows, guesses):  # (a little high: states across slices)
+        part = read_part(path, w)
+        share = sum(len(getattr(part, t)) for t in ENTITIES) / \
+            sum(len(getattr(tr, t)) for t in ENTITIES)
+        assert 0.9 * share <= guess / whole <= 1.7 * share
     monkeypatch.setattr(store, "PART_ROWS", 500)
     monkeypatch.setattr(store, "OPEN_BYTES", store._read_bytes(path) - 1)
     part = read_for_view(path)
@@ -541,6 +555,19 @@ def test_a_treemap_of_a_store_s_slice_reads_only_the_slice(more, tmp_path, monke
     want = treemap(small, "t.csv")
     monkeypatch.setattr(store, "read_store", lambda *a, **k: 1 / 0)
     assert treemap(str(tmp_path / "s"), "s.csv") == want and want.count("\n") > 10
+
+
+def test_what_a_part_cannot_draw_is_taken_back_alone():
+    """ViewState.undo_whole_run: from a state a part draws, only the changes that
+    made the state need the whole run are taken back."""
+    from triva3d import ViewState
+    good = ViewState(window=(0.1, 0.2))
+    assert good.copy(base="timeline", color_by="duration").undo_whole_run(good) == \
+        {"color_by": "value"}
+    assert good.copy(heat=True, call_path="main", scale=2.0).undo_whole_run(good) == \
+        {"heat": False, "call_path": None}
+    assert good.copy(base="tasktree").undo_whole_run(good) == {"base": good.base}
+    assert good.copy(compare="b.trace").undo_whole_run(good) == {}
 
 
 def test_a_part_says_and_refuses_what_the_whole_run_does(tmp_path, capsys):

@@ -347,6 +347,22 @@ def _check_file(f, size, stamp, rows, lo, hi, column):
                                       f"{hi - 1} (ingest again)")
 
 
+def _meeting(window, t0, t1):
+    """(TIME_SLICES, TIME_SLICES): the share of the entities starting in each time
+    slice of the run from `t0` to `t1` and ending in each that meets `window` (see
+    _read_bytes)."""
+    a, b = (float(t) for t in window)
+    d = (t1 - t0) / TIME_SLICES
+    if d <= 0:
+        return np.full((TIME_SLICES, TIME_SLICES), float(b >= t0 and a <= t1))
+    lo = t0 + d * np.arange(TIME_SLICES)
+    hi = lo + d
+    lo[0], hi[-1] = -np.inf, np.inf
+    share = np.outer(b >= lo, a <= hi).astype(np.float64)
+    np.fill_diagonal(share, np.clip((np.minimum(b, hi) - np.maximum(a, lo)) / d, 0, 1))
+    return share
+
+
 def _spread(path):
     """(table, extra columns, rows starting in each time slice (TIME_SLICES, ending
     in each), the run's (start, end)) of each entity file of the store at `path`,
@@ -367,22 +383,17 @@ def _spread(path):
 
 def _read_bytes(path, window=None):
     """About the peak bytes of reading the store at `path` whole (window None) or
-    the entities meeting `window`: of the entities starting in one time slice and
-    ending in one, the share that starts before the window ends times the share
-    that ends after it starts (spread evenly inside their slices); 0 where the
+    the entities meeting `window`, from its entities counted by the time slices of
+    their start and of their end (the first slice reaching back for ever, the last
+    on for ever: entities outside the run's span): of those starting and ending in
+    one slice, the share of it the window covers (short ones, spread evenly); of the
+    others, all where the window ends after their start slice begins and starts
+    before their end slice ends (a guess too high rather than too low). 0 where the
     store cannot say: the read then says what is wrong."""
     total = 0.0
     for name, extra, counts, (t0, t1) in _spread(path):
         if window is not None:
-            d = (t1 - t0) / TIME_SLICES
-            edge = t0 + d * np.arange(TIME_SLICES)
-            if d > 0:
-                starts = np.clip((window[1] - edge) / d, 0, 1)  # start <= the window's end
-                ends = np.clip((edge + d - window[0]) / d, 0, 1)  # end >= its start
-            else:
-                starts = ends = np.full(TIME_SLICES, float(window[1] >= t0 and
-                                                           window[0] <= t1))
-            counts = starts[:, None] * counts * ends[None, :]
+            counts = counts * _meeting(window, t0, t1)
         width = sum(np.dtype(d).itemsize for d in SCHEMA[name].values()) + 8 + \
             8 * (name == "links") + 8 * extra  # (the row, the links' bytes)
         total += counts.sum() * width
@@ -425,7 +436,7 @@ def first_window(path, rows=None):
     free = _free_bytes()
     while (free is not None and rows > MIN_PART_ROWS
            and _read_bytes(path, window(rows)) > free):
-        rows //= 2
+        rows = max(rows // 2, MIN_PART_ROWS)
     return window(rows)
 
 

@@ -594,6 +594,20 @@ class ViewState:
             "side_by_side", "logical", "call_path", "task", "intervals")
             if getattr(self, name) is not None), None)
 
+    def undo_whole_run(self, good):
+        """The fields to take back from `good` (a state a part draws) so that this one
+        needs no more than a part: only those whose change made it need the whole run
+        (whole_run), each field of WHOLE_RUN where none alone does."""
+        undo, probe = {}, self.copy()
+        while (why := probe.whole_run()) is not None:
+            f = next((f for f in WHOLE_RUN if getattr(probe, f) != getattr(good, f)
+                      and probe.copy(**{f: getattr(good, f)}).whole_run() != why), None)
+            if f is None:
+                return {f: getattr(good, f) for f in WHOLE_RUN}
+            undo[f] = getattr(good, f)
+            probe.update(**{f: undo[f]})
+        return undo
+
     def part(self):
         """The time window outside of which nothing this state draws depends on the
         trace's entities (a store then reads only those meeting it, engine.read_part,

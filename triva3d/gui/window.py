@@ -5,7 +5,7 @@ the keyboard flight. No drawing or analysis here: the View and the library do it
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..errors import OptionsError, Triva3dError
-from ..viewstate import FRESH, WHOLE_RUN, ViewState
+from ..viewstate import FRESH, ViewState
 from . import Cancelled, docks, flight
 
 HELP = """<h3>Flying through the execution</h3>
@@ -574,7 +574,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if why:  # refused alone: the other changes stay, a part on its way comes
             self._holding = True
             try:
-                self.state.update(**{f: getattr(self._good, f) for f in WHOLE_RUN})
+                self.state.update(**self.state.undo_whole_run(self._good))
             finally:
                 self._holding = False
             self.error(f"{self.trace.source}: only a window of it is read, {why} needs "

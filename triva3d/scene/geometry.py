@@ -333,7 +333,8 @@ class Geometry:
                 tr, overrides, self.roles)
             self._palette_of = (overrides, dict(state.variables))
         self.color_by = state.color_by
-        self._second_run(state.compare)
+        self._second_run(state.compare if state.color_by.startswith("difference")
+                         else None)  # (loaded only for the colours that need it)
         self._choose(state.call_path, state.task, state.intervals)
         t0, t1 = state.window or self.data_span
         self._window_given = state.window is not None  # (two runs compare whole without)
