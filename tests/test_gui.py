@@ -557,9 +557,14 @@ def test_what_is_asked_while_a_part_is_read(qtbot, tmp_path, monkeypatch):
     listed = [legend.topLevelItem(i).text(0) for i in range(legend.topLevelItemCount())
               if not legend.topLevelItem(i).isHidden()]
     assert listed == ["Computing"]
+    from triva3d.scene.scene import Scene
+    made = []
+    apply = Scene.apply
+    monkeypatch.setattr(Scene, "apply", lambda *a: (made.append(a[1]), apply(*a))[1])
     w.compare_with(str(SMALL))  # (differences need the whole run: the run B not read)
     assert len(shown) == 2 and "colours by difference" in shown[1]
     assert w.state.color_by == "value" and w.geometry.other is None
+    assert len(made) == 1  # (the state as it was, drawn once)
     w.state.window = (0.05, 0.1)
     w.state.aggregate = "no such level"  # (checked once the part comes)
     qtbot.waitUntil(lambda: len(shown) == 3 and w.loader is None, timeout=PATIENCE_MS)

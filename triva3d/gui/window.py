@@ -571,14 +571,11 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.view is None:
             return
         why = self.trace.whole is not None and self.state.whole_run()
-        if why:  # refused alone: the other changes stay, a part on its way comes
-            self._holding = True
-            try:
-                self.state.update(**self.state.undo_whole_run(self._good))
-            finally:
-                self._holding = False
+        if why:  # refused alone (the other changes stay, a part on its way comes), all
             self.error(f"{self.trace.source}: only a window of it is read, {why} needs "
-                       "the whole run")
+                       "the whole run")  # drawn once what is taken back is sent
+            self.state.update(**self.state.undo_whole_run(self._good))
+            return
         if self.trace.whole is not None and self.state.refusal(self.trace):
             self._read_part()  # (a store's part: another window)
             return
