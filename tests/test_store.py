@@ -557,6 +557,21 @@ def test_a_treemap_of_a_store_s_slice_reads_only_the_slice(more, tmp_path, monke
     assert treemap(str(tmp_path / "s"), "s.csv") == want and want.count("\n") > 10
 
 
+def test_ingest_refuses_what_a_store_could_not_read_back(tmp_path, paje):
+    """A trace that breaks what a read checks (trace.check: here a state ending before
+    it starts, as PajeNG closes it at its last event's time, a link's, written
+    after the state's start) is refused in one line, no store written."""
+    from triva3d.errors import TraceError
+    body = ('5 r S "run" "1 0 0"\n11 0 p1 S r\n11 3 p1 S r\n15 1 0 L p1 r m\n'
+            '16 2 0 L p2 r m\n')
+    tr = paje(body)
+    assert (tr.states.end < tr.states.start).any()
+    with pytest.raises(TraceError, match="cannot be stored: states has an entity ending "
+                                         "before it starts"):
+        ingest(tr, tmp_path / "s")
+    assert not (tmp_path / "s").exists()
+
+
 def test_what_a_part_cannot_draw_is_taken_back_alone():
     """ViewState.undo_whole_run: from a state a part draws, only the changes that
     made the state need the whole run are taken back."""

@@ -84,13 +84,16 @@ def check_out(out):
 def ingest(trace, out):
     """Write `trace` as a store in the folder `out` (made if needed; a store there,
     or what an interrupted ingest left, is replaced; check_out refuses anything
-    else). Its store.json, written last, makes it a store. Returns the number of
-    files written."""
+    else; a TraceError where the trace breaks what a read checks, trace.check). Its
+    store.json, written last, makes it a store. Returns the number of files written."""
     import shutil
 
     import pyarrow as pa
     import pyarrow.parquet as pq
     check_out(out)
+    why = check(trace)  # (a store is read back checked: never write one it refuses)
+    if why:
+        raise TraceError(str(trace.source), None, f"cannot be stored: {why}")
     os.makedirs(out, exist_ok=True)
     for name in ("store.json",) + ENTITIES:  # (first no store; a bucket the new store
         path = os.path.join(out, name)        # has not would stay)
