@@ -136,13 +136,17 @@ def test_on_a_real_cluster(stored, tmp_path):
 
 def test_dask_draws_only_a_store_s_window(stored, tmp_path, capsys):
     """`render --dask` reaches the scheduler of a store's window (one line where it
-    cannot be reached); on a trace, or a store without a window, it is refused."""
+    cannot be reached, as for `view --dask`); on a trace, or a store without a
+    window, it is refused."""
     from triva3d import cli
     _, store = stored
     small = str(Path(__file__).resolve().parents[1] / "examples" / "small.trace")
     out = ["-o", str(tmp_path / "x.png"), "--dask", "tcp://127.0.0.1:9"]
     assert cli.main(["render", store, "--window", "1:2", "--base", "appgraph"] + out) == 2
     assert "Dask scheduler tcp://127.0.0.1:9: cannot be reached" in capsys.readouterr().err
+    assert cli.main(["view", store, "--dask", "tcp://127.0.0.1:9"]) == 2  # (no window)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Dask scheduler tcp://127.0.0.1:9: cannot be reached" in err
     for src, more in ((small, ["--window", "0:0.1"]), (store, [])):
         assert cli.main(["render", src, *more] + out) == 2
         err = capsys.readouterr().err

@@ -533,6 +533,10 @@ def cmd_view(args):
     if state.side_by_side:
         raise OptionsError("two runs side by side are drawn by render and animate; the "
                            "window compares them by colour (--color-by difference:METRIC)")
+    if args.dask:  # the window's reads of a store's parts reduce there (engine.client)
+        from .engine import client
+        client(args.dask).close()  # (one line where it cannot be reached)
+        os.environ["TRIVA3D_DASK"] = args.dask
     status = run(args.trace, state, quality=args.quality, lenient=args.lenient,
                  by_task=args.by_task)
     if status:
@@ -834,6 +838,7 @@ def parser():
                        "fly through the execution; `triva3d TRACE` does the same",
                        optional=True)
     add_scene_options(vw)
+    add_dask(vw, "the messages of each part it reads are counted per pair there")
 
     cv = trace_command("convert", cmd_convert, "write a trace (OTF2 archive or Pajé) as a "
                        "Pajé trace that PajeNG reads")
