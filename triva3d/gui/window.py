@@ -305,7 +305,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self._read_part()  # (the window changed again while it was read)
             return
         fresh = loader.read == OPEN
-        now = self.state.copy(**FRESH) if fresh and self.view is not None else self.state
+        now = self.state.copy(**(FRESH if fresh and self.view is not None else {}))
         if trace.whole is not None and now.window is None:
             now.window = trace.whole.window  # (as _install sets it)
         if loader.base != self.state.base_options():
