@@ -5,13 +5,17 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from triva3d import load
 from triva3d.dump import dump
+from triva3d.paje import reader
 from triva3d.paje.defs import standard_header
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+#: Files smaller than this run the Pajé kernel as Python outside the tests.
+INTERPRET_BELOW = reader.INTERPRET_BELOW
 
 # Standard definitions (ids as Poti writes them); bodies in tests use these ids:
 # 0-5 type and value definitions, 6/7 create/destroy, 8/9/10 Set/Add/SubVariable,
@@ -58,6 +62,8 @@ def pytest_configure(config):
     from hypothesis.configuration import set_hypothesis_home_dir  # its unicode tables...
     set_hypothesis_home_dir(os.path.join(config.triva3d_cache, "hypothesis"))
     os.environ["TRIVA3D_CACHE_DIR"] = config.triva3d_cache
+    reader.INTERPRET_BELOW = 0  # in-process loads run the compiled Pajé kernel; the
+    # semantics, conformance and fuzz tests run both
     os.environ["XDG_CONFIG_HOME"] = os.path.join(config.triva3d_cache, "config")  # QSettings
 
 
@@ -90,6 +96,22 @@ def paje(trace_file):
     def run(body, lenient=False, types=TYPES):
         return load(trace_file(HEADER + types + body), lenient=lenient, cache=False)
     return run
+
+
+def assert_same_trace(a, b):
+    """Both Traces hold the same columns, names, colours and report."""
+    from triva3d.trace import SCHEMA
+    for table in SCHEMA:
+        ta, tb = getattr(a, table), getattr(b, table)
+        for c in ta.columns:
+            np.testing.assert_array_equal(ta.columns[c], tb.columns[c])
+        assert list(ta.extra) == list(tb.extra)
+        for c in ta.extra:
+            np.testing.assert_array_equal(ta.extra[c], tb.extra[c])
+    np.testing.assert_array_equal(a.names.arena, b.names.arena)
+    np.testing.assert_array_equal(a.value_colors, b.value_colors)
+    np.testing.assert_array_equal(a.type_colors, b.type_colors)
+    assert a.report == b.report
 
 
 def dump_lines(trace, user_defined=False):

@@ -6,22 +6,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from conftest import HEADER, TYPES
+from conftest import HEADER, TYPES, assert_same_trace
 from triva3d import cache, load
-from triva3d.trace import SCHEMA
 
 BODY = "11 1 p1 S run\n8 1 p1 V 3\n15 1 0 L p1 m k\n16 2 0 L p2 m k\n17 2 p2 E x\n"
-
-
-def same(a, b):
-    for table in SCHEMA:
-        ta, tb = getattr(a, table), getattr(b, table)
-        for c in ta.columns:
-            np.testing.assert_array_equal(ta.columns[c], tb.columns[c])
-        assert list(ta.extra) == list(tb.extra)
-    np.testing.assert_array_equal(a.names.arena, b.names.arena)
-    np.testing.assert_array_equal(a.value_colors, b.value_colors)
-    assert a.report == b.report
 
 
 def test_round_trip_and_reuse(trace_file):
@@ -30,7 +18,7 @@ def test_round_trip_and_reuse(trace_file):
     assert not first.from_cache
     second = load(path)
     assert second.from_cache
-    same(first, second)
+    assert_same_trace(first, second)
     assert load(path, cache=False).from_cache is False
 
 
@@ -89,7 +77,7 @@ def test_a_damaged_cache_is_parsed_again_with_a_note(trace_file, damage):
     again = load(path)
     assert not again.from_cache and again.notes == [
         f"{where}: the cached copy could not be read; parsed again"]
-    same(fresh, again)
+    assert_same_trace(fresh, again)
     third = load(path)
     assert third.from_cache and not getattr(third, "notes", [])
 
@@ -153,7 +141,7 @@ def refused_after(trace_file, craft):
     again = load(path)
     assert not again.from_cache and again.notes == [
         f"{where}: the cached copy could not be read; parsed again"]
-    same(fresh, again)
+    assert_same_trace(fresh, again)
     return again
 
 

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, mutate_bytes
+from conftest import DATA, assert_same_trace, mutate_bytes
 from triva3d import TraceError, load
+from triva3d.paje import reader
 from triva3d.trace import check
 
 TRACES = ["states.trace", "links.trace", "variables.trace", "events.trace", "gattaca.trace",
@@ -66,6 +67,33 @@ def test_mutated_traces_raise_only_trace_error(data):
             else:  # what loads holds together (indices in range, times finite...)
                 assert check(trace) is None
     finally:
+        os.unlink(path)
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated(), st.booleans())
+def test_mutated_traces_read_the_same_with_the_kernel_as_python(data, lenient):
+    """The Pajé kernel run as Python (a small file) gives the compiled kernel's Trace,
+    or its error, line and reason, on damaged input too."""
+    fd, path = tempfile.mkstemp(suffix=".trace")
+    saved = reader.INTERPRET_BELOW
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        got = []
+        for below in (0, 1 << 40):
+            reader.INTERPRET_BELOW = below
+            try:
+                got.append(reader.read_paje(path, lenient))
+            except TraceError as e:
+                got.append(str(e))
+        if isinstance(got[0], str) or isinstance(got[1], str):
+            assert got[1] == got[0]
+        else:
+            assert_same_trace(got[1], got[0])
+    finally:
+        reader.INTERPRET_BELOW = saved
         os.unlink(path)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import HEADER, TYPES
+from conftest import HEADER, INTERPRET_BELOW, TYPES
 from triva3d.kernels import MESSAGE
 
 NOTE = f"triva3d: note: {MESSAGE}"
@@ -47,16 +47,24 @@ def test_a_cold_kernel_cache_is_announced_once_before_the_compile(tmp_path):
     assert out.splitlines() == ["theirs compiled", placed, "again"]
 
 
+def trace_of(path, states):
+    """A trace of `states` states of p1, one a second; returns `path`."""
+    path.write_text(HEADER + TYPES + "".join(f"11 {t} p1 S run\n" for t in range(states))
+                    + f"13 {states} p1 S\n")
+    return path
+
+
 def test_the_command_says_it_compiles_only_on_a_cold_cache(tmp_path):
-    """`triva3d stats --no-cache` (it parses) with an empty numba cache compiles its
-    kernels and says so once on stderr; the next run, warm, says nothing of it."""
-    trace = tmp_path / "t.trace"
-    trace.write_text(HEADER + TYPES + "11 1 p1 S run\n13 2 p1 S\n")
+    """`triva3d stats --no-cache` (it parses a file too big to parse as Python) with
+    an empty numba cache compiles its kernels and says so once on stderr; the next
+    run, warm, says nothing of it."""
+    trace = trace_of(tmp_path / "t.trace", 2000)
+    assert trace.stat().st_size >= INTERPRET_BELOW
     cold = tmp_path / "numba"
     out, err = run(["stats", str(trace), "--no-cache"], cold, cli=True)
-    assert err.splitlines().count(NOTE) == 1 and "1 states" in out
+    assert err.splitlines().count(NOTE) == 1 and "2000 states" in out
     out, err = run(["stats", str(trace), "--no-cache"], cold, cli=True)
-    assert NOTE not in err and "1 states" in out
+    assert NOTE not in err and "2000 states" in out
 
 
 def test_the_pajé_kernel_unpacks_its_groups_in_the_order_the_simulator_packs_them():
@@ -77,10 +85,11 @@ def test_the_pajé_kernel_unpacks_its_groups_in_the_order_the_simulator_packs_th
     assert unpacked == K.ARGS
 
 
-def test_a_run_that_computes_nothing_never_imports_numba(tmp_path):
-    """numba's start-up (0.8 s) is paid only by a run that computes: `--help` and
-    `stats` of a trace read from triva3d's cache do not import it, and the note of a
-    cold kernel cache still comes where a later step imports it (a parse)."""
+def test_a_run_that_computes_little_never_imports_numba(tmp_path):
+    """numba's start-up (0.8 s) is paid only by a run that computes: `--help`,
+    `stats` of a small trace (its kernel run as Python) and of a trace read from
+    triva3d's cache do not import it; a trace too big for Python does, and the note
+    of a cold kernel cache comes once."""
     trace = tmp_path / "t.trace"
     trace.write_text(HEADER + TYPES + "11 1 p1 S run\n12 2 p1 S io\n13 3 p1 S\n")
     code = """if 1:
@@ -99,12 +108,15 @@ def test_a_run_that_computes_nothing_never_imports_numba(tmp_path):
         p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
                            text=True, check=True, env=env)
         return p.stdout, p.stderr
-    out, err = run_cli("stats", str(trace))  # parses: its kernels compile, said once
-    assert "numba imported: True" in out and err.splitlines().count(NOTE) == 1
+    out, err = run_cli("stats", str(trace))  # parses, as Python
+    assert "numba imported: False" in out and "(parsed)" in out and NOTE not in err
+    assert "State: state, 2, max imbrication 1" in out
     out, err = run_cli("stats", str(trace))
     assert "numba imported: False" in out and "(from cache)" in out
     assert "State: state, 2, max imbrication 1" in out and NOTE not in err
     assert "numba imported: False" in run_cli("--help")[0]
+    out, err = run_cli("stats", str(trace_of(tmp_path / "big.trace", 2000)))
+    assert "numba imported: True" in out and err.splitlines().count(NOTE) == 1
 
 
 @settings(max_examples=200, deadline=None)

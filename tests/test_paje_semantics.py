@@ -4,9 +4,17 @@ import pytest
 
 from conftest import HEADER, TYPES, dump_lines
 from triva3d import TraceError, load
+from triva3d.paje import reader
 
 BODY_LINE = len((HEADER + TYPES).splitlines())  # line number of the line before the body
 SET_STATE_DEF = HEADER.splitlines().index("%EventDef PajeSetState 11") + 1
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def kernel(request, monkeypatch):
+    """Every case twice: the kernel compiled, and run as Python as for a small file."""
+    if request.param == "python":
+        monkeypatch.setattr(reader, "INTERPRET_BELOW", 1 << 40)
 
 
 def states_of(trace):

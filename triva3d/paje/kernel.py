@@ -4,14 +4,16 @@
 arrays of `SimState` (simulator.py). It stops and hands back to Python for the rare
 lines Python handles (definitions, `%` lines, PajeTraceFile), when a table needs to
 grow, and on an error. Semantics follow PajeNG's simulator (PajeContainer.cc).
+The kernels are `kernels.lazy`: a small file runs them as Python, with the same
+results (int64 hashes and numpy floats, as compiled).
 """
-import numba as nb
 import numpy as np
 
 from .defs import (ADD_VARIABLE, CREATE_CONTAINER, DESTROY_CONTAINER, END_LINK, F_ALIAS,
                    F_CONTAINER, F_END_CONTAINER, F_KEY, F_NAME, F_START_CONTAINER, F_TIME,
                    F_TYPE, F_VALUE, NEW_EVENT, POP_STATE, PUSH_STATE, RESET_STATE, SET_STATE,
                    SET_VARIABLE, START_LINK, SUB_VARIABLE, TRACE_FILE)
+from ..kernels import lazy
 from ..trace import Kind
 
 K_CONTAINER, K_STATE, K_EVENT, K_VARIABLE, K_LINK = (int(k) for k in Kind)
@@ -40,8 +42,8 @@ M1, M2, M3, M4 = -7046029254386353131, -4658895280553007687, 7640891576956012809
 
 POW10 = np.array([10.0 ** k for k in range(23)])  # exact doubles
 
-jit = nb.njit(cache=True, nogil=True)
-hot = nb.njit(cache=True, nogil=True, inline="always")  # no call overhead, no refcounting
+jit = lazy(cache=True, nogil=True)
+hot = lazy(cache=True, nogil=True, inline="always")  # no call overhead, no refcounting
 
 
 # ---------------------------------------------------------------- tokenizer
@@ -144,9 +146,9 @@ def parse_number(buf, s, e):
         if exp10 >= -22 and mant < 9007199254740992:
             v = v / POW10[-exp10]
         else:
-            v = v * 10.0 ** exp10
+            v = v * np.float64(10.0) ** exp10  # inf, not OverflowError, as Python
     elif exp10 > 0:
-        v = v * (POW10[exp10] if exp10 <= 22 else 10.0 ** exp10)
+        v = v * (POW10[exp10] if exp10 <= 22 else np.float64(10.0) ** exp10)
     if v == np.inf:  # 1e400: beyond doubles
         return 0.0, False
     return (-v if neg else v), True
@@ -155,7 +157,7 @@ def parse_number(buf, s, e):
 # ---------------------------------------------------------------- hashing
 @hot
 def mix3(a, b, c):
-    h = (a * M1) ^ (b * M2) ^ (c * M3)
+    h = (np.int64(a) * M1) ^ (np.int64(b) * M2) ^ (np.int64(c) * M3)  # int64 also as Python
     h ^= h >> 29
     h *= M4
     h ^= h >> 32
@@ -164,7 +166,7 @@ def mix3(a, b, c):
 
 @hot
 def fnv(buf, s, e):
-    h = FNV_OFFSET
+    h = np.int64(FNV_OFFSET)
     for i in range(s, e):
         h ^= buf[i]
         h *= FNV_PRIME

@@ -1,5 +1,6 @@
 """Read a Pajé trace file in chunks through the kernel into a Trace."""
 import os
+import stat
 
 import numpy as np
 
@@ -7,9 +8,13 @@ from . import defs as D
 from . import kernel as K
 from .simulator import SimState
 from ..errors import TraceError, open_input
+from ..kernels import interpreted
 from ..trace import Kind, Trace
 
 CHUNK = 16 << 20
+#: A regular file smaller than this runs the kernel as Python (about 150 KB/s):
+#: sooner done than numba imported and its kernels loaded (0.8 s).
+INTERPRET_BELOW = 32 << 10
 #: Longest line read (a file without newlines would grow a buffer without bound).
 MAX_LINE = 64 << 20
 #: What a `%` line or a definition can add to (PajeTraceFile reserves for itself).
@@ -29,6 +34,7 @@ class _Progress:
 
     def __init__(self, report):
         self.report, self.read, self.total = report, 0, 0
+        self.small = True  # every file so far small enough to run the kernel as Python
 
     def add(self, n):
         self.read += n
@@ -41,13 +47,16 @@ def read_paje(path, lenient=False, progress=None):
     `progress`: None, or a callable f(bytes read, bytes in all) called after each
     block (an exception it raises stops the read)."""
     path = os.fspath(path)
-    sim = SimState(lenient)
     bar = _Progress(progress)
-    _read_file(sim, path, [], bar)
-    if not sim.header.defs:  # no event could have been read: only blanks and comments
-        raise TraceError(path, None, "holds nothing: " + ("an empty file" if not bar.read else
-                                                          "no Pajé definitions or events"))
-    parts = sim.finish(path)
+    bar.small = _small(path)
+    with interpreted(bar.small):
+        sim = SimState(lenient)
+        _read_file(sim, path, [], bar)
+        if not sim.header.defs:  # no event could be read: only blanks and comments
+            raise TraceError(path, None, "holds nothing: " + (
+                "an empty file" if not bar.read else "no Pajé definitions or events"))
+    with interpreted(bar.small):  # an included file may have been big
+        parts = sim.finish(path)
     unit, note = recorded_unit(parts["names"], parts["columns"]["types"])
     return Trace.from_columns(**parts, time_unit=unit, unit_note=note)
 
@@ -72,7 +81,8 @@ def _read_file(sim, path, chain, bar):
     sim.files.append(path)
     saved_line = int(sim.istate[K.I_LINE])
     sim.istate[K.I_LINE] = 0
-    with f:
+    bar.small = bar.small and _small(f.fileno())
+    with f, interpreted(bar.small):
         bar.total += os.fstat(f.fileno()).st_size
         carry = b""
         while True:
@@ -104,6 +114,16 @@ def _read_file(sim, path, chain, bar):
                                       "%EndEventDef")
     if chain:  # back in the including file; the top file keeps its last line for the end
         sim.istate[K.I_LINE] = saved_line
+
+
+def _small(file):
+    """Whether `file` (a path or descriptor) is a regular file smaller than
+    INTERPRET_BELOW (a pipe's size says nothing of what comes)."""
+    try:
+        st = os.stat(file)
+    except (OSError, ValueError):  # open_input says why
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size < INTERPRET_BELOW
 
 
 def _run(sim, data, end, path, chain, bar):
