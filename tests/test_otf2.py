@@ -825,3 +825,49 @@ def test_tasks_of_a_paje_trace_worked_by_hand(paje):
     cycle = '30 0 p1 S a 1 2\n13 1 p1 S\n30 2 p1 S c 2 1\n13 3 p1 S\n'
     with pytest.raises(TraceError, match="task parents form a cycle"):
         tasks(paje(cycle, types=head))
+
+
+def nest_by_stack(kind, time, a, b, c, d, end_time):
+    """_nest's result the plain way: one stack of Enters, one of collective begins."""
+    states, coll, stack, cstack, bad = [], [], [], [], 0
+    for i, k in enumerate(kind):
+        if k == 1:
+            stack.append(i)
+        elif k == 2 and not stack:
+            bad += 1
+        elif k == 2:
+            j = stack.pop()
+            bad += a[j] != a[i]
+            states.append((a[j], time[j], time[i], len(stack), j, i))
+        elif k == 9:
+            cstack.append(i)
+        elif k == 10 and cstack:
+            j = cstack.pop()
+            coll.append((a[i], b[i], c[i], d[i], time[j], time[i], i))
+    still = len(stack)
+    while stack:
+        j = stack.pop()
+        states.append((a[j], time[j], max(end_time, time[j]), len(stack), j, -1))
+    return states, coll, bad, still
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(st.sampled_from([1, 2, 2, 9, 10, 3]), st.integers(0, 2)),
+                max_size=60), st.integers(0, 100))
+def test_regions_and_collectives_nest_as_a_stack_would(records, end_time):
+    """Enter/Leave and collective begin/end paired without a loop (numba's start-up
+    was most of an archive's read) as a stack pairs them: Leaves on an empty stack
+    or of another region counted, open regions closed at the end, innermost first."""
+    from triva3d.otf2.reader import _nest
+    kind = np.array([k for k, _ in records], np.int64)
+    a = np.array([r for _, r in records], np.int64)
+    time = np.arange(len(kind), dtype=np.int64) * 3
+    b, c, d = a + 10, a + 20, a + 30
+    reg, t0, t1, dep, i0, i1, coll, bad, still = _nest(kind, time, a, b, c, d, end_time)
+    states, expected_coll, expected_bad, expected_still = nest_by_stack(
+        kind, time, a, b, c, d, end_time)
+    assert list(zip(reg.tolist(), t0.tolist(), t1.tolist(), dep.tolist(), i0.tolist(),
+                    i1.tolist())) == [tuple(int(x) for x in s) for s in states]
+    assert coll.tolist() == [[int(x) for x in row] for row in expected_coll]
+    assert coll.shape == (len(expected_coll), 7)
+    assert (bad, still) == (expected_bad, expected_still)

@@ -25,7 +25,7 @@ Mapping (see the README):
   is counted (`Trace.other_records`), never an error.
 
 Global definitions are read with the `otf2` package; events with the C reader
-through ctypes and compiled callbacks (capi.py), then decoded per location in numba.
+through ctypes and compiled callbacks (capi.py), then decoded per location with numpy.
 """
 import ctypes
 import os
@@ -33,7 +33,6 @@ import sys
 from collections import Counter
 
 import numpy as np
-from numba import njit
 
 from ..errors import TraceError
 from ..trace import METRIC_CLASS, SCHEMA, Kind, Names, Trace
@@ -91,73 +90,48 @@ class _Interner:
         return np.array(codes, np.int32)[inv].reshape(-1)
 
 
-
-@njit(cache=True)
 def _nest(kind, time, a, b, c, d, end_time):
     """States from Enter/Leave (region, start, end, depth, the Enter's and the Leave's
     record, -1 for a Leave never met) and collectives (comm | op << 32, root, sent,
     received, begin, end, the end's record), the open ones closed at `end_time`;
-    counts of Leaves that match nothing and of states left open."""
-    n = len(kind)
-    s_reg = np.empty(n, np.int64)
-    s_t0 = np.empty(n, np.int64)
-    s_t1 = np.empty(n, np.int64)
-    s_dep = np.empty(n, np.int16)
-    s_i0 = np.empty(n, np.int64)
-    s_i1 = np.empty(n, np.int64)
-    c_info = np.empty((n, 7), np.int64)
-    stack_reg = np.empty(n, np.int64)
-    stack_t = np.empty(n, np.int64)
-    stack_i = np.empty(n, np.int64)
-    coll_t = np.empty(n, np.int64)
-    top = ns = nc = ctop = 0
-    bad = 0
-    for i in range(n):
-        k = kind[i]
-        if k == 1:  # ENTER
-            stack_reg[top] = a[i]
-            stack_t[top] = time[i]
-            stack_i[top] = i
-            top += 1
-        elif k == 2:  # LEAVE
-            if top == 0:
-                bad += 1
-                continue
-            top -= 1
-            if stack_reg[top] != a[i]:
-                bad += 1
-            s_reg[ns] = stack_reg[top]
-            s_t0[ns] = stack_t[top]
-            s_t1[ns] = time[i]
-            s_dep[ns] = top
-            s_i0[ns] = stack_i[top]
-            s_i1[ns] = i
-            ns += 1
-        elif k == 9:  # COLL_BEGIN
-            coll_t[ctop] = time[i]
-            ctop += 1
-        elif k == 10 and ctop > 0:  # COLL_END
-            ctop -= 1
-            c_info[nc, 0] = a[i]
-            c_info[nc, 1] = b[i]
-            c_info[nc, 2] = c[i]
-            c_info[nc, 3] = d[i]
-            c_info[nc, 4] = coll_t[ctop]
-            c_info[nc, 5] = time[i]
-            c_info[nc, 6] = i
-            nc += 1
-    unclosed = top
-    while top > 0:
-        top -= 1
-        s_reg[ns] = stack_reg[top]
-        s_t0[ns] = stack_t[top]
-        s_t1[ns] = max(end_time, stack_t[top])
-        s_dep[ns] = top
-        s_i0[ns] = stack_i[top]
-        s_i1[ns] = -1
-        ns += 1
-    return (s_reg[:ns], s_t0[:ns], s_t1[:ns], s_dep[:ns], s_i0[:ns], s_i1[:ns], c_info[:nc],
-            bad, unclosed)
+    counts of Leaves that match nothing (or another region) and of states left open."""
+    enter, leave, depth, ignored, still, still_depth = _stack_pairs(kind == capi.ENTER,
+                                                                    kind == capi.LEAVE)
+    bad = ignored + int(np.count_nonzero(a[enter] != a[leave]))
+    t1 = np.r_[time[leave], np.maximum(end_time, time[still])]
+    enter, depth = np.r_[enter, still], np.r_[depth, still_depth]
+    leave = np.r_[leave, np.full(len(still), -1, np.int64)]
+    begin, end = _stack_pairs(kind == capi.COLL_BEGIN, kind == capi.COLL_END)[:2]
+    coll = np.c_[a[end], b[end], c[end], d[end], time[begin], time[end], end]
+    return (a[enter], time[enter], t1, depth, enter, leave, coll.astype(np.int64), bad,
+            len(still))
+
+
+def _stack_pairs(is_begin, is_end):
+    """Begin and end records (masks) paired as they nest, each end closing the latest
+    open begin: (begins, ends, depths) of the pairs in the order of their ends, how
+    many ends closed nothing, and the begins left open, innermost first, with their
+    depths (0: outermost)."""
+    idx = np.flatnonzero(is_begin | is_end)
+    none = np.zeros(0, np.int64)
+    if not len(idx):
+        return none, none, none, 0, none, none
+    opens = is_begin[idx]
+    walk = np.cumsum(np.where(opens, 1, -1))
+    after = walk - np.minimum(np.minimum.accumulate(walk), 0)  # an end at depth 0 is
+    before = np.r_[0, after[:-1]]                              # ignored: depth stays 0
+    kept = opens | (before > 0)
+    level = np.where(opens, before, after)[kept]
+    idx, opens = idx[kept], opens[kept]
+    order = np.lexsort((idx, level))  # at each depth in time: begin, end, begin, end...
+    idx, opens, level = idx[order], opens[order], level[order]
+    closed = np.r_[opens[:-1] & ~opens[1:], False]  # a begin its next at that depth ends
+    p = np.flatnonzero(closed)
+    by_end = np.argsort(idx[p + 1], kind="stable")
+    p = p[by_end]
+    still = np.flatnonzero(opens & ~closed)[::-1]
+    return (idx[p], idx[p + 1], level[p], int(np.count_nonzero(~kept)), idx[still],
+            level[still])
 
 
 class _Raised:
@@ -587,9 +561,10 @@ class _Builder:
                 kind, rec[:, 1], rec[:, 2], rec[:, 3], rec[:, 4], rec[:, 5], end_ticks)
             unmatched_leaves += bad
             unclosed += open_
-            if len(dep) and dep.min() < 0:  # the int16 imbrication column wrapped
+            if len(dep) and dep.max() > np.iinfo(np.int16).max:  # the imbrication column's
                 raise TraceError(self.anchor, None, f"location {ref}: regions nested more "
                                                     "than 32767 deep")
+            dep = dep.astype(np.int16)
             if len(reg):
                 st.append(self._states(c, ctype, reg, t0, t1, dep, i0, i1))
             if len(coll):
@@ -765,7 +740,9 @@ class _Builder:
         rows = np.flatnonzero(np.isin(rec[:, 0], (capi.TEAM_BEGIN, capi.TEAM_END)))
         if not len(rows):
             return []
-        b, e, depth, left = _stack_pairs(rec[rows, 0] == capi.TEAM_BEGIN)
+        begins = rec[rows, 0] == capi.TEAM_BEGIN
+        b, e, depth, ignored, still, _ = _stack_pairs(begins, ~begins)
+        depth, left = depth.astype(np.int16), ignored + len(still)
         if left:
             self.report.append(("thread teams begun or ended without the other end (not "
                                 "drawn)", int(left), None))
@@ -1065,27 +1042,6 @@ def _dense(codes):
     uniq = np.flatnonzero(present)
     lookup = np.cumsum(present) - 1
     return uniq, lookup[codes]
-
-
-@njit(cache=True)
-def _stack_pairs(is_begin):
-    """(begin, end, depth) indices of begin/end records paired as they nest (each end
-    closes the latest open begin), and how many were left unpaired."""
-    n = len(is_begin)
-    b, e, d, stack = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64), \
-        np.empty(n, np.int64)
-    top = k = left = 0
-    for i in range(n):
-        if is_begin[i]:
-            stack[top] = i
-            top += 1
-        elif top == 0:
-            left += 1
-        else:
-            top -= 1
-            b[k], e[k], d[k] = stack[top], i, top
-            k += 1
-    return b[:k], e[:k], d[:k].astype(np.int16), left + top
 
 
 def _match(kb, ke):
