@@ -158,3 +158,49 @@ def test_the_compile_note_survives_a_probe_and_comes_once_however_often_asked(tm
     """
     out, _ = run(code, tmp_path)
     assert out.splitlines() == ["finders 1", "told ['a', 'b'] listeners 1"]
+
+
+def test_an_otf2_archive_is_read_without_numba(tmp_path):
+    """OTF2's records are paired with numpy and its callbacks compiled with llvmlite:
+    `stats` of an MPI archive never imports numba (0.3 s, and 0.55 s more at its
+    first kernel), and its states and messages are all there."""
+    import otf2gen
+    otf2gen.mpi_ring(tmp_path / "ring")
+    code = """if 1:
+        import sys
+        from triva3d import cli
+        cli.main(["stats", sys.argv[1], "--no-cache"])
+        print("numba imported:", "numba" in sys.modules)
+    """
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "ring" / "traces.otf2")],
+                       capture_output=True, text=True, check=True,
+                       env=dict(os.environ, TRIVA3D_CACHE_DIR=str(tmp_path / "cache")))
+    assert "numba imported: False" in p.stdout
+    from triva3d.otf2.reader import read_otf2
+    tr = read_otf2(tmp_path / "ring" / "traces.otf2")
+    assert len(tr.states) and len(tr.links)
+    assert f"{len(tr.states)} states" in p.stdout and f"{len(tr.links)} links" in p.stdout
+
+
+def test_llvm_work_outside_numba_holds_numba_off_then_takes_its_lock(tmp_path):
+    """llvm_lock without numba: numba's import in another thread waits for it to be
+    released; with numba imported, it is numba's own compiler lock."""
+    code = """if 1:
+        import sys, threading, time
+        from triva3d.kernels import llvm_lock
+        said = []
+        with llvm_lock():
+            t = threading.Thread(target=lambda: (__import__("numba"), said.append("imported")))
+            t.start()
+            time.sleep(1.0)
+            said.append("released")
+        t.join()
+        print(said)
+        from numba.core.compiler_lock import global_compiler_lock
+        with llvm_lock():
+            print("numba's lock held:", global_compiler_lock.is_locked())
+        print("after:", global_compiler_lock.is_locked())
+    """
+    out, _ = run(code, tmp_path)
+    assert out.splitlines() == ["['released', 'imported']", "numba's lock held: True",
+                                "after: False"]

@@ -8,6 +8,7 @@ from triva3d's cache) never imports it.
 `lazy` kernels go further: numba is imported when one is first called outside
 `interpreted()`, within which they run as plain Python; a reader runs a small input
 that way, faster than numba could start (a 10-line trace: 0.3 s instead of 1.1 s)."""
+import contextlib
 import importlib.abc
 import importlib.util
 import sys
@@ -19,6 +20,8 @@ PACKAGE = __name__.partition(".")[0] + "."
 #: Who is told, once, when the first kernel compiles; whether numba was told to tell.
 _CALLBACKS, _LISTENING = [], []
 _LOCK = threading.Lock()
+#: Held by LLVM work outside numba while numba is not imported, and by numba's import.
+_LLVM = threading.RLock()
 
 
 def on_first_compile(callback):
@@ -30,11 +33,33 @@ def on_first_compile(callback):
     with _LOCK:
         if callback not in _CALLBACKS:
             _CALLBACKS.append(callback)
+    if _watch_numba():
+        _listen()
+
+
+def _watch_numba():
+    """Whether numba is imported (or being imported); if not, a finder will see to its
+    import (once)."""
+    with _LOCK:
         imported = "numba" in sys.modules
         if not imported and not any(isinstance(f, _AfterNumba) for f in sys.meta_path):
             sys.meta_path.insert(0, _AfterNumba())
-    if imported:
-        _listen()
+    return imported
+
+
+@contextlib.contextmanager
+def llvm_lock():
+    """Held around LLVM work that is not numba's (llvmlite shares LLVM's global
+    state): numba's compiler lock where numba is imported; else, without importing
+    it (0.3 s), a lock that numba's import, in any thread, waits for."""
+    if not _watch_numba():
+        with _LLVM:
+            if "numba" not in sys.modules:  # (its import waits for _LLVM)
+                yield
+                return
+    from numba.core.compiler_lock import global_compiler_lock
+    with global_compiler_lock:
+        yield
 
 
 def _listen():
@@ -60,12 +85,13 @@ def _listen():
 
 
 class _AfterNumba(importlib.abc.MetaPathFinder):
-    """Registers the listener as numba's import ends. It stays in sys.meta_path
-    (removing it could make another thread's import skip a finder), answering None
-    to everything else and, once numba is imported, to everything."""
+    """Runs numba's import under _LLVM (see llvm_lock), then registers the listener
+    where a callback waits for it. It stays in sys.meta_path (removing it could make
+    another thread's import skip a finder), answering None to everything else and,
+    once numba is imported, to everything."""
 
     def find_spec(self, name, path=None, target=None):
-        if name != "numba" or "numba" in sys.modules or _LISTENING:
+        if name != "numba" or "numba" in sys.modules:
             return None
         meta = [f for f in sys.meta_path if f is not self]
         spec = next((s for s in (f.find_spec(name, path, target) for f in meta
@@ -75,8 +101,10 @@ class _AfterNumba(importlib.abc.MetaPathFinder):
         run = spec.loader.exec_module
 
         def exec_module(module):
-            run(module)
-            _listen()
+            with _LLVM:
+                run(module)
+            if _CALLBACKS:
+                _listen()
         spec.loader.exec_module = exec_module
         return spec
 

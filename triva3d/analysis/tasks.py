@@ -7,9 +7,9 @@ as links, and `tasks(trace)` answers the execution-tree queries.
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from ..errors import OptionsError, TraceError
+from ..kernels import lazy
 from ..trace import Kind
 
 #: The user-defined fields naming a piece's task and its parent (APEX's attributes).
@@ -72,7 +72,7 @@ def group(guid, is_piece, parent_guid, has_parent, start):
                   order, offsets)
 
 
-@njit(cache=True)
+@lazy(cache=True)
 def _spawned_from(offsets, order, start, end, parent, first_start):
     """Per task with a parent: the parent's piece that ran last at or before the task's
     first start (else the parent's first piece), and the time the link leaves it."""
@@ -446,7 +446,7 @@ def task_trace(trace, tk=None):
         notes=trace.notes[bool(trace.unit_note):] + notes)
 
 
-@njit(cache=True)
+@lazy(cache=True)
 def _task_depth(up, key, has, by_depth):
     """Per state, its depth among the states of its own task (those of the same `key`,
     where `has` one, it is nested in, however many other states lie between), and
@@ -467,7 +467,7 @@ def _task_depth(up, key, has, by_depth):
     return depth, inside
 
 
-@njit(cache=True)
+@lazy(cache=True)
 def _overlapping(piece_rows, offsets, start, end):
     """How many pieces (in time order per task) start before an earlier piece of
     their task has ended."""

@@ -30,9 +30,9 @@ in count, bytes, time, throughput, rate, peers (destinations, or sources);
 `ratio:state:Blocked/links:count` (time blocked per link).
 """
 import numpy as np
-from numba import njit
 
 from ..errors import OptionsError
+from ..kernels import lazy
 from . import LINK_MEASURES, NESTED
 from ..trace import Kind
 from .metrics import link_bytes, link_sizes
@@ -42,7 +42,7 @@ from .roles import platform_link_types
 SIZED = ("bytes", "throughput", "rate")
 
 
-@njit(cache=True)
+@lazy(cache=True)
 def _nesting_parents(order, container, stype, imbrication):
     """The state each state is nested in (-1: none), from `order`, the states by
     container, type, start and imbrication: a stack per (container, type)."""
@@ -65,7 +65,7 @@ def nesting_parents(trace):
     return nesting_parents_of(st.container, st.type, st.start, st.imbrication)
 
 
-@njit(cache=True)
+@lazy(cache=True)
 def _counting(order, key, n_keys):
     """`order` stably sorted by `key` (aligned with it: key[j] is order[j]'s;
     integers in [0, n_keys)): a counting sort reading both in sequence."""
@@ -89,7 +89,7 @@ def sort_by(order, key, n_keys):
     return order[np.argsort(k, kind="stable")]
 
 
-@njit(cache=True)
+@lazy(cache=True)
 def in_order(container, start, imbrication):
     """Are the states by container, then start, then depth (as readers write them)?"""
     for i in range(1, len(start)):
@@ -100,7 +100,7 @@ def in_order(container, start, imbrication):
     return True
 
 
-@njit(cache=True)
+@lazy(cache=True)
 def _nesting_in_order(container, stype, imbrication, nt, depth):
     """_nesting_parents for states in order (see in_order): a stack per type."""
     parent = np.full(len(container), -1, np.int64)
@@ -141,7 +141,7 @@ def nesting_parents_of(container, stype, start, imbrication):
     return _nesting_parents(order, container, stype, depth)
 
 
-@njit(cache=True)
+@lazy(cache=True)
 def _states(container, col, start, end, parent, t0, t1, out):
     """Each state's overlap with [t0, t1] to its value, less to its parent's (none
     when `parent` is empty: inclusive time)."""
@@ -155,7 +155,7 @@ def _states(container, col, start, end, parent, t0, t1, out):
                 out[container[i], col[parent[i]]] -= e - s
 
 
-@njit(cache=True)
+@lazy(cache=True)
 def _variables(container, col, start, end, value, t0, t1, integral, covered):
     for i in range(len(start)):
         s = max(start[i], t0)
@@ -165,7 +165,7 @@ def _variables(container, col, start, end, value, t0, t1, integral, covered):
             covered[container[i], col[i]] += e - s
 
 
-@njit(cache=True)
+@lazy(cache=True)
 def _links(src, dst, start, end, size, t0, t1, out, into, hit):
     """count, bytes, time and throughput of the links in [t0, t1] to their ends;
     `hit`: the links that overlap it."""
@@ -196,7 +196,7 @@ def _peers(ends, others, n):
     return np.bincount(pairs // n, minlength=n).astype(np.float64)
 
 
-@njit(cache=True)
+@lazy(cache=True)
 def _events(container, col, time, t0, t1, out):
     for i in range(len(time)):
         if t0 <= time[i] <= t1:

@@ -19,6 +19,8 @@ import ctypes
 import _otf2
 import numpy as np
 
+from ..kernels import llvm_lock
+
 RECORD = 6
 #: Record kinds and their fields (a, b, c, d):
 ENTER, LEAVE = 1, 2                      # region
@@ -367,8 +369,7 @@ class Callbacks:
 
     def __init__(self):
         global _engine, _addresses
-        from numba.core.compiler_lock import global_compiler_lock
-        with global_compiler_lock:  # one compilation, out of numba's way (LLVM's context)
+        with llvm_lock():  # one compilation, out of numba's way (LLVM's state)
             if _addresses is None:
                 _engine, _addresses = _compile()
         self.handle = EvtReaderCallbacks_New()
