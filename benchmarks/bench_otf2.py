@@ -2,7 +2,7 @@
 (once, in /tmp/triva3d-bench): MPI ranks in a ring, and an OpenMP run (teams,
 tasks, fork/join, lock records); reads each into the Trace in a fresh process and
 prints events per second and memory; the `otf2` package's own Python reader is
-timed on the MPI archive for comparison.
+timed on the MPI archive, against `triva3d stats` of it as a whole process.
 
 Usage: python benchmarks/bench_otf2.py [--events 1e6]
 """
@@ -69,6 +69,14 @@ def main():
     dt = time.perf_counter() - t
     print(f"otf2 package's Python reader, iterating only: {dt:.2f} s = {n / dt / 1e6:.2f} "
           f"M events/s")
+    whole = []
+    for _ in range(3):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "triva3d.cli", "stats", "--no-cache",
+                        str(big / "traces.otf2")], check=True, capture_output=True)
+        whole.append(time.perf_counter() - t)
+    print(f"triva3d stats, whole process (start-up, read, summary): best {min(whole):.2f} s, "
+          f"{dt / min(whole):.1f}x the otf2 reader's iteration")
 
 
 if __name__ == "__main__":
