@@ -117,14 +117,15 @@ def _stack_pairs(is_begin, is_end):
     if not len(idx):
         return none, none, none, 0, none, none
     opens = is_begin[idx]
-    walk = np.cumsum(np.where(opens, 1, -1))
+    walk = np.cumsum(opens.astype(np.int64) * 2 - 1)
     after = walk - np.minimum(np.minimum.accumulate(walk), 0)  # an end at depth 0 is
     before = np.r_[0, after[:-1]]                              # ignored: depth stays 0
     kept = opens | (before > 0)
     level = np.where(opens, before, after)[kept]
     idx, opens = idx[kept], opens[kept]
-    order = np.lexsort((idx, level))  # at each depth in time: begin, end, begin, end...
-    idx, opens, level = idx[order], opens[order], level[order]
+    small = level.astype(np.int16) if level.max(initial=0) < 1 << 15 else level
+    order = np.argsort(small, kind="stable")  # (a radix sort) at each depth in time:
+    idx, opens, level = idx[order], opens[order], level[order]  # begin, end, begin...
     closed = np.r_[opens[:-1] & ~opens[1:], False]  # a begin its next at that depth ends
     p = np.flatnonzero(closed)
     by_end = np.argsort(idx[p + 1], kind="stable")
