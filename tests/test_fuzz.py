@@ -1,6 +1,7 @@
 """Mutated real traces: only TraceError comes out, in one line, and what loads
 satisfies the Trace's invariants (no duration asserted: a busy machine is slow)."""
 import json
+import math
 import os
 import tempfile
 
@@ -8,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, assert_same_trace, mutate_bytes
+from conftest import DATA, HEADER, TYPES, assert_same_trace, mutate_bytes
 from triva3d import TraceError, load
 from triva3d.paje import reader
 from triva3d.trace import check
@@ -76,6 +77,15 @@ def test_mutated_traces_raise_only_trace_error(data):
 def test_mutated_traces_read_the_same_with_the_kernel_as_python(data, lenient):
     """The Pajé kernel run as Python (a small file) gives the compiled kernel's Trace,
     or its error, line and reason, on damaged input too."""
+    compiled, python = both_ways(data, lenient)
+    if isinstance(compiled, str) or isinstance(python, str):
+        assert python == compiled
+    else:
+        assert_same_trace(python, compiled)
+
+
+def both_ways(data, lenient=False):
+    """The Trace (or error) of the Pajé bytes `data`, compiled and as Python."""
     fd, path = tempfile.mkstemp(suffix=".trace")
     saved = reader.INTERPRET_BELOW
     try:
@@ -88,13 +98,27 @@ def test_mutated_traces_read_the_same_with_the_kernel_as_python(data, lenient):
                 got.append(reader.read_paje(path, lenient))
             except TraceError as e:
                 got.append(str(e))
-        if isinstance(got[0], str) or isinstance(got[1], str):
-            assert got[1] == got[0]
-        else:
-            assert_same_trace(got[1], got[0])
+        return got
     finally:
         reader.INTERPRET_BELOW = saved
         os.unlink(path)
+
+
+@settings(max_examples=300)
+@given(st.one_of(st.just(0.0), st.floats(min_value=1e-300, allow_infinity=False)),
+       st.sampled_from(["{:.15e}", "{:.3e}", "{!r}", "{:.0e}"]))
+def test_times_in_any_notation_read_the_same_as_python(x, form):
+    """Exponents beyond 10^22 (powers not exact in a double) and numbers near the
+    ends of the doubles' range parse the same in both ways, within two ulps of
+    Python's correctly rounded float() (normal numbers: no trace times in 1e-308)."""
+    text = form.format(x)
+    compiled, python = both_ways((HEADER + TYPES + f"17 {text} p1 E x\n").encode())
+    if isinstance(compiled, str):
+        assert python == compiled and "not a number in range" in compiled
+    else:
+        t = compiled.events.time[0]
+        assert python.events.time[0] == t
+        assert abs(t - float(text)) <= 2 * math.ulp(float(text))
 
 
 @pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")

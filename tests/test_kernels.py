@@ -204,3 +204,33 @@ def test_llvm_work_outside_numba_holds_numba_off_then_takes_its_lock(tmp_path):
     out, _ = run(code, tmp_path)
     assert out.splitlines() == ["['released', 'imported']", "numba's lock held: True",
                                 "after: False"]
+
+
+def test_included_files_count_toward_the_bytes_read_as_python(tmp_path):
+    """The kernel runs as Python for the first INTERPRET_BELOW bytes, included files'
+    too: a small trace including one small file never imports numba; including the
+    same file eight times (each one small) goes on compiled."""
+    (tmp_path / "part.trace").write_text("12 0 p1 S run\n13 0 p1 S\n" * 300)
+    assert 8 * (tmp_path / "part.trace").stat().st_size > INTERPRET_BELOW
+    head = HEADER + "%EventDef PajeTraceFile 20\n% Container string\n% Type string\n" \
+        "% Filename string\n%EndEventDef\n" + TYPES
+    code = """if 1:
+        import sys
+        from triva3d.paje.reader import read_paje
+        print(len(read_paje(sys.argv[1]).states), "numba imported:", "numba" in sys.modules)
+    """
+    for n, imported in ((1, False), (8, True)):
+        main = tmp_path / f"main{n}.trace"
+        main.write_text(head + '20 p1 P "part.trace"\n' * n)
+        out = subprocess.run([sys.executable, "-c", code, str(main)], capture_output=True,
+                             text=True, check=True).stdout
+        assert out.split() == [str(300 * n), "numba", "imported:", str(imported)]
+
+
+def test_a_lazy_kernel_pickles_as_its_name():
+    """Sent to another process (Dask pickles what a task names), a lazy kernel is
+    found there by its module and name, as a function is."""
+    import pickle
+
+    from triva3d.analysis import timeslice
+    assert pickle.loads(pickle.dumps(timeslice._states)) is timeslice._states

@@ -162,6 +162,15 @@ def test_reference_by_name_must_be_unambiguous(paje):
         paje('11 1 "T" TS x\n', types=types)
 
 
+def test_states_nested_beyond_the_imbrication_column_are_an_error(paje):
+    """Push 32768 deep: the int16 depth column cannot hold it (as Python too, where
+    numpy would keep int16 arithmetic and wrap)."""
+    body = "12 0 p1 S run\n" * 32769
+    with pytest.raises(TraceError, match="states nested more than 32767 deep") as e:
+        paje(body)
+    assert e.value.line == BODY_LINE + 32769
+
+
 def test_end_of_trace_closes_everything_at_the_last_time(paje):
     t = paje("12 1 p1 S a\n12 2 p1 S b\n8 3 p2 V 1\n15 3 0 L p1 m k\n16 6 0 L p2 m k\n")
     assert sorted(states_of(t)) == [("a", 1, 6, 0), ("b", 2, 6, 1)]

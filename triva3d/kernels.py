@@ -146,6 +146,10 @@ class Lazy:
     def __init__(self, func, options):
         self.py_func, self.options, self.compiled = func, options, None
         self.__name__, self.__doc__ = func.__name__, func.__doc__
+        self.__module__, self.__qualname__ = func.__module__, func.__qualname__
+
+    def __reduce__(self):  # pickled by name, as functions are
+        return self.__qualname__
 
     def __call__(self, *args):
         if getattr(_MODE, "on", False):  # bytes read as Python ints, widened as numba does
@@ -163,9 +167,12 @@ class Lazy:
                 scope = dict(names)
                 kernels = [k for k in names.values() if isinstance(k, Lazy)
                            and k.py_func.__module__ == self.py_func.__module__]
+                if self not in kernels:  # (not one of its module's names)
+                    kernels.append(self)
                 for k in kernels:
                     f = k.py_func
-                    k.compiled = numba.njit(**k.options)(types.FunctionType(
+                    scope[f.__name__] = numba.njit(**k.options)(types.FunctionType(
                         f.__code__, scope, f.__name__, f.__defaults__, f.__closure__))
-                    scope[f.__name__] = k.compiled
+                for k in kernels:  # callable once the scope is whole (another thread)
+                    k.compiled = scope[k.py_func.__name__]
         return self.compiled

@@ -92,8 +92,8 @@ def tokenize(buf, pos, end, toks_s, toks_e):
 @hot
 def parse_number(buf, s, e):
     """Decimal number (quotes allowed) -> (value, ok). Correctly rounded for up to 15
-    significant digits and exponents within 1e±22, within an ulp otherwise; not ok
-    beyond the range of doubles."""
+    significant digits and exponents within 1e±22, within two ulps otherwise (normal
+    numbers); not ok beyond the range of doubles."""
     if e - s >= 2 and buf[s] == 34 and buf[e - 1] == 34:
         s += 1
         e -= 1
@@ -142,13 +142,13 @@ def parse_number(buf, s, e):
     if i != e:
         return 0.0, False
     v = float(mant)
-    if exp10 < 0:
-        if exp10 >= -22 and mant < 9007199254740992:
-            v = v / POW10[-exp10]
-        else:
-            v = v * np.float64(10.0) ** exp10  # inf, not OverflowError, as Python
-    elif exp10 > 0:
-        v = v * (POW10[exp10] if exp10 <= 22 else np.float64(10.0) ** exp10)
+    if exp10 < 0:  # a division by a power of ten (10^-k is no double: its error doubles)
+        if exp10 < -300:  # (10^k overflows beyond 308)
+            v /= 1e300
+            exp10 += 300
+        v = v / (POW10[-exp10] if -exp10 <= 22 else np.float64(10.0) ** np.float64(-exp10))
+    elif exp10 > 0:  # pow() of numpy floats: as Python too, inf and no error on overflow
+        v = v * (POW10[exp10] if exp10 <= 22 else np.float64(10.0) ** np.float64(exp10))
     if v == np.inf:  # 1e400: beyond doubles
         return 0.0, False
     return (-v if neg else v), True
@@ -686,7 +686,7 @@ def process(buf, pos, end, run, defs, types, tokens, values, containers, slots, 
                     slot_top[s] = -1
                 if kind == SET_STATE or kind == PUSH_STATE:
                     top = slot_top[s]
-                    imbr = 0 if top < 0 else st_imbr[top] + 1
+                    imbr = 0 if top < 0 else int(st_imbr[top]) + 1  # int16 widened, as Python too
                     if imbr > 32767:
                         err = E_TOO_DEEP
                     else:

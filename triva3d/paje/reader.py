@@ -1,6 +1,5 @@
 """Read a Pajé trace file in chunks through the kernel into a Trace."""
 import os
-import stat
 
 import numpy as np
 
@@ -12,8 +11,8 @@ from ..kernels import interpreted
 from ..trace import Kind, Trace
 
 CHUNK = 16 << 20
-#: A regular file smaller than this runs the kernel as Python (about 150 KB/s):
-#: sooner done than numba imported and its kernels loaded (0.8 s).
+#: The kernel runs as Python (about 150 KB/s) until this many bytes are read, the
+#: included files' too: sooner done than numba imported and its kernels loaded (0.8 s).
 INTERPRET_BELOW = 32 << 10
 #: Longest line read (a file without newlines would grow a buffer without bound).
 MAX_LINE = 64 << 20
@@ -34,7 +33,10 @@ class _Progress:
 
     def __init__(self, report):
         self.report, self.read, self.total = report, 0, 0
-        self.small = True  # every file so far small enough to run the kernel as Python
+
+    def interpreted(self):
+        """The kernel as Python while little is read (kernels.interpreted)."""
+        return interpreted(self.read < INTERPRET_BELOW)
 
     def add(self, n):
         self.read += n
@@ -47,15 +49,14 @@ def read_paje(path, lenient=False, progress=None):
     `progress`: None, or a callable f(bytes read, bytes in all) called after each
     block (an exception it raises stops the read)."""
     path = os.fspath(path)
-    bar = _Progress(progress)
-    bar.small = _small(path)
-    with interpreted(bar.small):
+    with interpreted():  # a few names
         sim = SimState(lenient)
-        _read_file(sim, path, [], bar)
-        if not sim.header.defs:  # no event could be read: only blanks and comments
-            raise TraceError(path, None, "holds nothing: " + (
-                "an empty file" if not bar.read else "no Pajé definitions or events"))
-    with interpreted(bar.small):  # an included file may have been big
+    bar = _Progress(progress)
+    _read_file(sim, path, [], bar)
+    if not sim.header.defs:  # no event could have been read: only blanks and comments
+        raise TraceError(path, None, "holds nothing: " + ("an empty file" if not bar.read else
+                                                          "no Pajé definitions or events"))
+    with bar.interpreted():
         parts = sim.finish(path)
     unit, note = recorded_unit(parts["names"], parts["columns"]["types"])
     return Trace.from_columns(**parts, time_unit=unit, unit_note=note)
@@ -81,8 +82,7 @@ def _read_file(sim, path, chain, bar):
     sim.files.append(path)
     saved_line = int(sim.istate[K.I_LINE])
     sim.istate[K.I_LINE] = 0
-    bar.small = bar.small and _small(f.fileno())
-    with f, interpreted(bar.small):
+    with f:
         bar.total += os.fstat(f.fileno()).st_size
         carry = b""
         while True:
@@ -102,7 +102,8 @@ def _read_file(sim, path, chain, bar):
                                       "truncated)", 1, int(sim.istate[K.I_LINE]) + 1))
             cut = data.rfind(b"\n") + 1
             if cut:
-                _run(sim, data, cut, path, chain + [path], bar)
+                with bar.interpreted():
+                    _run(sim, data, cut, path, chain + [path], bar)
             carry = data[cut:]
             if len(carry) > MAX_LINE:  # /dev/zero, a binary file: not Pajé text
                 raise TraceError(path, int(sim.istate[K.I_LINE]) + 1,
@@ -114,16 +115,6 @@ def _read_file(sim, path, chain, bar):
                                       "%EndEventDef")
     if chain:  # back in the including file; the top file keeps its last line for the end
         sim.istate[K.I_LINE] = saved_line
-
-
-def _small(file):
-    """Whether `file` (a path or descriptor) is a regular file smaller than
-    INTERPRET_BELOW (a pipe's size says nothing of what comes)."""
-    try:
-        st = os.stat(file)
-    except (OSError, ValueError):  # open_input says why
-        return False
-    return stat.S_ISREG(st.st_mode) and st.st_size < INTERPRET_BELOW
 
 
 def _run(sim, data, end, path, chain, bar):
