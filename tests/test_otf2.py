@@ -1,6 +1,8 @@
 """OTF2 input: real Score-P archives counted against the `otf2` package's own reader,
 archives written here with `otf2.writer` checked exactly, conversion to Pajé and
 back, and broken archives."""
+import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -14,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import otf2gen
-from conftest import mutate_bytes
+from conftest import dump_lines, mutate_bytes
 from triva3d import load
 from triva3d.errors import OptionsError, TraceError
 from triva3d.otf2.reader import read_otf2
@@ -871,3 +873,34 @@ def test_regions_and_collectives_nest_as_a_stack_would(records, end_time):
     assert coll.tolist() == [[int(x) for x in row] for row in expected_coll]
     assert coll.shape == (len(expected_coll), 7)
     assert (bad, still) == (expected_bad, expected_still)
+
+
+def test_the_callbacks_machine_code_is_kept_checked_and_rebuilt_when_damaged(ring, tmp_path):
+    """The callbacks' machine code is kept in the user cache folder with its checksum;
+    a damaged copy (it could crash LLVM's loader) is compiled again and written over,
+    an unwritable folder only means compiling, and every read gives the same dump."""
+    code = """if 1:
+        import sys
+        from triva3d.otf2.reader import read_otf2
+        from conftest import dump_lines
+        print(len(dump_lines(read_otf2(sys.argv[1]))))
+    """
+    folder = tmp_path / "cache"
+
+    def read():
+        env = dict(os.environ, TRIVA3D_CACHE_DIR=str(folder),
+                   PYTHONPATH=str(Path(__file__).parent))
+        return subprocess.run([sys.executable, "-c", code, str(ring)], env=env, text=True,
+                              capture_output=True, check=True).stdout
+    lines = read()
+    assert int(lines) == len(dump_lines(read_otf2(ring)))
+    (kept,) = (folder / "otf2").iterdir()
+    good = kept.read_bytes()
+    assert hashlib.sha256(good[32:]).digest() == good[:32]
+    kept.write_bytes(good[:32] + bytes([good[32] ^ 0xFF]) + good[33:])
+    assert read() == lines and kept.read_bytes() == good
+    kept.write_bytes(good[:100])
+    assert read() == lines and kept.read_bytes() == good
+    shutil.rmtree(folder / "otf2")
+    (folder / "otf2").write_text("a file where the folder goes")  # (root writes anywhere)
+    assert read() == lines
