@@ -877,8 +877,9 @@ def test_regions_and_collectives_nest_as_a_stack_would(records, end_time):
 
 def test_the_callbacks_machine_code_is_kept_checked_and_rebuilt_when_damaged(ring, tmp_path):
     """The callbacks' machine code is kept in the user cache folder with its checksum;
-    a damaged copy (it could crash LLVM's loader) is compiled again and written over,
-    an unwritable folder only means compiling, and every read gives the same dump."""
+    a damaged copy (it could crash LLVM's loader) or a FIFO is compiled again and
+    written over, an unwritable folder only means compiling, and every read gives the
+    same dump."""
     code = """if 1:
         import sys
         from triva3d.otf2.reader import read_otf2
@@ -900,6 +901,9 @@ def test_the_callbacks_machine_code_is_kept_checked_and_rebuilt_when_damaged(rin
     kept.write_bytes(good[:32] + bytes([good[32] ^ 0xFF]) + good[33:])
     assert read() == lines and kept.read_bytes() == good
     kept.write_bytes(good[:100])
+    assert read() == lines and kept.read_bytes() == good
+    kept.unlink()
+    os.mkfifo(kept)  # (opened, it would wait for a writer)
     assert read() == lines and kept.read_bytes() == good
     shutil.rmtree(folder / "otf2")
     (folder / "otf2").write_text("a file where the folder goes")  # (root writes anywhere)

@@ -17,6 +17,7 @@ records' callbacks (except Metric's) from their OTF2_AttributeList.
 import ctypes
 import hashlib
 import os
+import stat
 
 import _otf2
 import numpy as np
@@ -362,7 +363,8 @@ def _compile():
     module.verify()
     machine = llvm.Target.from_default_triple().create_target_machine(opt=2)
     engine = llvm.create_mcjit_compiler(module, machine)
-    key = hashlib.sha256("\n".join([ir, llvmlite.__version__, machine.triple,
+    key = hashlib.sha256("\n".join([ir, "opt=2", llvmlite.__version__,
+                                     str(llvm.llvm_version_info), machine.triple,
                                      llvm.get_host_cpu_name(),
                                      llvm.get_host_cpu_features().flatten()]).encode())
     path = os.path.join(cache.user_dir(), "otf2", key.hexdigest()[:32] + ".o")
@@ -372,11 +374,16 @@ def _compile():
 
 
 def _kept(path):
-    """The machine code kept at `path`, where its checksum holds (a damaged object
-    could crash LLVM's loader), else None: it is compiled again."""
+    """The machine code kept at `path`, where it is a regular file of this user (the
+    folder is as trusted as numba's cache: it holds code) and its checksum holds (a
+    damaged object could crash LLVM's loader), else None: it is compiled again."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO would block
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+                return None
+            data = f.read(1 << 22)
     except OSError:
         return None
     code = data[32:]

@@ -91,9 +91,10 @@ def tokenize(buf, pos, end, toks_s, toks_e):
 
 @hot
 def parse_number(buf, s, e):
-    """Decimal number (quotes allowed) -> (value, ok). Correctly rounded for up to 15
-    significant digits and exponents within 1e±22, within two ulps otherwise (normal
-    numbers); not ok beyond the range of doubles."""
+    """Decimal number (quotes allowed) -> (value, ok): correctly rounded where the
+    digits and their power of ten are exact doubles (up to 15 digits, 10^±22 once
+    the digits are scaled to an integer), else within two ulps down to 1e-290 and a
+    few ulps below; not ok beyond the range of doubles."""
     if e - s >= 2 and buf[s] == 34 and buf[e - 1] == 34:
         s += 1
         e -= 1
@@ -147,7 +148,7 @@ def parse_number(buf, s, e):
             v /= 1e300
             exp10 += 300
         v = v / (POW10[-exp10] if -exp10 <= 22 else np.float64(10.0) ** np.float64(-exp10))
-    elif exp10 > 0:  # pow() of numpy floats: as Python too, inf and no error on overflow
+    elif exp10 > 0 and mant:  # pow() of numpy floats: as Python too, inf and no error
         v = v * (POW10[exp10] if exp10 <= 22 else np.float64(10.0) ** np.float64(exp10))
     if v == np.inf:  # 1e400: beyond doubles
         return 0.0, False
