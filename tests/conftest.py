@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from triva3d import load
+from triva3d import TraceError, load
 from triva3d.dump import dump
 from triva3d.paje import reader
 from triva3d.paje.defs import standard_header
@@ -112,6 +112,30 @@ def assert_same_trace(a, b):
     np.testing.assert_array_equal(a.value_colors, b.value_colors)
     np.testing.assert_array_equal(a.type_colors, b.type_colors)
     assert a.report == b.report
+
+
+def read_both_ways(path, lenient=False):
+    """[compiled, as Python]: the Trace (or error text) of the Pajé trace at `path`
+    with the kernel compiled and run as Python."""
+    saved, got = reader.INTERPRET_BELOW, []
+    try:
+        for below in (0, 1 << 40):
+            reader.INTERPRET_BELOW = below
+            try:
+                got.append(reader.read_paje(path, lenient))
+            except TraceError as e:
+                got.append(str(e))
+    finally:
+        reader.INTERPRET_BELOW = saved
+    return got
+
+
+def assert_same_either_way(compiled, python):
+    """The same Trace, or the same error, from both ways of read_both_ways."""
+    if isinstance(compiled, str) or isinstance(python, str):
+        assert python == compiled
+    else:
+        assert_same_trace(python, compiled)
 
 
 def dump_lines(trace, user_defined=False):

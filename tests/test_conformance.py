@@ -5,9 +5,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from conftest import DATA, assert_same_trace, dump_lines
+from conftest import DATA, assert_same_either_way, dump_lines, read_both_ways
 from triva3d import TraceError, load
-from triva3d.paje import reader
 
 REFS = sorted(p.name[:-len(".pj_dump.csv")]
               for p in (DATA / "paje-reference").glob("*.trace.pj_dump.csv")) if DATA.is_dir() else []
@@ -30,23 +29,12 @@ def test_dump_equals_pj_dump(data, name):
 
 
 @pytest.mark.parametrize("name", [n for n in REFS if (DATA / "paje" / n).stat().st_size < 400e3])
-def test_the_kernel_run_as_python_gives_the_compiled_trace(data, name, monkeypatch):
+def test_the_kernel_run_as_python_gives_the_compiled_trace(data, name):
     """A file under reader.INTERPRET_BELOW runs the kernel as Python: on every real
     trace (but g5k's 800 KB: 12 s), strict and lenient, the same Trace or the same
     error as compiled."""
     for lenient in (False, True):
-        got = {}
-        for below in (0, 1 << 40):
-            monkeypatch.setattr(reader, "INTERPRET_BELOW", below)
-            try:
-                got[below] = reader.read_paje(data / "paje" / name, lenient)
-            except TraceError as e:
-                got[below] = str(e)
-        compiled, python = got.values()
-        if isinstance(compiled, str) or isinstance(python, str):
-            assert python == compiled
-        else:
-            assert_same_trace(python, compiled)
+        assert_same_either_way(*read_both_ways(data / "paje" / name, lenient))
 
 
 @pytest.mark.parametrize("name", REFS)

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, HEADER, TYPES, assert_same_trace, mutate_bytes
+from conftest import (DATA, HEADER, TYPES, assert_same_either_way, mutate_bytes,
+                      read_both_ways)
 from triva3d import TraceError, load
-from triva3d.paje import reader
 from triva3d.trace import check
 
 TRACES = ["states.trace", "links.trace", "variables.trace", "events.trace", "gattaca.trace",
@@ -77,30 +77,17 @@ def test_mutated_traces_raise_only_trace_error(data):
 def test_mutated_traces_read_the_same_with_the_kernel_as_python(data, lenient):
     """The Pajé kernel run as Python (a small file) gives the compiled kernel's Trace,
     or its error, line and reason, on damaged input too."""
-    compiled, python = both_ways(data, lenient)
-    if isinstance(compiled, str) or isinstance(python, str):
-        assert python == compiled
-    else:
-        assert_same_trace(python, compiled)
+    assert_same_either_way(*both_ways(data, lenient))
 
 
 def both_ways(data, lenient=False):
-    """The Trace (or error) of the Pajé bytes `data`, compiled and as Python."""
+    """read_both_ways of the Pajé bytes `data`."""
     fd, path = tempfile.mkstemp(suffix=".trace")
-    saved = reader.INTERPRET_BELOW
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        got = []
-        for below in (0, 1 << 40):
-            reader.INTERPRET_BELOW = below
-            try:
-                got.append(reader.read_paje(path, lenient))
-            except TraceError as e:
-                got.append(str(e))
-        return got
+        return read_both_ways(path, lenient)
     finally:
-        reader.INTERPRET_BELOW = saved
         os.unlink(path)
 
 
