@@ -1,5 +1,5 @@
 """Load speed and memory of the Pajé reader, dump speed, cache reload, `convert`, warm
-`stats`, definitions alone.
+`stats`, definitions alone, and against PajeNG's `pj_dump -q` where it is installed.
 
     python benchmarks/bench_load.py [--sizes 1e6 1e7] [--dir /tmp/triva3d-bench]
 
@@ -9,6 +9,8 @@ code are loaded), divided by the number of event lines.
 """
 import argparse
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -92,6 +94,7 @@ def main():
                   f"the cache) = {lines / seconds / 1e6:.2f} M lines/s; peak {peak:.0f} MiB, "
                   f"{peak - floor:.0f} MiB above a `stats` of the same cached Trace")
         os.remove(out)
+        _versus_pj_dump(path, env)
     # a warm `triva3d stats` on a small trace: a whole process, compiled code from cache
     env = dict(os.environ, TRIVA3D_CACHE_DIR=os.path.join(a.dir, "cache"))
     cmd = [sys.executable, "-m", "triva3d.cli", "stats", "--no-cache", small]
@@ -115,6 +118,22 @@ def main():
         open(path, "w").write(HEADER + body)
         print(f"defs      {what}: `triva3d stats --no-cache` in "
               f"{min(_timed(cmd, env) for _ in range(2)):.2f} s")
+
+
+def _versus_pj_dump(path, env, runs=3):
+    """`triva3d stats --no-cache` and PajeNG's `pj_dump -q`, whole processes, taken in
+    turn (a busy machine slows both alike); medians, when pj_dump is installed."""
+    if not shutil.which("pj_dump"):
+        print("pj_dump   not installed (apt-get install pajeng): no comparison")
+        return
+    ours = [sys.executable, "-m", "triva3d.cli", "stats", "--no-cache", path]
+    theirs = ["pj_dump", "-q", path]
+    _timed(ours, env)  # compiled kernels loaded once
+    times = [(_timed(ours, env), _timed(theirs, env)) for _ in range(runs)]
+    a, b = (statistics.median(t) for t in zip(*times))
+    print(f"pj_dump   `triva3d stats --no-cache` {a:.2f} s, `pj_dump -q` {b:.2f} s (medians of "
+          f"{runs}, in turn): pj_dump's time / ours {b / a:.1f}; per run "
+          + ", ".join(f"{y / x:.1f}" for x, y in times))
 
 
 def _timed(cmd, env):

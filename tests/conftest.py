@@ -114,28 +114,39 @@ def assert_same_trace(a, b):
     assert a.report == b.report
 
 
-def read_both_ways(path, lenient=False):
-    """[compiled, as Python]: the Trace (or error text) of the Pajé trace at `path`
-    with the kernel compiled and run as Python."""
-    saved, got = reader.INTERPRET_BELOW, []
-    try:
-        for below in (0, 1 << 40):
-            reader.INTERPRET_BELOW = below
+#: Ways to read a Pajé trace (reader settings): the kernel compiled, run as Python,
+#: and compiled with a second thread tokenizing ahead, one line a batch.
+WAYS = {"compiled": dict(INTERPRET_BELOW=0), "as Python": dict(INTERPRET_BELOW=1 << 40),
+        "tokenized ahead": dict(INTERPRET_BELOW=0, AHEAD_ABOVE=0, LEX_LINES=1)}
+
+
+def read_every_way(path, lenient=False, ways=WAYS):
+    """{way: the Trace, or the error text} of the Pajé trace at `path` read each way
+    of `ways` (name: the reader's settings)."""
+    got = {}
+    for way, settings in ways.items():
+        saved = {k: getattr(reader, k) for k in settings}
+        try:
+            for k, v in settings.items():
+                setattr(reader, k, v)
             try:
-                got.append(reader.read_paje(path, lenient))
+                got[way] = reader.read_paje(path, lenient)
             except TraceError as e:
-                got.append(str(e))
-    finally:
-        reader.INTERPRET_BELOW = saved
+                got[way] = str(e)
+        finally:
+            for k, v in saved.items():
+                setattr(reader, k, v)
     return got
 
 
-def assert_same_either_way(compiled, python):
-    """The same Trace, or the same error, from both ways of read_both_ways."""
-    if isinstance(compiled, str) or isinstance(python, str):
-        assert python == compiled
-    else:
-        assert_same_trace(python, compiled)
+def assert_same_every_way(got):
+    """The same Trace, or the same error, from every way of read_every_way."""
+    (first, expected), *others = got.items()
+    for way, value in others:
+        if isinstance(expected, str) or isinstance(value, str):
+            assert (way, value) == (way, expected)
+        else:
+            assert_same_trace(value, expected)
 
 
 def dump_lines(trace, user_defined=False):

@@ -5,8 +5,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from conftest import DATA, assert_same_either_way, dump_lines, read_both_ways
+from conftest import DATA, assert_same_every_way, dump_lines, read_every_way
 from triva3d import TraceError, load
+from triva3d.paje import reader
 
 REFS = sorted(p.name[:-len(".pj_dump.csv")]
               for p in (DATA / "paje-reference").glob("*.trace.pj_dump.csv")) if DATA.is_dir() else []
@@ -32,9 +33,22 @@ def test_dump_equals_pj_dump(data, name):
 def test_the_kernel_run_as_python_gives_the_compiled_trace(data, name):
     """A file under reader.INTERPRET_BELOW runs the kernel as Python: on every real
     trace (but g5k's 800 KB: 12 s), strict and lenient, the same Trace or the same
-    error as compiled."""
+    error as compiled, and as tokenized by a second thread one line a batch ahead."""
     for lenient in (False, True):
-        assert_same_either_way(*read_both_ways(data / "paje" / name, lenient))
+        assert_same_every_way(read_every_way(data / "paje" / name, lenient))
+
+
+@pytest.mark.parametrize("name", REFS)
+def test_a_trace_tokenized_ahead_in_batches_of_any_size_is_the_same_trace(data, name):
+    """A big file is tokenized by a second thread, a batch of lines ahead of the
+    simulation: every real trace, strict and lenient, reads the same through batches
+    of 1 and 7 lines and of the default size, threaded or not."""
+    ways = dict(compiled={}, **{f"{n} lines ahead": dict(AHEAD_ABOVE=0, LEX_LINES=n)
+                                for n in (1, 7, reader.LEX_LINES)},
+                inline=dict(AHEAD_ABOVE=1 << 40, LEX_LINES=7))
+    for lenient in (False, True):
+        got = read_every_way(data / "paje" / name, lenient, ways)
+        assert_same_every_way(got)
 
 
 @pytest.mark.parametrize("name", REFS)

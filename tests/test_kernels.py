@@ -68,21 +68,24 @@ def test_the_command_says_it_compiles_only_on_a_cold_cache(tmp_path):
 
 
 def test_the_pajé_kernel_unpacks_its_groups_in_the_order_the_simulator_packs_them():
-    """K.ARGS names the arrays of each tuple `process` takes; its first lines unpack
-    them by position: a swap of two arrays of one dtype would compile and run wrong."""
+    """K.ARGS (and K.LEXED, for the batch `lex` fills) names the arrays of each tuple
+    `process` takes; its first lines unpack them by position: a swap of two arrays of
+    one dtype would compile and run wrong."""
     import ast
     import inspect
 
     from triva3d.paje import kernel as K
     fn = ast.parse(inspect.getsource(K.process.py_func)).body[0]
     groups = [a.arg for a in fn.args.args[3:]]
-    assert groups == list(K.ARGS)
+    assert groups == ["lexed"] + list(K.ARGS)
     unpacked = {}
     for stmt in fn.body:
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) \
-                and stmt.value.id in K.ARGS:
+                and stmt.value.id in groups:
             unpacked[stmt.value.id] = tuple(e.id for e in stmt.targets[0].elts)
-    assert unpacked == K.ARGS
+    assert unpacked == dict(K.ARGS, lexed=K.LEXED)
+    lex = ast.parse(inspect.getsource(K.lex.py_func)).body[0]  # fills them in that order
+    assert tuple(a.arg for a in lex.args.args[3:]) == K.LEXED
 
 
 def test_a_run_that_computes_little_never_imports_numba(tmp_path):

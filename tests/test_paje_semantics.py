@@ -1,10 +1,12 @@
 """Pajé semantics on small traces whose results are worked out by hand."""
+import threading
+
 import numpy as np
 import pytest
 
-from conftest import HEADER, TYPES, dump_lines
+from conftest import HEADER, TYPES, assert_same_every_way, dump_lines, read_every_way
 from triva3d import TraceError, load
-from triva3d.paje import reader
+from triva3d.paje import kernel as K, reader
 
 BODY_LINE = len((HEADER + TYPES).splitlines())  # line number of the line before the body
 SET_STATE_DEF = HEADER.splitlines().index("%EventDef PajeSetState 11") + 1
@@ -388,3 +390,109 @@ def test_runs_of_definitions_with_blank_lines_and_an_included_file(trace_file):
     t = load(trace_file(text.rsplit("5 c S", 1)[0], name="main2.trace"), cache=False)
     assert [v for v, *_ in states_of(t)] == ['"A"', '"B"']
     assert len(t.values) >= 4096
+
+
+AHEAD_WAYS = {"one thread": dict(AHEAD_ABOVE=1 << 40),
+              "ahead, 3 lines a batch": dict(AHEAD_ABOVE=0, LEX_LINES=3),
+              "ahead, few tokens a batch": dict(AHEAD_ABOVE=0, LEX_TOKENS=K.MAXTOK + 3)}
+
+
+class _File:
+    """A trace file opened by the reader, watched: reads past `fails_after` fail, and
+    `on_close` is called as it closes."""
+
+    def __init__(self, f, fails_after=None, on_close=None):
+        self.f, self.fails_after, self.on_close, self.reads = f, fails_after, on_close, 0
+
+    def read(self, n):
+        self.reads += 1
+        if self.fails_after is not None and self.reads > self.fails_after:
+            raise OSError("gone")
+        return self.f.read(n)
+
+    def fileno(self):
+        return self.f.fileno()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.on_close:
+            self.on_close()
+        self.f.close()
+
+
+def test_file_level_errors_and_notes_are_the_same_tokenized_ahead(trace_file, tmp_path,
+                                                                   monkeypatch):
+    """A big file is read and tokenized by a second thread: a carriage-return file, a
+    line too long, a last line without its end, an event error in a later batch, an
+    included file (its own second thread) and a failing disk give the same Trace,
+    error or note, line included, as the file read in one thread; a progress callback
+    sees the same bytes."""
+    monkeypatch.setattr(reader, "MAX_LINE", 1000)
+    body = HEADER + TYPES + "".join(f"11 {i} p1 S run\n" for i in range(20))
+    (tmp_path / "part.trace").write_text("".join(f"11 {i} p1 S io\n" for i in range(20, 40)))
+    include = (HEADER + "%EventDef PajeTraceFile 20\n% Container string\n% Type string\n"
+               "% Filename string\n%EndEventDef\n" + TYPES + '20 p1 P "part.trace"\n' +
+               "".join(f"11 {i} p1 S run\n" for i in range(40, 45)))
+    (tmp_path / "main.trace").write_text(include)
+    truncated = "last line without an end of line (the file may be truncated)"
+    for path, expected in ((trace_file(body.replace("\n", "\r")), "carriage return alone"),
+                           (trace_file(body + "x" * 5000), "a line longer than"),
+                           (trace_file(body + "11 30 p1 S i"), (21, truncated)),
+                           (trace_file(body + "11 5 p1 S run\n"), "not time-ordered"),
+                           (tmp_path / "main.trace", (25, None))):
+        got = read_every_way(path, ways=AHEAD_WAYS)
+        assert_same_every_way(got)
+        first = got["one thread"]
+        if isinstance(expected, str):
+            assert expected in first
+        else:
+            assert (len(first.states), first.report[0][0] if first.report else None) == expected
+    seen = {}
+    opened = reader.open_input
+    monkeypatch.setattr(reader, "CHUNK", 100)
+    for way, settings in AHEAD_WAYS.items():
+        with monkeypatch.context() as m:
+            for k, v in settings.items():
+                m.setattr(reader, k, v)
+            calls = []
+            reader.read_paje(trace_file(body), progress=lambda *a: calls.append(a))
+            seen[way] = calls
+            m.setattr(reader, "open_input", lambda *a: _File(opened(*a), fails_after=2))
+            with pytest.raises(OSError, match="gone"):
+                reader.read_paje(trace_file(body))
+    assert len(set(map(tuple, seen.values()))) == 1 and len(seen["one thread"]) > 3
+
+
+def test_a_read_that_stops_stops_its_second_thread(trace_file, monkeypatch):
+    """A progress callback that raises, or an error on the first event, while the
+    second thread is a full queue ahead: the read ends at once, the thread is gone
+    before the file closes, and none is left."""
+    monkeypatch.setattr(reader, "AHEAD_ABOVE", 0)
+    monkeypatch.setattr(reader, "LEX_LINES", 1)
+    monkeypatch.setattr(reader, "CHUNK", 1000)
+    events = "".join(f"11 {i} p1 S run\n" for i in range(20000))
+    closed_with = []
+    opened = reader.open_input
+    monkeypatch.setattr(reader, "open_input", lambda *a: _File(opened(*a), on_close=lambda: (
+        closed_with.append([t.name for t in threading.enumerate() if t.name == "triva3d-lex"]))))
+
+    def stop(done, total):
+        raise KeyboardInterrupt
+    for text, kwargs, error in ((HEADER + TYPES + events, dict(progress=stop), KeyboardInterrupt),
+                                (HEADER + TYPES + "11 x p1 S run\n" + events, {}, TraceError)):
+        path = trace_file(text)
+        ended = []
+
+        def read():
+            try:
+                reader.read_paje(path, **kwargs)
+            except error:
+                ended.append(True)
+        t = threading.Thread(target=read)
+        t.start()
+        t.join(60)
+        assert not t.is_alive() and ended == [True]
+    assert closed_with == [[], []]
+    assert not [t for t in threading.enumerate() if t.name == "triva3d-lex"]

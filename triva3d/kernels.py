@@ -27,7 +27,8 @@ _LLVM = threading.RLock()
 def on_first_compile(callback):
     """Call `callback(MESSAGE)` once in this process (a callback given again is
     still called once), when numba starts compiling one of triva3d's kernels (its
-    cache is cold); never while every kernel loads from the cache. Other code's
+    cache is cold), in the thread that compiles (a reader's second thread, maybe);
+    never while every kernel loads from the cache. Other code's
     numba functions are ignored. Does not import numba: until it is imported, a
     finder waits for its import to end."""
     with _LOCK:

@@ -1,9 +1,12 @@
-"""The compiled hot loop: tokenize Pajé lines, intern names and simulate, in one pass.
+"""The compiled hot loops: tokenize Pajé lines (`lex`), then intern names and simulate
+(`process`).
 
-`process` runs over whole lines of a byte buffer and writes straight into the column
-arrays of `SimState` (simulator.py). It stops and hands back to Python for the rare
-lines Python handles (definitions, `%` lines, PajeTraceFile), when a table needs to
-grow, and on an error. Semantics follow PajeNG's simulator (PajeContainer.cc).
+`lex` splits a batch of lines into tokens, with each token's hash and value as a
+number; a big file has it run in a second thread, ahead of `process` (reader.py).
+`process` runs over a lexed batch and writes straight into the column arrays of
+`SimState` (simulator.py). It stops and hands back to Python for the rare lines
+Python handles (definitions, `%` lines, PajeTraceFile), when a table needs to grow,
+and on an error. Semantics follow PajeNG's simulator (PajeContainer.cc).
 The kernels are `kernels.lazy`: a small file runs them as Python, with the same
 results (int64 hashes and numpy floats, as compiled).
 """
@@ -11,8 +14,8 @@ import numpy as np
 
 from .defs import (ADD_VARIABLE, CREATE_CONTAINER, DESTROY_CONTAINER, END_LINK, F_ALIAS,
                    F_CONTAINER, F_END_CONTAINER, F_KEY, F_NAME, F_START_CONTAINER, F_TIME,
-                   F_TYPE, F_VALUE, NEW_EVENT, POP_STATE, PUSH_STATE, RESET_STATE, SET_STATE,
-                   SET_VARIABLE, START_LINK, SUB_VARIABLE, TRACE_FILE)
+                   F_TYPE, F_VALUE, MAX_FIELDS, NEW_EVENT, POP_STATE, PUSH_STATE, RESET_STATE,
+                   SET_STATE, SET_VARIABLE, START_LINK, SUB_VARIABLE, TRACE_FILE)
 from ..kernels import lazy
 from ..trace import Kind
 
@@ -34,6 +37,8 @@ N_ISTATE = 15
  E_LINK_END_TYPE, E_INCOMPLETE_LINKS, E_EXTRA_CONFLICT, E_TOO_DEEP) = range(24)
 N_ERRORS = 24
 
+#: Tokens of a line kept (the size of the token buffers): one more than a line may hold.
+MAXTOK = MAX_FIELDS + 1
 EMPTY = -1
 AMBIGUOUS = -2
 FNV_OFFSET = -3750763034362895579  # 0xcbf29ce484222325
@@ -87,6 +92,33 @@ def tokenize(buf, pos, end, toks_s, toks_e):
             toks_e[n] = i
         n += 1
     return n, end, True
+
+
+@jit
+def lex(buf, pos, end, lx_line, lx_ntok, lx_lok, lx_first, lx_s, lx_e, lx_h, lx_v, lx_ok):
+    """Tokenize the lines of buf[pos:end] ahead of `process` (in another thread, for a
+    big file) into a lexed batch: line j starts at lx_line[j], has lx_ntok[j] tokens
+    (its first MAXTOK kept from lx_first[j] on), its quotes closed if lx_lok[j]; each
+    token's bounds, fnv hash and value as a number (lx_ok: whether it is one). Stops
+    when the batch is full (it holds MAXTOK tokens at least); returns (lines, position
+    after them), also in lx_line[lines]."""
+    maxtok = MAXTOK
+    n = 0
+    nt = 0
+    while pos < end and n < lx_ntok.shape[0] and nt + maxtok <= lx_s.shape[0]:
+        ntok, nxt, ok = tokenize(buf, pos, end, lx_s[nt:nt + maxtok], lx_e[nt:nt + maxtok])
+        lx_line[n] = pos
+        lx_ntok[n] = ntok
+        lx_lok[n] = ok
+        lx_first[n] = nt
+        for k in range(nt, nt + min(ntok, maxtok)):
+            lx_h[k] = fnv(buf, lx_s[k], lx_e[k])
+            lx_v[k], lx_ok[k] = parse_number(buf, lx_s[k], lx_e[k])
+        nt += min(ntok, maxtok)
+        n += 1
+        pos = nxt
+    lx_line[n] = pos
+    return n, pos
 
 
 @hot
@@ -187,10 +219,9 @@ def rehash(slots, hashes, rows):
 
 
 @jit
-def find_token(buf, s, e, arena, tk_start, tk_len, tk_hash, tok_slots):
-    """(code, index slot, hash) of the name buf[s:e]; code -1 when it is new.
-    Hot helpers take few arrays: every array argument costs on each call."""
-    h = fnv(buf, s, e)
+def find_token(buf, s, e, h, arena, tk_start, tk_len, tk_hash, tok_slots):
+    """(code, index slot, hash) of the name buf[s:e] of hash `h` (fnv); code -1 when
+    it is new. Hot helpers take few arrays: every array argument costs on each call."""
     mask = tok_slots.shape[0] - 1
     i = h & mask
     ln = e - s
@@ -237,7 +268,8 @@ def add_token(buf, s, e, h, i, istate, arena, tk_start, tk_len, tk_hash, tok_slo
 def intern(buf, s, e, istate, arena, tk_start, tk_len, tk_hash, tok_slots,
            tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def):
     """Code of the name buf[s:e], added if new (for Python and rare paths)."""
-    t, i, h = find_token(buf, s, e, arena, tk_start, tk_len, tk_hash, tok_slots)
+    t, i, h = find_token(buf, s, e, fnv(buf, s, e), arena, tk_start, tk_len, tk_hash,
+                         tok_slots)
     if t < 0:
         t = add_token(buf, s, e, h, i, istate, arena, tk_start, tk_len, tk_hash, tok_slots,
                       tok2cont_id, tok2cont_name, tok2type_id, tok2type_name, tok2def)
@@ -256,7 +288,7 @@ def scan_python(buf, pos, end, toks_s, toks_e, istate, def_kind, def_isname, are
     use the definition just made), after a PajeTraceFile, and when the batch or a table
     is full (`val_room`: values Python may still add). Returns (lines, position after
     the last, whether a table must grow before the first)."""
-    maxtok = toks_s.shape[0]
+    maxtok = MAXTOK
     n = 0
     nt = 0
     line = istate[I_LINE]
@@ -282,8 +314,8 @@ def scan_python(buf, pos, end, toks_s, toks_e, istate, def_kind, def_isname, are
                     or istate[I_NTOK] + maxtok > tk_start.shape[0]
                     or 2 * (istate[I_NTOK] + maxtok) > tok_slots.shape[0] or n >= val_room):
                 return n, after, n == 0
-            x, i, h = find_token(buf, toks_s[0], toks_e[0], arena, tk_start, tk_len, tk_hash,
-                                 tok_slots)
+            x, i, h = find_token(buf, toks_s[0], toks_e[0], fnv(buf, toks_s[0], toks_e[0]),
+                                 arena, tk_start, tk_len, tk_hash, tok_slots)
             d = tok2def[x] if x >= 0 else -1
             if d < 0 or def_kind[d] < 0 or CREATE_CONTAINER <= def_kind[d] <= END_LINK:
                 break
@@ -418,6 +450,8 @@ def order_time(last_start, last_end):
 
 
 # ---------------------------------------------------------------- the loop
+#: The arrays of a lexed batch of lines that `lex` fills and `process` reads, in order.
+LEXED = ("lx_line", "lx_ntok", "lx_lok", "lx_first", "lx_s", "lx_e", "lx_h", "lx_v", "lx_ok")
 #: The arrays `process` takes, grouped as it takes them (one tuple each, in this
 #: order): the run's state, the event definitions, the types, then one group per
 #: table of SimState (simulator.py builds the tuples from these names).
@@ -443,10 +477,12 @@ ARGS = {
 
 
 @jit
-def process(buf, pos, end, run, defs, types, tokens, values, containers, slots, states, links,
-            variables, events):
-    """Handle the lines of buf[pos:end]; returns a status (ST_*). The groups of
-    arrays are tuples in ARGS's order."""
+def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containers, slots,
+            states, links, variables, events):
+    """Handle lines `line` to `nlines` of the lexed batch `lexed` (lex's arrays) of buf;
+    returns a status (ST_*), where it stopped in istate[I_POS]. The groups of arrays
+    are tuples in ARGS's order."""
+    lx_line, lx_ntok, lx_lok, lx_first, lx_s, lx_e, lx_h, lx_v, lx_ok = lexed
     toks_s, toks_e, tokid, istate, fstate, recov, recov_line, work = run
     def_kind, def_nfields, def_pos, def_extra, def_isname = defs
     ty_kind, ty_parent, ty_start, ty_end = types
@@ -464,19 +500,24 @@ def process(buf, pos, end, run, defs, types, tokens, values, containers, slots, 
     ev_cont, ev_type, ev_value, ev_time, ev_extra = events
     lenient = istate[I_LENIENT] != 0
     nextra = def_extra.shape[1]
-    maxtok = toks_s.shape[0]
-    while pos < end:
-        line_start = pos
-        ntok, nxt, ok = tokenize(buf, pos, end, toks_s, toks_e)
+    maxtok = MAXTOK
+    while line < nlines:
+        line_start = lx_line[line]
+        nxt = lx_line[line + 1]
+        ntok = lx_ntok[line]
+        f = lx_first[line]
+        for k in range(min(ntok, maxtok)):
+            toks_s[k] = lx_s[f + k]
+            toks_e[k] = lx_e[f + k]
         istate[I_LINE] += 1
         istate[I_POS] = line_start
-        if not ok:
+        if not lx_lok[line]:
             istate[I_ERR] = E_UNTERMINATED
             istate[I_ERR_S] = toks_s[min(ntok, maxtok) - 1]
             istate[I_ERR_E] = nxt
             return ST_ERROR
         if ntok == 0:
-            pos = nxt
+            line += 1
             continue
         if buf[toks_s[0]] == 37:  # '%'
             istate[I_LINE] -= 1
@@ -501,8 +542,8 @@ def process(buf, pos, end, run, defs, types, tokens, values, containers, slots, 
         d = -1
         for k in range(min(ntok, maxtok)):
             if k == 0 or def_isname[d, k]:
-                x, i, h = find_token(buf, toks_s[k], toks_e[k], arena, tk_start, tk_len,
-                                     tk_hash, tok_slots)
+                x, i, h = find_token(buf, toks_s[k], toks_e[k], lx_h[f + k], arena, tk_start,
+                                     tk_len, tk_hash, tok_slots)
                 if x < 0:
                     x = add_token(buf, toks_s[k], toks_e[k], h, i, istate, arena, tk_start,
                                   tk_len, tk_hash, tok_slots, tok2cont_id, tok2cont_name,
@@ -521,7 +562,7 @@ def process(buf, pos, end, run, defs, types, tokens, values, containers, slots, 
         if kind < CREATE_CONTAINER or kind > END_LINK:
             istate[I_LINE] -= 1
             return ST_PYLINE
-        pos = nxt
+        line += 1
         err = E_NONE
         err_field = F_TIME
         want = K_STATE
@@ -533,7 +574,8 @@ def process(buf, pos, end, run, defs, types, tokens, values, containers, slots, 
             err_field = -1
         else:
             p = def_pos[d, F_TIME]
-            t, okn = parse_number(buf, toks_s[p], toks_e[p])
+            t = lx_v[f + p]
+            okn = lx_ok[f + p] != 0
             if not okn:
                 err = E_BAD_NUMBER
             else:
@@ -637,7 +679,8 @@ def process(buf, pos, end, run, defs, types, tokens, values, containers, slots, 
                 err_field = of
         if err == E_NONE and want == K_VARIABLE:
             p = def_pos[d, F_VALUE]
-            num, okn = parse_number(buf, toks_s[p], toks_e[p])
+            num = lx_v[f + p]
+            okn = lx_ok[f + p] != 0
             if not okn:
                 err = E_BAD_NUMBER
                 err_field = F_VALUE
@@ -832,7 +875,7 @@ def process(buf, pos, end, run, defs, types, tokens, values, containers, slots, 
                 istate[I_ERR_E] = toks_e[p]
             return ST_ERROR
         fail(err, lenient, istate, recov, recov_line)
-    istate[I_POS] = pos
+    istate[I_POS] = lx_line[nlines]
     return ST_DONE
 
 

@@ -1,5 +1,10 @@
-"""Read a Pajé trace file in chunks through the kernel into a Trace."""
+"""Read a Pajé trace file in chunks through the kernels into a Trace: a big file is
+read and tokenized (K.lex) by a second thread, a few batches of lines ahead of the
+simulation (K.process) in this one, which sees everything in file order."""
+import contextlib
 import os
+import queue
+import threading
 
 import numpy as np
 
@@ -16,6 +21,12 @@ CHUNK = 16 << 20
 INTERPRET_BELOW = 32 << 10
 #: Longest line read (a file without newlines would grow a buffer without bound).
 MAX_LINE = 64 << 20
+#: Lines and tokens (K.MAXTOK at least) of a lexed batch (K.lex); files from
+#: AHEAD_ABOVE bytes on are read and lexed by a second thread, which hands over up
+#: to AHEAD items (lexed batches, blocks' sizes) before it waits for this one.
+LEX_LINES, LEX_TOKENS = 1 << 15, 1 << 18
+AHEAD_ABOVE, AHEAD = 1 << 20, 3
+assert CHUNK + MAX_LINE < 1 << 31  # token bounds are int32
 #: What a `%` line or a definition can add to (PajeTraceFile reserves for itself).
 PYLINE = ("tokens", "arena", "values")
 #: Deepest chain of files including one another (PajeTraceFile).
@@ -83,33 +94,23 @@ def _read_file(sim, path, chain, bar):
     saved_line = int(sim.istate[K.I_LINE])
     sim.istate[K.I_LINE] = 0
     with f:
-        bar.total += os.fstat(f.fileno()).st_size
-        carry = b""
-        while True:
-            block = f.read(CHUNK)
-            bar.add(len(block))
-            eof = not block
-            data = carry + block
-            if not carry and b"\n" not in data and b"\r" in data:  # loaded as empty
-                raise TraceError(path, 1, "lines end with a carriage return alone (old Mac "
-                                          "text); convert them: tr '\\r' '\\n'")
-            if eof:
-                if not data:
-                    break
-                if not data.endswith(b"\n"):
-                    data += b"\n"
+        size = os.fstat(f.fileno()).st_size
+        bar.total += size
+        pool = []  # lexed batches done with (AHEAD + 2 at most are made)
+        with _ahead(_lexed(f, path, bar.read, pool), size >= AHEAD_ABOVE) as items:
+            for item in items:
+                if isinstance(item, int):
+                    bar.add(item)
+                elif item is TRUNCATED:
                     sim.notes.append(("last line without an end of line (the file may be "
                                       "truncated)", 1, int(sim.istate[K.I_LINE]) + 1))
-            cut = data.rfind(b"\n") + 1
-            if cut:
-                with bar.interpreted():
-                    _run(sim, data, cut, path, chain + [path], bar)
-            carry = data[cut:]
-            if len(carry) > MAX_LINE:  # /dev/zero, a binary file: not Pajé text
-                raise TraceError(path, int(sim.istate[K.I_LINE]) + 1,
-                                 f"a line longer than {MAX_LINE >> 20} MiB: not a Pajé trace")
-            if eof:
-                break
+                elif item is LONG:  # /dev/zero, a binary file: not Pajé text
+                    raise TraceError(path, int(sim.istate[K.I_LINE]) + 1, f"a line longer "
+                                     f"than {MAX_LINE >> 20} MiB: not a Pajé trace")
+                else:
+                    with bar.interpreted():
+                        _run(sim, *item, path, chain + [path], bar)
+                    pool.append(item[2])
     if sim.header.current is not None:
         raise TraceError(path, "end", f"%EventDef at line {sim.header.current.line} has no "
                                       "%EndEventDef")
@@ -117,12 +118,117 @@ def _read_file(sim, path, chain, bar):
         sim.istate[K.I_LINE] = saved_line
 
 
-def _run(sim, data, end, path, chain, bar):
-    buf = np.frombuffer(data, np.uint8)
-    args = sim.kernel_args()
-    pos = 0
+class _Batch:
+    """The arrays K.lex fills (K.LEXED): a batch of lines, tokenized."""
+    PER_LINE = dict(lx_line=np.int64, lx_ntok=np.int32, lx_lok=np.uint8, lx_first=np.int32)
+    PER_TOKEN = dict(lx_s=np.int32, lx_e=np.int32, lx_h=np.int64, lx_v=np.float64,
+                     lx_ok=np.uint8)
+
+    def __init__(self):
+        size = dict.fromkeys(self.PER_LINE, LEX_LINES) | \
+            dict.fromkeys(self.PER_TOKEN, max(LEX_TOKENS, K.MAXTOK))
+        size["lx_line"] += 1  # where the last line ends
+        dtype = self.PER_LINE | self.PER_TOKEN
+        self.arrays = tuple(np.empty(size[n], dtype[n]) for n in K.LEXED)
+
+
+def _lexed(f, path, before, pool):
+    """What `_read_file` takes, in order: the bytes of each block read (an int), then
+    (buffer, bytes, batch, lines) for each batch of its whole lines that K.lex
+    tokenized, TRUNCATED before a last line without an end of line, LONG for a line
+    too long. `before`: bytes read before this file (the kernel runs as Python below
+    INTERPRET_BELOW); batches come from `pool` (given back by the reader)."""
+    carry = b""
+    read = before
     while True:
-        status = K.process(buf, pos, end, *args)
+        block = f.read(CHUNK)
+        read += len(block)
+        yield len(block)
+        eof = not block
+        data = carry + block
+        del block  # (a copy where a line was carried over)
+        if not carry and b"\n" not in data and b"\r" in data:  # loaded as empty
+            raise TraceError(path, 1, "lines end with a carriage return alone (old Mac "
+                                      "text); convert them: tr '\\r' '\\n'")
+        if eof:
+            if not data:
+                return
+            if not data.endswith(b"\n"):
+                data += b"\n"
+                yield TRUNCATED
+        cut = data.rfind(b"\n") + 1
+        buf = np.frombuffer(data, np.uint8)
+        pos = 0
+        while pos < cut:
+            batch = pool.pop() if pool else _Batch()
+            with interpreted(read < INTERPRET_BELOW):
+                n, pos = K.lex(buf, pos, cut, *batch.arrays)
+            yield buf, data, batch, int(n)
+        carry = data[cut:]
+        if len(carry) > MAX_LINE:
+            yield LONG
+            return
+        if eof:
+            return
+
+
+@contextlib.contextmanager
+def _ahead(items, threaded):
+    """`items` as they come, from a second thread that runs ahead by up to AHEAD items
+    when `threaded` (its exception comes in order); stops it on leaving."""
+    if not threaded:
+        yield items
+        return
+    ahead, stop = queue.Queue(AHEAD), threading.Event()
+
+    def put(item):
+        while not stop.is_set():
+            try:
+                return ahead.put(item, timeout=0.05)
+            except queue.Full:
+                pass
+
+    def produce():
+        try:
+            for item in items:
+                put(item)
+                if stop.is_set():
+                    return
+        except BaseException as e:  # noqa: B036 (handed to the reader)
+            put(_Raised(e))
+        put(_END)
+
+    def consume():
+        while (item := ahead.get()) is not _END:
+            if isinstance(item, _Raised):
+                raise item.error
+            yield item
+    thread = threading.Thread(target=produce, name="triva3d-lex", daemon=True)
+    thread.start()
+    try:
+        yield consume()
+    finally:
+        stop.set()
+        thread.join()
+
+
+class _Raised:
+    """An exception of the second thread, handed over in its place."""
+
+    def __init__(self, error):
+        self.error = error
+
+
+_END, TRUNCATED, LONG = object(), object(), object()
+
+
+def _run(sim, buf, data, batch, nlines, path, chain, bar):
+    """Run `process` over a batch of lines, Python taking the lines it hands back."""
+    start = batch.arrays[0]
+    end = int(start[nlines])
+    line = 0
+    while line < nlines:
+        status = K.process(buf, line, nlines, batch.arrays, *sim.kernel_args())
         pos = int(sim.istate[K.I_POS])
         if status == K.ST_DONE:
             return
@@ -133,7 +239,7 @@ def _run(sim, data, end, path, chain, bar):
             sim.reserve(K.tokenize(buf, pos, end, sim.toks_s, sim.toks_e)[1] - pos)
         else:
             pos = _python_lines(sim, buf, data, pos, end, path, chain, bar)
-        args = sim.kernel_args()
+        line = int(np.searchsorted(start[:nlines + 1], pos))
 
 
 def _python_lines(sim, buf, data, pos, end, path, chain, bar):

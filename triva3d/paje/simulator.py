@@ -154,9 +154,9 @@ class SimState:
         self.fstate = np.zeros(3, F8)  # last event time, time-order limit, latest time
         self.recov = np.zeros(K.N_ERRORS, I8)
         self.recov_line = np.zeros(K.N_ERRORS, I8)
-        self.toks_s = np.zeros(D.MAX_FIELDS + 1, I8)
-        self.toks_e = np.zeros(D.MAX_FIELDS + 1, I8)
-        self.tokid = np.zeros(D.MAX_FIELDS + 1, I4)
+        self.toks_s = np.zeros(K.MAXTOK, I8)
+        self.toks_e = np.zeros(K.MAXTOK, I8)
+        self.tokid = np.zeros(K.MAXTOK, I4)
         self.extra_names = []
         # a run of lines for Python, tokenized and interned by K.scan_python
         self.b_line, self.b_first = np.zeros(BATCH, I8), np.zeros(BATCH + 1, I8)
