@@ -351,6 +351,45 @@ def test_what_the_clock_and_the_nesting_cannot_hold(tmp_path):
         load(tmp_path / "deep", cache=False)
 
 
+def test_io_operations_and_thread_teams_nested_too_deep_are_refused(tmp_path):
+    """I/O operations open at once and thread teams nested past the imbrication
+    column's range wrapped around to negative depths, silently; now one line, as for
+    regions, and one fewer level reads."""
+    from otf2.enums import (GroupType, IoOperationFlag, IoOperationMode, IoParadigmClass,
+                            IoParadigmFlag, Paradigm)
+
+    def archive(path, n, what):
+        with otf2.writer.open(str(path), timer_resolution=1_000_000_000) as w:
+            d = w.definitions
+            group = d.location_group("Process", system_tree_parent=d.system_tree_node("node"))
+            loc = d.location("Master thread", group=group)
+            ev = w.event_writer_from_location(loc)
+            if what == "io":
+                posix = d.io_paradigm("POSIX", "POSIX I/O", IoParadigmClass.SERIAL,
+                                      IoParadigmFlag.NONE)
+                handle = d.io_handle("f", d.io_regular_file("f", scope=d.system_tree_node("n")),
+                                     posix)
+                for k in range(n):
+                    ev.io_operation_begin(k, handle, IoOperationMode.READ, IoOperationFlag.NONE,
+                                          1, k)
+                for k in range(n):
+                    ev.io_operation_complete(n + k, handle, 1, n - 1 - k)
+            else:
+                team = d.comm("team", group=d.group("team", group_type=GroupType.COMM_LOCATIONS,
+                                                    paradigm=Paradigm.OPENMP, members=[loc]))
+                for k in range(n):
+                    ev.thread_team_begin(k, team)
+                for k in range(n):
+                    ev.thread_team_end(n + k, team)
+    for what, words in (("io", "I/O operations"), ("teams", "thread teams")):
+        archive(tmp_path / what, 32769, what)
+        with pytest.raises(TraceError, match=f"{words} nested more than 32767 deep"):
+            load(tmp_path / what, cache=False)
+        archive(tmp_path / f"{what}-ok", 32768, what)
+        t = load(tmp_path / f"{what}-ok", cache=False)
+        assert len(t.states) == 32768 and t.states.imbrication.max() == 32767
+
+
 def test_event_counts_beyond_the_file_are_refused_before_allocating(tmp_path):
     """Definitions declaring more events than the file can hold (1e15 was a
     MemoryError) are one line, before any buffer is taken (issue 16), where the file

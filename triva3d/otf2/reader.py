@@ -562,10 +562,7 @@ class _Builder:
                 kind, rec[:, 1], rec[:, 2], rec[:, 3], rec[:, 4], rec[:, 5], end_ticks)
             unmatched_leaves += bad
             unclosed += open_
-            if len(dep) and dep.max() > np.iinfo(np.int16).max:  # the imbrication column's
-                raise TraceError(self.anchor, None, f"location {ref}: regions nested more "
-                                                    "than 32767 deep")
-            dep = dep.astype(np.int16)
+            dep = self._imbrication(dep, f"location {ref}: regions")
             if len(reg):
                 st.append(self._states(c, ctype, reg, t0, t1, dep, i0, i1))
             if len(coll):
@@ -707,6 +704,13 @@ class _Builder:
         threads[~fork] = -1
         return [self._part(c, t, values, r[:, 1], rows=np.flatnonzero(m), threads=threads)]
 
+    def _imbrication(self, depth, what):
+        """`depth` as the imbrication column (int16); a TraceError where `what` nest
+        deeper than it holds (it would wrap around)."""
+        if len(depth) and depth.max() > np.iinfo(np.int16).max:
+            raise TraceError(self.anchor, None, f"{what} nested more than 32767 deep")
+        return depth.astype(np.int16)
+
     def _io(self, c, ctype, rec):
         """I/O operations: states "I/O" valued by the mode, from issue to completion
         (matched by handle and matching id), with the bytes done and the handle."""
@@ -721,8 +725,8 @@ class _Builder:
         b, e = b[ib], e[ie]
         order = np.argsort(b, kind="stable")  # by issue: each one's depth is how many are open
         b, e = b[order], e[order]
-        depth = (np.arange(len(b)) - np.searchsorted(np.sort(rec[e, 1]), rec[b, 1],
-                                                       side="right")).astype(np.int16)
+        depth = self._imbrication(np.arange(len(b)) - np.searchsorted(
+            np.sort(rec[e, 1]), rec[b, 1], side="right"), "I/O operations")
         t = self.type(Kind.STATE, ctype, "I/O")
         modes = rec[b, 2] >> 32
         uniq, inv = np.unique(modes, return_inverse=True)
@@ -743,7 +747,7 @@ class _Builder:
             return []
         begins = rec[rows, 0] == capi.TEAM_BEGIN
         b, e, depth, ignored, still, _ = _stack_pairs(begins, ~begins)
-        depth, left = depth.astype(np.int16), ignored + len(still)
+        depth, left = self._imbrication(depth, "thread teams"), ignored + len(still)
         if left:
             self.report.append(("thread teams begun or ended without the other end (not "
                                 "drawn)", int(left), None))
