@@ -10,12 +10,15 @@ import pytest
 
 from triva3d import TraceError, load
 from triva3d.dump import dump
+from triva3d.otf2 import reader as otf2_reader
 from triva3d.paje import reader
 from triva3d.paje.defs import standard_header
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-#: Files smaller than this run the Pajé kernel as Python outside the tests.
+#: Files smaller than this run the Pajé kernel as Python outside the tests (and OTF2
+#: archives of fewer events their tasks' kernels).
 INTERPRET_BELOW = reader.INTERPRET_BELOW
+OTF2_INTERPRET_BELOW = otf2_reader.INTERPRET_BELOW
 
 # Standard definitions (ids as Poti writes them); bodies in tests use these ids:
 # 0-5 type and value definitions, 6/7 create/destroy, 8/9/10 Set/Add/SubVariable,
@@ -64,6 +67,7 @@ def pytest_configure(config):
     os.environ["TRIVA3D_CACHE_DIR"] = config.triva3d_cache
     reader.INTERPRET_BELOW = 0  # in-process loads run the compiled Pajé kernel; the
     # semantics, conformance and fuzz tests run both
+    otf2_reader.INTERPRET_BELOW = 0  # (and the OTF2 tasks' kernels compiled)
     os.environ["XDG_CONFIG_HOME"] = os.path.join(config.triva3d_cache, "config")  # QSettings
 
 

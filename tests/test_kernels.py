@@ -7,7 +7,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import HEADER, INTERPRET_BELOW, TYPES
+import otf2gen
+from conftest import (HEADER, INTERPRET_BELOW, OTF2_INTERPRET_BELOW, TYPES,
+                      assert_same_trace)
+from triva3d import load
 from triva3d.kernels import MESSAGE
 
 NOTE = f"triva3d: note: {MESSAGE}"
@@ -90,8 +93,8 @@ def test_the_pajé_kernel_unpacks_its_groups_in_the_order_the_simulator_packs_th
 
 def test_a_run_that_computes_little_never_imports_numba(tmp_path):
     """numba's start-up (0.8 s) is paid only by a run that computes: `--help`,
-    `stats` of a small trace (its kernel run as Python) and of a trace read from
-    triva3d's cache do not import it; a trace too big for Python does, and the note
+    `stats` of a small trace (its kernel run as Python), of a trace read from
+    triva3d's cache and of a small OTF2 archive with tasks do not import it; a trace too big for Python does, and the note
     of a cold kernel cache comes once."""
     trace = tmp_path / "t.trace"
     trace.write_text(HEADER + TYPES + "11 1 p1 S run\n12 2 p1 S io\n13 3 p1 S\n")
@@ -118,8 +121,23 @@ def test_a_run_that_computes_little_never_imports_numba(tmp_path):
     assert "numba imported: False" in out and "(from cache)" in out
     assert "State: state, 2, max imbrication 1" in out and NOTE not in err
     assert "numba imported: False" in run_cli("--help")[0]
+    otf2gen.apex_tasks(tmp_path / "apex")  # tasks nested in tasks: lazy kernels
+    out, err = run_cli("stats", "--no-cache", str(tmp_path / "apex" / "traces.otf2"))
+    assert "numba imported: False" in out and "9 states" in out
     out, err = run_cli("stats", str(trace_of(tmp_path / "big.trace", 2000)))
     assert "numba imported: True" in out and err.splitlines().count(NOTE) == 1
+
+
+def test_a_small_otf2_archive_reads_the_same_with_its_kernels_as_python(tmp_path, monkeypatch):
+    """An archive under the OTF2 reader's INTERPRET_BELOW events runs its tasks'
+    kernels (nesting, dependencies) as Python: the Trace compiled is the same."""
+    from triva3d.otf2 import reader as otf2_reader
+    otf2gen.apex_tasks(tmp_path / "apex")
+    compiled = load(tmp_path / "apex", cache=False)  # (the tests' setting: 0)
+    monkeypatch.setattr(otf2_reader, "INTERPRET_BELOW", OTF2_INTERPRET_BELOW)
+    python = load(tmp_path / "apex", cache=False)
+    assert len(compiled.links) == 5 and len(compiled.states) == 9
+    assert_same_trace(python, compiled)
 
 
 @settings(max_examples=200, deadline=None)

@@ -35,6 +35,7 @@ from collections import Counter
 import numpy as np
 
 from ..errors import TraceError
+from ..kernels import interpreted
 from ..trace import METRIC_CLASS, SCHEMA, Kind, Names, Trace
 from ..analysis import tasks
 from ..analysis.timeslice import nesting_parents_of
@@ -370,6 +371,9 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
 #: How an event file that OTF2 closed ends: END_OF_FILE, then the END_OF_CHUNK of
 #: its last chunk (OTF2_Buffer.h; earlier chunks are padded to the chunk size).
 _FILE_END = b"\x02\x01"
+#: Archives of fewer events run the kernels of their tasks' nesting as Python
+#: (kernels.interpreted): sooner done than numba imported and its kernels loaded.
+INTERPRET_BELOW = 5000
 
 
 def _whole(path):
@@ -404,7 +408,9 @@ def read_otf2(path, lenient=False, progress=None):
               "1 GHz", f"timer resolution {defs.resolution:g}")
         defs.resolution = 1e9
     recs, attrs, other = _read_events(anchor, defs, lenient, report, progress)
-    return _Builder(defs, anchor, recs, attrs, lenient, report).trace(other)
+    events = sum(len(r) for r in recs.values() if r is not None)
+    with interpreted(events < INTERPRET_BELOW):
+        return _Builder(defs, anchor, recs, attrs, lenient, report).trace(other)
 
 
 class _Builder:
