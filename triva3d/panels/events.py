@@ -103,8 +103,8 @@ class Events:
         ranks = np.unique(cont)
         ranks = ranks[np.lexsort((ranks, parent[ranks]))]  # by segment, then rank
         self.ranks = ranks
-        slot_of = np.full(len(trace.containers), -1, np.int64)
-        slot_of[ranks] = np.arange(len(ranks))
+        slot_of = np.full(len(trace.containers), -1, np.int32)  # (a column per event:
+        slot_of[ranks] = np.arange(len(ranks))                  # narrow types)
         self.slot = slot_of[cont]
         self.segments = self._segments(trace, ranks)
         self.jitter = np.random.default_rng(0).random(len(rows)) - 0.5
@@ -126,7 +126,7 @@ class Events:
         kept = order[:MAX_COLOURS][counts[order[:MAX_COLOURS]] > 0]
         if (counts > 0).sum() > MAX_COLOURS:
             kept = kept[:MAX_COLOURS - 1]  # the last colour: all the others
-        index = np.full(len(trace.values), len(kept), np.int64)
+        index = np.full(len(trace.values), len(kept), np.uint8)  # (MAX_COLOURS < 256)
         index[kept] = np.arange(len(kept))
         self.colour = index[values]
         self.palette = np.r_[np.asarray(value_rgb, np.uint8)[kept].reshape(-1, 3),
@@ -192,7 +192,7 @@ class EventsPicture:
         #: particles' side in pixels: 5, less where slots are narrower
         self.dot = int(np.clip(np.floor(self.slot_px / 2), 1, 5))
         spread = min(JITTER * self.slot_px, JITTER_DOTS * self.dot)
-        self.x = (self.x0 + (ev.slot + 0.5) * self.slot_px + spread * ev.jitter).astype(np.int64)
+        self.x = (self.x0 + (ev.slot + 0.5) * self.slot_px + spread * ev.jitter).astype(np.int32)
         self.x = np.clip(self.x, self.x0, self.x1 - self.dot)
         #: the times the timeline covers (default: the events')
         self.span = tuple(map(float, span)) if span else (float(ev.start.min()),
