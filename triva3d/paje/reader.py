@@ -108,9 +108,10 @@ def _read_file(sim, path, chain, bar):
                     raise TraceError(path, int(sim.istate[K.I_LINE]) + 1, f"a line longer "
                                      f"than {MAX_LINE >> 20} MiB: not a Pajé trace")
                 else:
+                    buf, data, batch, lines = item
                     with bar.interpreted():
-                        _run(sim, *item, path, chain + [path], bar)
-                    pool.append(item[2])
+                        _run(sim, buf, data, batch, lines, path, chain + [path], bar)
+                    pool.append(batch)
     if sim.header.current is not None:
         raise TraceError(path, "end", f"%EventDef at line {sim.header.current.line} has no "
                                       "%EndEventDef")
