@@ -249,6 +249,81 @@ def test_a_part_of_a_store_holds_the_window_s_entities_and_the_whole_run_s_facts
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-9 * want.max(initial=1))
 
 
+def test_a_window_skips_row_groups_and_keeps_every_entity_meeting_it(tmp_path, monkeypatch):
+    """Row groups of 7 rows (store.ROW_GROUP): the part of every window, those ending or
+    starting on an entity's time, an instant, one before the run and one after it,
+    holds exactly the entities meeting it, in the trace's order; and reading it
+    skipped row groups (their statistics) where the window is short."""
+    import pyarrow.parquet as pq
+    from triva3d import store
+    from triva3d.engine import read_part
+    monkeypatch.setattr(store, "ROW_GROUP", 7)
+    tr = load(ROOT / "examples" / "small.trace", cache=False)
+    ingest(tr, tmp_path / "s")
+    assert pq.ParquetFile(next((tmp_path / "s" / "states").rglob("*.parquet"))) \
+        .metadata.num_row_groups > 3
+    st = tr.states
+    span = tr.end_time - tr.start_time
+    read = []
+    real = pq.ParquetFile.read_row_group
+    monkeypatch.setattr(pq.ParquetFile, "read_row_group",
+                        lambda self, g, *a, **k: read.append(g) or real(self, g, *a, **k))
+    windows = [(tr.start_time + 0.4 * span, tr.start_time + 0.45 * span),
+               (st.end[10], st.start[200]), (st.start[77], st.start[77]),
+               (tr.start_time - 2, tr.start_time - 1), (tr.end_time + 1, tr.end_time + 2),
+               (tr.start_time, tr.end_time)]
+    for t0, t1 in windows:
+        read.clear()
+        part = read_part(tmp_path / "s", (t0, t1))
+        for table in ENTITIES:
+            whole, got = getattr(tr, table), getattr(part, table)
+            meets = (whole.time >= t0) & (whole.time <= t1) if table == "events" else \
+                (whole.start <= t1) & (whole.end >= t0)
+            for c in whole.columns:
+                assert np.array_equal(got.columns[c], whole.columns[c][meets]), (t0, t1, c)
+        if (t0, t1) == windows[0]:
+            groups = sum(pq.ParquetFile(f).metadata.num_row_groups
+                         for t in ENTITIES for f in (tmp_path / "s" / t).rglob("*.parquet"))
+            assert 0 < len(read) < groups / 2
+    assert len(read_part(tmp_path / "s", windows[3]).states) == 0
+
+
+def test_numbers_reads_arrow_columns_as_numpy_does():
+    """store.numbers: every numeric and boolean type, sliced and in several chunks,
+    equals pyarrow's to_numpy; strings or nulls are refused."""
+    import pyarrow as pa
+    from triva3d.store import numbers
+    rng = np.random.default_rng(3)
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.float32, np.float64,
+                  bool):
+        x = (rng.integers(-100, 100, 37) if dtype != bool else rng.random(37) < 0.5) \
+            .astype(dtype)
+        arr = pa.array(x)
+        for col in (arr, arr.slice(5, 20), pa.chunked_array([arr.slice(3, 11), arr.slice(17)]),
+                    pa.chunked_array([], arr.type)):
+            got = numbers(col)
+            assert got.dtype == np.dtype(dtype) and np.array_equal(
+                got, col.to_numpy(zero_copy_only=False) if isinstance(col, pa.Array) else
+                np.concatenate([c.to_numpy(zero_copy_only=False) for c in col.chunks] or
+                               [np.zeros(0, dtype)]))
+    for bad in (pa.array(["a"]), pa.array([1, None])):
+        with pytest.raises(ValueError):
+            numbers(bad)
+
+
+def test_reading_a_store_never_imports_pandas(tmp_path):
+    """A part of a store, its treemap and its whole read go without pandas (pyarrow
+    imports it for read_table and to_numpy where installed: 50 MB more)."""
+    pytest.importorskip("pandas")
+    ingest(load(ROOT / "examples" / "small.trace", cache=False), tmp_path / "s")
+    code = ("import sys; from triva3d.engine import comm_pairs, read_part, state_slice; "
+            "from triva3d.store import read_store; "
+            f"s = {str(tmp_path / 's')!r}; read_part(s, (0.1, 0.2)); read_store(s); "
+            "state_slice(s, (0.1, 0.2), threads=1); comm_pairs(s); print('pandas' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout == "False\n", r.stderr
+
+
 def test_the_overview_a_store_keeps_has_fewer_bins_for_many_values(tmp_path, monkeypatch):
     """A store keeps its run's overview in fewer bins where its state values are many
     (here at most 1000 cells: 128 bins, a power of two, of small.trace's 5 values); a

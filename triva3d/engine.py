@@ -51,14 +51,12 @@ def _read_overlapping(path, columns, t0, t1, codes):
     end] meets [t0, t1]; the row groups' statistics skip the other time slices. A
     TraceError where the file cannot be read, or a column named in `codes` holds a
     code outside 0 to codes[column] - 1, or an entity ends before it starts."""
-    import pyarrow.parquet as pq
+    from .store import read_meeting
     try:
-        t = pq.read_table(path, columns=columns,
-                          filters=[("start", "<=", t1), ("end", ">=", t0)])
+        c = read_meeting(path, columns, (t0, t1))
     except Exception as e:  # untrusted: any damage
         raise TraceError(path, None, f"not a readable store partition: "
                                      f"{e or type(e).__name__}") from None
-    c = {k: t.column(k).to_numpy() for k in t.column_names}
     for k, v in c.items():
         if k in codes and len(v) and not 0 <= v.min() <= v.max() < codes[k]:
             raise TraceError(path, None, f"not a readable store partition: its {k} codes "
@@ -117,15 +115,13 @@ def _skeleton(store):
     """(state value codes, column of each value code, the trace's (start, end), the
     codes of its partitions' columns: column -> how many) of the store at `store`,
     from its small tables; a TraceError where it is none."""
-    import pyarrow.parquet as pq
-    from .store import is_store
+    from .store import is_store, numbers, read_table
     if not is_store(store):
         raise TraceError(str(store), None, "not a triva3d store (triva3d ingest writes one)")
     try:
-        values = pq.read_table(os.path.join(store, "values.parquet")).column("type").to_numpy()
-        types = pq.read_table(os.path.join(store, "types.parquet")).column("kind").to_numpy()
-        span = pq.read_table(os.path.join(store, "containers.parquet"),
-                             columns=["start", "end"])
+        values = numbers(read_table(os.path.join(store, "values.parquet")).column("type"))
+        types = numbers(read_table(os.path.join(store, "types.parquet")).column("kind"))
+        span = read_table(os.path.join(store, "containers.parquet"), ["start", "end"])
         n_cont, span = span.num_rows, span.slice(0, 1).to_pylist()[0]
     except Exception as e:  # untrusted: any damage
         raise TraceError(str(store), None, f"not a readable triva3d store: "
@@ -212,12 +208,11 @@ def comm_pairs(store, window=None, address=None):
     summed (0 where none is given): the communication graph's edges before they are
     lifted to a level. A links bucket holds its senders' links, so each pair comes
     from one task: the results are concatenated, never combined."""
-    import pyarrow.parquet as pq
+    from .store import numbers, read_table
     _, _, span, codes = _skeleton(store)
     t0, t1 = (-np.inf, np.inf) if window is None else _window(window, span)
-    platform = np.flatnonzero(pq.read_table(os.path.join(store, "types.parquet"),
-                                            columns=["platform"]).column(0).to_numpy(
-                                                zero_copy_only=False))
+    platform = np.flatnonzero(numbers(read_table(os.path.join(store, "types.parquet"),
+                                                 ["platform"]).column(0)))
     parts = _over_buckets(store, _bucket_pairs, (t0, t1, platform, codes), address, "links")
     return tuple(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
                  for k in range(4))

@@ -467,20 +467,88 @@ def read_window(path, window, pairs):
     return _read(path, window, pairs)
 
 
-def _meets(name, window):
-    """A filter of the entities of table `name` that meet `window` = (t0, t1)."""
-    import pyarrow.dataset as ds
-    t0, t1 = (float(t) for t in window)
-    if name == "events":
-        return (ds.field("time") >= t0) & (ds.field("time") <= t1)
-    return (ds.field("start") <= t1) & (ds.field("end") >= t0)
+def _entities(files, name, fields, window):
+    """The columns (SCHEMA's and the user-defined fields') of table `name` in the
+    partition `files`, in the trace's order (their `row`): every row (window None)
+    or those meeting `window` = (t0, t1) (states, links and variable pieces
+    overlapping it, events in it)."""
+    wanted = list(SCHEMA[name]) + [f"extra.{k}" for k in fields] + ["row"]
+    ends = ("time", "time") if name == "events" else ("start", "end")
+    pieces = {c: [] for c in wanted}
+    for f in files:
+        for c, x in read_meeting(f, wanted, window, *ends).items():
+            pieces[c].append(x)
+    order = np.argsort(_join(pieces.pop("row"), np.int64), kind="stable")
+    return {c: _join(pieces.pop(c), SCHEMA[name].get(c, np.int32))[order]
+            for c in list(pieces)}
+
+
+def _join(arrays, dtype):
+    """`arrays` end to end (none: an empty one of `dtype`)."""
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype)
+
+
+def read_meeting(path, columns, window=None, first="start", last="end"):
+    """The `columns` (name -> array) of the rows of the Parquet file `path` whose
+    `first` is at most window's end and `last` at least its start (every row for
+    window None), read row group by row group; a group whose statistics say none
+    meets the window is skipped (a store's time slices)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    pf = pq.ParquetFile(path)
+    meta, names = pf.metadata, pf.metadata.schema.names
+    read = list(dict.fromkeys(columns + ([first, last] if window is not None else [])))
+    out = {c: [] for c in columns}
+    for g in range(meta.num_row_groups):
+        if window is not None:
+            lo = meta.row_group(g).column(names.index(first)).statistics
+            hi = meta.row_group(g).column(names.index(last)).statistics
+            if (lo is not None and lo.has_min_max and lo.min > window[1]) or \
+                    (hi is not None and hi.has_min_max and hi.max < window[0]):
+                continue
+        t = pf.read_row_group(g, columns=read)
+        keep = None if window is None else np.flatnonzero(
+            (numbers(t.column(first)) <= window[1]) & (numbers(t.column(last)) >= window[0]))
+        for c in columns:
+            x = numbers(t.column(c))
+            out[c].append(x if keep is None else x[keep])
+    schema = pf.schema_arrow  # (no row read: an empty array of the column's type)
+    return {c: np.concatenate(v) if v else numbers(pa.chunked_array([], schema.field(c).type))
+            for c, v in out.items()}
+
+
+def numbers(column):
+    """A pyarrow column of numbers or booleans without nulls as a numpy array, read
+    from its buffers (pyarrow's to_numpy imports pandas where installed: 50 MB more);
+    a ValueError for any other column."""
+    import pyarrow as pa
+    kind = column.type
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or
+            pa.types.is_boolean(kind)) or column.null_count:
+        raise ValueError(f"a column of {kind} with {column.null_count} nulls where numbers "
+                         "were written")
+    dtype = np.dtype(kind.to_pandas_dtype())
+    out = []
+    for a in getattr(column, "chunks", [column]):
+        data = a.buffers()[1]
+        if dtype == bool:
+            bits = np.unpackbits(np.frombuffer(data, np.uint8), bitorder="little")
+            out.append(bits[a.offset:a.offset + len(a)].astype(bool))
+        else:
+            out.append(np.frombuffer(data, dtype, len(a), a.offset * dtype.itemsize))
+    return out[0] if len(out) == 1 else np.concatenate(out) if out else np.zeros(0, dtype)
+
+
+def read_table(path, columns=None):
+    """A whole Parquet file as a pyarrow Table (not pyarrow.parquet.read_table: it goes
+    through pyarrow.dataset, which imports pandas where installed, 50 MB more)."""
+    import pyarrow.parquet as pq
+    return pq.ParquetFile(path).read(columns=columns)
 
 
 def _read(path, window=None, pairs=None):
     """The store's Trace: every entity (window None), none (window ()), or those
     meeting the window, then with its Whole."""
-    import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
     if not os.path.exists(os.path.join(path, "store.json")):
         raise TraceError(path, None, "not a triva3d store: its ingest did not finish (no "
                                      "store.json): ingest again")
@@ -489,7 +557,7 @@ def _read(path, window=None, pairs=None):
             meta = json.load(f)
         if meta.get("mark") != MARK or meta.get("format") != FORMAT:
             raise TraceError(path, None, "a store of another triva3d version: ingest again")
-        names_col = pq.read_table(os.path.join(path, "names.parquet")).column("name")
+        names_col = read_table(os.path.join(path, "names.parquet")).column("name")
         chunk = names_col.combine_chunks()
         _, offsets, data = chunk.buffers()
         offsets = np.frombuffer(offsets, np.int64, len(chunk) + 1, chunk.offset * 8)
@@ -498,8 +566,8 @@ def _read(path, window=None, pairs=None):
         columns, extra, colors, small = {}, {}, {}, {}
         # (the names: above; the overview: a part's alone)
         for name in SMALL[1:-1] + (("overview",) if window is not None else ()):
-            t = pq.read_table(os.path.join(path, f"{name}.parquet"))
-            small[name] = {c: t.column(c).to_numpy(zero_copy_only=False)
+            t = read_table(os.path.join(path, f"{name}.parquet"))
+            small[name] = {c: numbers(t.column(c))
                            for c in t.column_names}
             columns[name] = {c: small[name][c] for c in SCHEMA.get(name, ())}
             extra[name] = {k: small[name][f"extra.{k}"] for k in meta["extra"].get(name, [])}
@@ -512,11 +580,10 @@ def _read(path, window=None, pairs=None):
                 columns[name] = {c: np.zeros(0, d) for c, d in SCHEMA[name].items()}
                 extra[name] = {k: np.zeros(0, np.int32) for k in fields}
                 continue
-            t = ds.dataset(entity_files(path, name), format="parquet")
-            t = t.to_table(filter=None if window is None else _meets(name, window))
-            order = np.argsort(t.column("row").to_numpy(), kind="stable")
-            columns[name] = {c: t.column(c).to_numpy()[order] for c in SCHEMA[name]}
-            extra[name] = {k: t.column(f"extra.{k}").to_numpy()[order] for k in fields}
+            got = _entities(entity_files(path, name), name, fields,
+                            None if window is None else tuple(float(t) for t in window))
+            columns[name] = {c: got[c] for c in SCHEMA[name]}
+            extra[name] = {k: got[f"extra.{k}"] for k in fields}
         trace = Trace.from_columns(
             Names(arena, offsets - offsets[0]), columns, extra, colors["types"],
             colors["values"], source=path, report=[tuple(r) for r in meta["report"]],
