@@ -3,6 +3,7 @@ are checked against answers worked out from the Trace and the Layout alone."""
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given, settings, strategies as hs
 import pytest
 
 from conftest import HEADER, SIZED_LINK
@@ -421,6 +422,29 @@ def test_lod_texels_follow_the_longest_state():
     best = np.where(best >= 0, rows[np.maximum(best, 0)], -1)
     assert best[0].tolist() == [10, 10, 11, 11]      # bin 1: 0.5 of row 10, 0.5 of 11
     assert best[1].tolist() == [12, 13, 13, -1]      # short state kept; nested wins tie
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.integers(0, 40), hs.integers(1, 6), hs.integers(1, 9))
+def test_the_atlas_gives_each_column_its_texels_with_little_padding(n_cols, n_bins, side):
+    """Every column's texture coordinates, sampled at the middle of each bin, land on
+    its own texel of the atlas (nearest sampling); the atlas is at most MAX_SIDE
+    wide, and pads less than one block's row of columns."""
+    from triva3d.scene import lod
+    best = np.arange(n_cols * n_bins, dtype=np.int32).reshape(n_cols, n_bins)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(lod, "MAX_SIDE", side)
+        img, width = lod.atlas(best)
+    h, w = img.shape
+    assert w == width <= side and (n_cols == 0 or w * h < (n_cols + -(-n_cols // side)) * n_bins)
+    _, _, tc = lod.columns(np.zeros(n_cols), np.ones(n_cols), np.zeros(n_cols),
+                           np.ones(n_cols), 1.0, n_bins, width)
+    tc = tc.reshape(n_cols, 8, 2)
+    for i in range(n_cols):
+        s, t_lo, t_hi = tc[i, 0, 0], tc[i, 0, 1], tc[i, 4, 1]  # (bottom, top corners)
+        t = t_lo + (np.arange(n_bins) + 0.5) / n_bins * (t_hi - t_lo)
+        got = img[(t * h).astype(int), int(s * w)]
+        assert got.tolist() == best[i].tolist()
 
 
 def test_ticks_are_round():

@@ -66,6 +66,7 @@ class Loader(QtCore.QThread):
         self.base = state.base_options()
         self.by_task = by_task  # asked; in run: whether the trace is cut by task
         self.physical = None  # the trace read (`done` carries it cut by task, if so)
+        self.n_bins = None  # the level of detail's bins: the window's (MainWindow._start)
 
     def _read(self, done, total):
         if self.isInterruptionRequested():
@@ -103,7 +104,7 @@ class Loader(QtCore.QThread):
             self.progressed.emit(self, -1, "laying out")
             layout = make_layout(trace, **self.base)
             _give_back()  # (what the read freed)
-            geometry = Geometry(trace, layout, self.state)
+            geometry = Geometry(trace, layout, self.state, n_bins=self.n_bins)
             geometry.legend_entries()
             _give_back()
             self.done.emit(self, self.path, trace, layout, geometry)
@@ -266,6 +267,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.progress.setRange(0, 0)
         self.statusBar().showMessage(f"loading {loader.path}...")
         self.loader = loader
+        if self.view is not None:  # (binned as shown now: not binned again once drawn)
+            loader.n_bins = self.view.scene.geometry.n_bins
         loader.done.connect(self._loaded)  # bound slots: run in the GUI thread
         loader.failed.connect(self._load_failed)
         loader.progressed.connect(self._load_progress)

@@ -180,7 +180,7 @@ class Chosen:
 class Geometry:
     """What is drawn for (trace, layout) and the geometry fields of a ViewState."""
 
-    def __init__(self, trace, layout, state=None, exact_limit=EXACT_LIMIT):
+    def __init__(self, trace, layout, state=None, exact_limit=EXACT_LIMIT, n_bins=None):
         self.trace, self.layout = trace, layout
         self.exact_limit = exact_limit
         self.bounds = layout.bounds
@@ -189,7 +189,9 @@ class Geometry:
         self.extent = max(xmax - xmin, ymax - ymin, UNIT)
         #: Link types that describe the platform: base edges, never drawn as messages.
         self.platform_links = platform_link_types(trace)
-        self.n_bins = 512
+        #: Level-of-detail bins over the window's height: about its pixels on screen
+        #: (set_bins), at first `n_bins` (a window's guess: what it showed before).
+        self.n_bins = n_bins or 512
         self._rules = self._palette_of = self._value_order = None
         self._owners_of = self._pairs = self._nest = None
         self._metrics = {}  # (colour-by, window of a slice:) -> its colorby.Metric

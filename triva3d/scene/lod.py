@@ -146,12 +146,12 @@ def bins_for(n_cols, screen_bins):
 
 
 def atlas(best):
-    """Pack (n_cols, n_bins) texels into an image at most MAX_SIDE wide: column i at
-    x = i % width, rows block (i // width) * n_bins up; -1 pads (no columns: an empty
-    image 1 wide)."""
+    """Pack (n_cols, n_bins) texels into an image at most MAX_SIDE wide, the columns
+    spread evenly over as few blocks as that takes: column i at x = i % width, rows
+    block (i // width) * n_bins up; -1 pads (no columns: an empty image 1 wide)."""
     n_cols, n_bins = best.shape
-    width = max(1, min(n_cols, MAX_SIDE))
-    blocks = -(-n_cols // width)
+    blocks = max(1, -(-n_cols // MAX_SIDE))
+    width = max(1, -(-n_cols // blocks))
     padded = np.full((blocks * width, n_bins), -1, np.int32)
     padded[:n_cols] = best
     return padded.reshape(blocks, width, n_bins).transpose(0, 2, 1).reshape(-1, width), width
