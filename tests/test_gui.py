@@ -795,19 +795,25 @@ def test_a_load_says_when_kernels_compile(qtbot):
     assert w.compile_note == ""
 
 
-def test_an_otf2_load_shows_progress_and_cancels(qtbot, tmp_path, monkeypatch):
-    """The window's Cancel stops an OTF2 load as a Pajé one: the reader reports
-    each location's events read, and stops when the report raises (issue 27.3)."""
-    import otf2gen
-    otf2gen.big(tmp_path / "a", 4000, ranks=8)
+def _held_at_first_report(monkeypatch):
+    """The reports a Loader makes, which wait at the first one for the Cancel."""
     seen, read = [], Loader._read
 
-    def held(self, done, total):  # the worker waits at its first report for the Cancel
+    def held(self, done, total):
         seen.append((done, total))
         while not self.isInterruptionRequested():
             time.sleep(0.001)
         read(self, done, total)
     monkeypatch.setattr(Loader, "_read", held)
+    return seen
+
+
+def test_an_otf2_load_shows_progress_and_cancels(qtbot, tmp_path, monkeypatch):
+    """The window's Cancel stops an OTF2 load as a Pajé one: the reader reports
+    each location's events read, and stops when the report raises (issue 27.3)."""
+    import otf2gen
+    otf2gen.big(tmp_path / "a", 4000, ranks=8)
+    seen = _held_at_first_report(monkeypatch)
     w = MainWindow(ViewState(base="treemap"))
     qtbot.addWidget(w)
     w.show()
@@ -818,6 +824,27 @@ def test_an_otf2_load_shows_progress_and_cancels(qtbot, tmp_path, monkeypatch):
     qtbot.waitUntil(loader.isFinished, timeout=PATIENCE_MS)
     assert len(seen) == 1 and 0 < seen[0][0] < seen[0][1]  # one location of eight
     assert w.trace is None and w.progress.isHidden()
+
+
+def test_a_store_part_read_shows_progress_and_cancels(qtbot, tmp_path, monkeypatch):
+    """A part of a store reports each partition file read; Cancel (or closing the
+    window) stops it at the next one, and the part shown stays."""
+    from triva3d import load, store
+    tr = load(SMALL, cache=False)
+    store.ingest(tr, tmp_path / "s")
+    monkeypatch.setattr(store, "_free_bytes", lambda: 200_000)
+    monkeypatch.setattr(store, "PART_ROWS", 400)
+    w = opened(qtbot, tmp_path / "s")
+    first = w.trace
+    seen = _held_at_first_report(monkeypatch)
+    w.state.window = (0.15, 0.2)
+    loader = w.loader
+    qtbot.waitUntil(lambda: len(seen) > 0, timeout=PATIENCE_MS)
+    w.cancel.click()
+    qtbot.waitUntil(loader.isFinished, timeout=PATIENCE_MS)
+    files = sum(len(store.meta_of(tmp_path / "s")["files"][t]) for t in store.ENTITIES)
+    assert seen == [(1, files)] and files > 4
+    assert w.trace is first and w.progress.isHidden()
 
 
 def test_an_aggregated_column_expands_and_collapses_from_the_details_dock(qtbot):

@@ -288,6 +288,35 @@ def test_a_window_skips_row_groups_and_keeps_every_entity_meeting_it(tmp_path, m
     assert len(read_part(tmp_path / "s", windows[3]).states) == 0
 
 
+def test_a_store_read_reports_each_file_and_stops_where_its_report_raises(tmp_path,
+                                                                            monkeypatch):
+    """read_store and read_window call progress(files read, files) after each
+    partition file; what it raises comes out as it is (never "not a readable store")
+    and no file is read after it."""
+    from triva3d import store
+    from triva3d.store import read_window
+    ingest(load(ROOT / "examples" / "small.trace", cache=False), tmp_path / "s")
+    files = sum(len(store.meta_of(tmp_path / "s")["files"][t]) for t in ENTITIES)
+    for read in (lambda p: read_store(tmp_path / "s", progress=p),
+                 lambda p: read_window(tmp_path / "s", (0.1, 0.2), None, p)):
+        said = []
+        read(lambda done, total: said.append((done, total)))
+        assert said == [(k, files) for k in range(1, files + 1)] and files > 4
+
+        class Stop(Exception):
+            pass
+
+        def stop(done, total):
+            if done == 2:
+                raise Stop()
+        opened, real = [], store.read_meeting
+        monkeypatch.setattr(store, "read_meeting", lambda *a: opened.append(a) or real(*a))
+        with pytest.raises(Stop):
+            read(stop)
+        assert len(opened) == 2
+        monkeypatch.undo()
+
+
 def test_numbers_reads_arrow_columns_as_numpy_does():
     """store.numbers: every numeric and boolean type, sliced and in several chunks,
     equals pyarrow's to_numpy; strings or nulls are refused."""

@@ -218,24 +218,26 @@ def comm_pairs(store, window=None, address=None):
                  for k in range(4))
 
 
-def read_part(store, window, address=None):
+def read_part(store, window, address=None, progress=None):
     """The Trace of the store at `store` holding only the entities that meet `window`
-    = (t0, t1) (store.read_window), its messages per pair (trace.Whole.pairs)
-    reduced by comm_pairs on the scheduler at `address`."""
+    = (t0, t1) (store.read_window, with its `progress`), its messages per pair
+    (trace.Whole.pairs) reduced by comm_pairs on the scheduler at `address`."""
     from functools import partial
 
     from .store import read_window
-    return read_window(store, window, partial(comm_pairs, str(store), address=address))
+    return read_window(store, window, partial(comm_pairs, str(store), address=address),
+                       progress)
 
 
-def read_for_view(store, window=None, address=None):
+def read_for_view(store, window=None, address=None, progress=None):
     """The Trace of the store at `store` that a window opens: all of it where that
     takes at most store.OPEN_BYTES and they are free, else the part of `window`,
-    default its first entities' (store.first_window): memory bounded by the screen."""
+    default its first entities' (store.first_window): memory bounded by the screen;
+    `progress` as store.read_store's."""
     from . import store as st
     if st.fits(store, st.OPEN_BYTES):
-        return st.read_store(store)
-    return read_part(store, window or st.first_window(str(store)), address)
+        return st.read_store(store, progress=progress)
+    return read_part(store, window or st.first_window(str(store)), address, progress)
 
 
 def read_skeleton(store, address=None):

@@ -246,12 +246,13 @@ READ_PEAK = 4
 
 
 def read_store(path, *, lenient=False, progress=None):
-    """The Trace of the store at `path` (`lenient`, `progress`: unused, it reads at
-    once); TraceError when it is not a store of this version, or a damaged one, or
-    when reading it whole would take more memory than is free."""
+    """The Trace of the store at `path` (`lenient`: unused; `progress(files read,
+    files)` after each partition file, as a reader's; what it raises stops the read);
+    TraceError when it is not a store of this version, or a damaged one, or when
+    reading it whole would take more memory than is free."""
     path = str(path)
     _check_memory(path, None)
-    return _read(path)
+    return _read(path, progress=progress)
 
 
 def _amount(n):
@@ -454,30 +455,31 @@ def _free_bytes():
         return None
 
 
-def read_window(path, window, pairs):
+def read_window(path, window, pairs, progress=None):
     """The Trace of the store at `path` holding only the entities that meet `window`
     = (t0, t1) (states, links and variable pieces overlapping it, events in it; none
     for ()), all the containers, types and values, and what the whole run says in
     its `whole` (trace.Whole, whose `pairs` is given: engine.read_part);
-    TraceError as read_store, also where the window's entities would not fit in
-    the memory free."""
+    `progress` and TraceError as read_store's, also where the window's entities
+    would not fit in the memory free."""
     path = str(path)
     if window != ():
         _check_memory(path, window)
-    return _read(path, window, pairs)
+    return _read(path, window, pairs, progress)
 
 
-def _entities(files, name, fields, window):
+def _entities(files, name, fields, window, step):
     """The columns (SCHEMA's and the user-defined fields') of table `name` in the
     partition `files`, in the trace's order (their `row`): every row (window None)
     or those meeting `window` = (t0, t1) (states, links and variable pieces
-    overlapping it, events in it)."""
+    overlapping it, events in it); `step()` after each file."""
     wanted = list(SCHEMA[name]) + [f"extra.{k}" for k in fields] + ["row"]
     ends = ("time", "time") if name == "events" else ("start", "end")
     pieces = {c: [] for c in wanted}
     for f in files:
         for c, x in read_meeting(f, wanted, window, *ends).items():
             pieces[c].append(x)
+        step()
     order = np.argsort(_join(pieces.pop("row"), np.int64), kind="stable")
     return {c: _join(pieces.pop(c), SCHEMA[name].get(c, np.int32))[order]
             for c in list(pieces)}
@@ -546,9 +548,18 @@ def read_table(path, columns=None):
     return pq.ParquetFile(path).read(columns=columns)
 
 
-def _read(path, window=None, pairs=None):
+def _read(path, window=None, pairs=None, progress=None):
     """The store's Trace: every entity (window None), none (window ()), or those
-    meeting the window, then with its Whole."""
+    meeting the window, then with its Whole; `progress` as read_store's."""
+    done, stopped = [0], []  # (files read; what progress raised: never taken for damage)
+
+    def step():
+        done[0] += 1
+        try:
+            progress(done[0], total)
+        except BaseException as e:
+            stopped.append(e)
+            raise
     if not os.path.exists(os.path.join(path, "store.json")):
         raise TraceError(path, None, "not a triva3d store: its ingest did not finish (no "
                                      "store.json): ingest again")
@@ -563,6 +574,7 @@ def _read(path, window=None, pairs=None):
         offsets = np.frombuffer(offsets, np.int64, len(chunk) + 1, chunk.offset * 8)
         arena = np.frombuffer(data, np.uint8, int(offsets[-1])) if data else \
             np.zeros(0, np.uint8)
+        total = sum(len(meta["files"][name]) for name in ENTITIES)
         columns, extra, colors, small = {}, {}, {}, {}
         # (the names: above; the overview: a part's alone)
         for name in SMALL[1:-1] + (("overview",) if window is not None else ()):
@@ -581,7 +593,8 @@ def _read(path, window=None, pairs=None):
                 extra[name] = {k: np.zeros(0, np.int32) for k in fields}
                 continue
             got = _entities(entity_files(path, name), name, fields,
-                            None if window is None else tuple(float(t) for t in window))
+                            None if window is None else tuple(float(t) for t in window),
+                            step if progress else lambda: None)
             columns[name] = {c: got[c] for c in SCHEMA[name]}
             extra[name] = {k: got[f"extra.{k}"] for k in fields}
         trace = Trace.from_columns(
@@ -593,6 +606,8 @@ def _read(path, window=None, pairs=None):
     except TraceError:
         raise
     except Exception as e:  # untrusted: any damage
+        if stopped:
+            raise
         raise TraceError(path, None, f"not a readable triva3d store: {e or type(e).__name__}") \
             from None
     why = check(trace)

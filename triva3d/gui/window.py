@@ -82,9 +82,9 @@ class Loader(QtCore.QThread):
             from ..store import store_folder
             store = store_folder(self.path)
             if store and self.read == OPEN:
-                trace = read_for_view(store, self.state.window)
+                trace = read_for_view(store, self.state.window, progress=self._read)
             elif store and self.read != WHOLE:
-                trace = read_part(store, self.read)
+                trace = read_part(store, self.read, progress=self._read)
             else:
                 trace = load(self.path, lenient=self.lenient, progress=self._read)
             self.physical = trace
