@@ -265,9 +265,9 @@ def test_a_window_skips_row_groups_and_keeps_every_entity_meeting_it(tmp_path, m
     st = tr.states
     span = tr.end_time - tr.start_time
     read = []
-    real = pq.ParquetFile.read_row_group
-    monkeypatch.setattr(pq.ParquetFile, "read_row_group",
-                        lambda self, g, *a, **k: read.append(g) or real(self, g, *a, **k))
+    real = pq.ParquetFile.read_row_groups
+    monkeypatch.setattr(pq.ParquetFile, "read_row_groups",
+                        lambda self, g, *a, **k: read.extend(g) or real(self, g, *a, **k))
     windows = [(tr.start_time + 0.4 * span, tr.start_time + 0.45 * span),
                (st.end[10], st.start[200]), (st.start[77], st.start[77]),
                (tr.start_time - 2, tr.start_time - 1), (tr.end_time + 1, tr.end_time + 2),
@@ -286,6 +286,34 @@ def test_a_window_skips_row_groups_and_keeps_every_entity_meeting_it(tmp_path, m
                          for t in ENTITIES for f in (tmp_path / "s" / t).rglob("*.parquet"))
             assert 0 < len(read) < groups / 2
     assert len(read_part(tmp_path / "s", windows[3]).states) == 0
+
+
+@pytest.mark.parametrize("table,column,dtype", [("states", "value", "int64"),
+                                                 ("states", "start", "int64"),
+                                                 ("containers", "parent", "float64")])
+def test_a_store_column_of_another_type_is_a_one_line_error(table, column, dtype, tmp_path):
+    """A partition or small table whose column is not of the type a store writes
+    (value codes as int64 past 2^31 would wrap to other values; float codes would
+    index nothing) is refused in one line naming it, by a read and by a reduction
+    (of the states)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from triva3d.engine import state_slice
+    ingest(load(ROOT / "examples" / "small.trace", cache=False), tmp_path / "s")
+    files = sorted((tmp_path / "s").glob(f"{table}/*/*.parquet")) or \
+        [tmp_path / "s" / f"{table}.parquet"]
+    for f in files:
+        t = pq.read_table(f)
+        x = t.column(column).to_numpy().astype(dtype)
+        if column == "value":
+            x += 2 ** 32  # (the same codes once cast to int32)
+        t = t.set_column(t.schema.get_field_index(column), column, pa.array(x))
+        pq.write_table(t, f)
+    reads = [read_store] + [state_slice] * (table != "containers")  # (its span alone)
+    for read in reads:
+        with pytest.raises(Triva3dError) as e:
+            read(tmp_path / "s")
+        assert f"{column} holds" in str(e.value) and "\n" not in str(e.value)
 
 
 def test_a_store_read_reports_each_file_and_stops_where_its_report_raises(tmp_path,

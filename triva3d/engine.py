@@ -46,14 +46,14 @@ def client(address=None):
                            f"({type(e).__name__})") from None
 
 
-def _read_overlapping(path, columns, t0, t1, codes):
-    """The `columns` (name -> array) of the entities of one bucket file whose [start,
-    end] meets [t0, t1]; the row groups' statistics skip the other time slices. A
-    TraceError where the file cannot be read, or a column named in `codes` holds a
-    code outside 0 to codes[column] - 1, or an entity ends before it starts."""
+def _read_overlapping(path, table, columns, t0, t1, codes):
+    """The `columns` (name -> array) of the entities of one bucket file of `table`
+    whose [start, end] meets [t0, t1]; the row groups' statistics skip the other time
+    slices. A TraceError where the file cannot be read, or a column named in `codes`
+    holds a code outside 0 to codes[column] - 1, or an entity ends before it starts."""
     from .store import read_meeting
     try:
-        c = read_meeting(path, columns, (t0, t1))
+        c = read_meeting(path, table, columns, (t0, t1))
     except Exception as e:  # untrusted: any damage
         raise TraceError(path, None, f"not a readable store partition: "
                                      f"{e or type(e).__name__}") from None
@@ -74,8 +74,8 @@ def _read_states(path, t0, t1, codes):
     columns, their containers (`cont`) with each state's index into it (`local`), and
     the state each is nested in (-1: none)."""
     from .analysis.timeslice import nesting_parents_of
-    c = _read_overlapping(path, ["container", "type", "value", "start", "end",
-                                 "imbrication"], t0, t1, codes)
+    c = _read_overlapping(path, "states", ["container", "type", "value", "start", "end",
+                                           "imbrication"], t0, t1, codes)
     order = np.lexsort((c["start"], c["container"]))  # (time slices: one after another)
     c = {k: v[order] for k, v in c.items()}
     c["cont"], local = np.unique(c["container"], return_inverse=True)
@@ -194,8 +194,8 @@ def utilization(store, edges, address=None, threads=None):
 def _bucket_pairs(path, t0, t1, platform, codes):
     """(sender, receiver, messages, bytes) per pair of one links bucket file: the
     messages (links of no `platform` type) overlapping [t0, t1]."""
-    c = _read_overlapping(path, ["start_container", "end_container", "type", "bytes"],
-                          t0, t1, codes)
+    c = _read_overlapping(path, "links", ["start_container", "end_container", "type",
+                                          "bytes"], t0, t1, codes)
     from .bases.appgraph import count_pairs
     keep = ~np.isin(c["type"], platform)
     return count_pairs(c["start_container"][keep], c["end_container"][keep],

@@ -474,10 +474,9 @@ def _entities(files, name, fields, window, step):
     or those meeting `window` = (t0, t1) (states, links and variable pieces
     overlapping it, events in it); `step()` after each file."""
     wanted = list(SCHEMA[name]) + [f"extra.{k}" for k in fields] + ["row"]
-    ends = ("time", "time") if name == "events" else ("start", "end")
     pieces = {c: [] for c in wanted}
     for f in files:
-        for c, x in read_meeting(f, wanted, window, *ends).items():
+        for c, x in read_meeting(f, name, wanted, window).items():
             pieces[c].append(x)
         step()
     order = np.argsort(_join(pieces.pop("row"), np.int64), kind="stable")
@@ -490,33 +489,45 @@ def _join(arrays, dtype):
     return np.concatenate(arrays) if arrays else np.zeros(0, dtype)
 
 
-def read_meeting(path, columns, window=None, first="start", last="end"):
-    """The `columns` (name -> array) of the rows of the Parquet file `path` whose
-    `first` is at most window's end and `last` at least its start (every row for
-    window None), read row group by row group; a group whose statistics say none
-    meets the window is skipped (a store's time slices)."""
-    import pyarrow as pa
+def read_meeting(path, table, columns, window=None):
+    """The `columns` (name -> array) of the rows of the Parquet file `path` of the
+    entity table `table` that meet `window` = (t0, t1) (every row for None; see
+    _entities), in the file's order; the row groups whose statistics say none meets
+    the window are not read (a store's time slices). A ValueError where a column is
+    not of the type the store writes."""
     import pyarrow.parquet as pq
     pf = pq.ParquetFile(path)
     meta, names = pf.metadata, pf.metadata.schema.names
-    read = list(dict.fromkeys(columns + ([first, last] if window is not None else [])))
-    out = {c: [] for c in columns}
-    for g in range(meta.num_row_groups):
-        if window is not None:
+    for c in columns:
+        kind = pf.schema_arrow.field(c).type
+        if np.dtype(kind.to_pandas_dtype()) != _stored_dtype(table, c):
+            raise ValueError(f"its column {c} holds {kind}, a store writes "
+                             f"{np.dtype(_stored_dtype(table, c))}")
+    first, last = ("time", "time") if table == "events" else ("start", "end")
+    groups, every = list(range(meta.num_row_groups)), window is None
+    if window is not None:
+        groups, every = [], True
+        for g in range(meta.num_row_groups):
             lo = meta.row_group(g).column(names.index(first)).statistics
             hi = meta.row_group(g).column(names.index(last)).statistics
-            if (lo is not None and lo.has_min_max and lo.min > window[1]) or \
-                    (hi is not None and hi.has_min_max and hi.max < window[0]):
+            known = all(x is not None and x.has_min_max for x in (lo, hi))
+            if known and (lo.min > window[1] or hi.max < window[0]):
                 continue
-        t = pf.read_row_group(g, columns=read)
-        keep = None if window is None else np.flatnonzero(
-            (numbers(t.column(first)) <= window[1]) & (numbers(t.column(last)) >= window[0]))
-        for c in columns:
-            x = numbers(t.column(c))
-            out[c].append(x if keep is None else x[keep])
-    schema = pf.schema_arrow  # (no row read: an empty array of the column's type)
-    return {c: np.concatenate(v) if v else numbers(pa.chunked_array([], schema.field(c).type))
-            for c, v in out.items()}
+            groups.append(g)
+            every &= known and lo.max <= window[1] and hi.min >= window[0]
+    t = pf.read_row_groups(groups, columns=list(dict.fromkeys(
+        columns + ([] if every else [first, last]))))
+    keep = None if every else np.flatnonzero(
+        (numbers(t.column(first)) <= window[1]) & (numbers(t.column(last)) >= window[0]))
+    return {c: numbers(t.column(c)) if keep is None else numbers(t.column(c))[keep]
+            for c in columns}
+
+
+def _stored_dtype(table, column):
+    """The dtype of `column` of the entity table `table` in a store (SCHEMA's, a row
+    number, a link's bytes, a user-defined field's name code)."""
+    extra = np.int32 if column.startswith("extra.") else None
+    return SCHEMA[table].get(column) or {"row": np.int64, "bytes": np.float64}.get(column, extra)
 
 
 def numbers(column):
@@ -551,14 +562,14 @@ def read_table(path, columns=None):
 def _read(path, window=None, pairs=None, progress=None):
     """The store's Trace: every entity (window None), none (window ()), or those
     meeting the window, then with its Whole; `progress` as read_store's."""
-    done, stopped = [0], []  # (files read; what progress raised: never taken for damage)
+    done, stopped = [0], [False]  # (files read; whether progress raised: no damage)
 
     def step():
         done[0] += 1
         try:
             progress(done[0], total)
-        except BaseException as e:
-            stopped.append(e)
+        except BaseException:
+            stopped[0] = True
             raise
     if not os.path.exists(os.path.join(path, "store.json")):
         raise TraceError(path, None, "not a triva3d store: its ingest did not finish (no "
@@ -574,7 +585,8 @@ def _read(path, window=None, pairs=None, progress=None):
         offsets = np.frombuffer(offsets, np.int64, len(chunk) + 1, chunk.offset * 8)
         arena = np.frombuffer(data, np.uint8, int(offsets[-1])) if data else \
             np.zeros(0, np.uint8)
-        total = sum(len(meta["files"][name]) for name in ENTITIES)
+        files = {} if window == () else {name: entity_files(path, name) for name in ENTITIES}
+        total = sum(len(f) for f in files.values())
         columns, extra, colors, small = {}, {}, {}, {}
         # (the names: above; the overview: a part's alone)
         for name in SMALL[1:-1] + (("overview",) if window is not None else ()):
@@ -582,6 +594,10 @@ def _read(path, window=None, pairs=None, progress=None):
             small[name] = {c: numbers(t.column(c))
                            for c in t.column_names}
             columns[name] = {c: small[name][c] for c in SCHEMA.get(name, ())}
+            for c, dtype in SCHEMA.get(name, {}).items():
+                if columns[name][c].dtype != dtype:
+                    raise ValueError(f"{name}.parquet's column {c} holds "
+                                     f"{columns[name][c].dtype}, a store writes {np.dtype(dtype)}")
             extra[name] = {k: small[name][f"extra.{k}"] for k in meta["extra"].get(name, [])}
             if name in ("types", "values"):
                 colors[name] = np.stack([small[name][c] for c in RGBA],
@@ -592,7 +608,7 @@ def _read(path, window=None, pairs=None, progress=None):
                 columns[name] = {c: np.zeros(0, d) for c, d in SCHEMA[name].items()}
                 extra[name] = {k: np.zeros(0, np.int32) for k in fields}
                 continue
-            got = _entities(entity_files(path, name), name, fields,
+            got = _entities(files[name], name, fields,
                             None if window is None else tuple(float(t) for t in window),
                             step if progress else lambda: None)
             columns[name] = {c: got[c] for c in SCHEMA[name]}
@@ -606,7 +622,7 @@ def _read(path, window=None, pairs=None, progress=None):
     except TraceError:
         raise
     except Exception as e:  # untrusted: any damage
-        if stopped:
+        if stopped[0]:
             raise
         raise TraceError(path, None, f"not a readable triva3d store: {e or type(e).__name__}") \
             from None
