@@ -103,7 +103,8 @@ class View:
                     laid = self._laid
                 layout = laid.moved(self.trace, self.state.moved)
                 scene = Scene(self._drawn(), layout, self.state, legend=self.legend,
-                              geometry=geometry if self.state.logical is None else None)
+                              geometry=geometry if self.state.logical is None else None,
+                              n_bins=self.scene and self.scene.geometry.n_bins)
                 self._laid = laid  # as the base laid it out, before the user's moves
                 if self.scene is not None:
                     self.scene.remove_from(self.renderer)

@@ -38,12 +38,13 @@ class Scene:
     as a whole in every renderer the scene was added to."""
 
     def __init__(self, trace, layout, state=None, exact_limit=EXACT_LIMIT, legend=True,
-                 geometry=None):
+                 geometry=None, n_bins=None):
         state = state or ViewState()
         self.legend = legend  # False where the legend is shown beside (a GUI dock)
         self.trace, self.layout = trace, layout
-        # `geometry`: made already (by a worker thread) over (trace, layout)
-        self.geometry = g = geometry or Geometry(trace, layout, state, exact_limit)
+        # `geometry`: made already (by a worker thread) over (trace, layout); else made
+        # here, binned in `n_bins` (Geometry's)
+        self.geometry = g = geometry or Geometry(trace, layout, state, exact_limit, n_bins)
         self.renderers, self._slots = [], {}
         self._fitted = None  # the camera fit_view fitted for (None: fit again)
         self._moving, self._pixel = False, 1
