@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from conftest import HEADER, TYPES
+
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "examples" / "small.trace"
 
@@ -151,3 +153,44 @@ def test_json_side_files_fail_in_one_line(tmp_path, reader):
         path.write_text(text)
         with pytest.raises(TraceError, match=message):
             read(path)
+
+
+@pytest.fixture(scope="module")
+def big_trace(tmp_path_factory):
+    """A Pajé trace of 1.5e6 states (55 MB), and its store."""
+    from triva3d import load
+    from triva3d.store import ingest
+    path = tmp_path_factory.mktemp("big") / "big.trace"
+    with open(path, "w") as f:
+        f.write(HEADER + TYPES)
+        f.writelines(f"11 {i} p1 S run\n13 {i}.5 p1 S\n" for i in range(1_500_000))
+    ingest(load(path, cache=False), path.parent / "store")
+    return path
+
+
+@pytest.mark.parametrize("room_mb,store", [(0, False), (4, False), (64, False),
+                                           (16, True)])
+def test_a_trace_too_big_for_memory_is_one_line(room_mb, store, big_trace):
+    """A trace or a store read where memory runs out (the process's address space
+    capped a few MB above what it holds once the kernels are loaded, 0 to 64: a
+    thread for the lexer may not start, an array may not grow) is one line naming
+    it, exit 2."""
+    path = big_trace.parent / "store" if store else big_trace
+    code = f"""
+import resource, sys
+from triva3d import cli
+from triva3d.paje import reader
+reader.INTERPRET_BELOW = 0  # (the compiled kernels and Parquet loaded before the cap)
+assert cli.main(["stats", "--no-cache", {str(SMALL)!r}]) == 0
+import glob, pyarrow.parquet as pq
+for f in glob.glob({str(big_trace.parent / "store" / "states" / "*" / "*.parquet")!r}):
+    pq.ParquetFile(f).read_row_groups([0])  # (Arrow's threads started)
+with open("/proc/self/status") as f:
+    size = next(int(line.split()[1]) for line in f if line.startswith("VmSize")) * 1024
+cap = size + {room_mb} * 2 ** 20
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+sys.exit(cli.main(["dump", "--no-cache", {str(path)!r}]))
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (r.returncode, r.stderr) == (2, f"triva3d: error: {path}: ran out of memory "
+                                           "reading it: too big for this machine's memory\n")

@@ -1197,9 +1197,15 @@ def main(argv=None):
             # what stdout still holds must not fail again at exit
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 2
+    except MemoryError:
+        pass  # (out of the handler: what was made goes before the message is printed)
     except KeyboardInterrupt:
         return 130
-    return 0
+    else:
+        return 0
+    print("triva3d: error: ran out of memory: what was asked is too big for this "
+          "machine's memory", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

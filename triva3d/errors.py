@@ -38,6 +38,13 @@ class TraceError(Triva3dError):
         super().__init__(f"{where}: {message}")
 
 
+def out_of_memory(path):
+    """The TraceError of a read of `path` that ran out of memory (raised once out of
+    the MemoryError's handler, so that what the read made is freed first)."""
+    return TraceError(path, None, "ran out of memory reading it: too big for this "
+                                  "machine's memory")
+
+
 class OptionsError(Triva3dError, ValueError):
     """A bad argument or setting: a value outside what the option takes."""
 

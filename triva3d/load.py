@@ -5,6 +5,7 @@ import stat
 from collections import namedtuple
 
 from . import cache as _cache
+from .errors import out_of_memory
 
 #: A trace format: its name for people; `sniff(path, head)`, what this reader reads at
 #: `path` (whose first 4 KiB are `head`; an OTF2 folder: its anchor), or None when it
@@ -100,7 +101,7 @@ def load(path, lenient=False, cache=True, progress=None):
     if stat.S_ISFIFO(mode_bits) or stat.S_ISCHR(mode_bits):
         # a pipe (/dev/stdin, <(cat T)) or a FIFO reads once: no sniffing (it would eat
         # the first block), no cache (no stamps)
-        return PAJE.read(path, lenient=lenient, progress=progress)
+        return _read(PAJE, path, lenient, progress)
     reader, path = reader_of(path) or (PAJE, path)
     cache = cache and reader.cached
     mode = "lenient" if lenient else "strict"
@@ -109,8 +110,18 @@ def load(path, lenient=False, cache=True, progress=None):
         trace = _cache.read(path, mode, damaged)
         if trace is not None:
             return trace
-    trace = reader.read(path, lenient=lenient, progress=progress)
+    trace = _read(reader, path, lenient, progress)
     trace.notes += [f"{p}: the cached copy could not be read; parsed again" for p in damaged]
     if cache and _cache.write(trace, mode) is None:
         trace.notes.append("no writable place for the cache; the next load parses again")
     return trace
+
+
+def _read(reader, path, lenient, progress):
+    """`reader`'s Trace of `path`; a TraceError where memory runs out (what was read
+    is freed before it is raised)."""
+    try:
+        return reader.read(path, lenient=lenient, progress=progress)
+    except MemoryError:
+        pass
+    raise out_of_memory(path)

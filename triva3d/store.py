@@ -29,7 +29,7 @@ import os
 
 import numpy as np
 
-from .errors import OptionsError, TraceError
+from .errors import OptionsError, TraceError, out_of_memory
 from .output import writing
 from .trace import SCHEMA, Kind, Names, Trace, Whole, check
 
@@ -621,11 +621,15 @@ def _read(path, window=None, pairs=None, progress=None):
             whole=None if window is None else _whole(meta, small, window, pairs))
     except TraceError:
         raise
+    except MemoryError:
+        trace = None
     except Exception as e:  # untrusted: any damage
         if stopped[0]:
             raise
         raise TraceError(path, None, f"not a readable triva3d store: {e or type(e).__name__}") \
             from None
+    if trace is None:
+        raise out_of_memory(path)
     why = check(trace)
     if why:
         raise TraceError(path, None, f"not a readable triva3d store: {why}")

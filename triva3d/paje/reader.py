@@ -176,7 +176,8 @@ def _lexed(f, path, before, pool):
 @contextlib.contextmanager
 def _ahead(items, threaded):
     """`items` as they come, from a second thread that runs ahead by up to AHEAD items
-    when `threaded` (its exception comes in order); stops it on leaving."""
+    when `threaded` and one can be started (its exception comes in order); stops it
+    on leaving."""
     if not threaded:
         yield items
         return
@@ -205,7 +206,11 @@ def _ahead(items, threaded):
                 raise item.error
             yield item
     thread = threading.Thread(target=produce, name="triva3d-lex", daemon=True)
-    thread.start()
+    try:
+        thread.start()
+    except RuntimeError:  # no thread to be had (memory, limits): read in this one
+        yield items
+        return
     try:
         yield consume()
     finally:
