@@ -92,6 +92,8 @@ def open_saved(path, lenient=False, progress=False):
         saved = _contents(path)
         if saved is not None:
             return _trace(*saved, path, [path])
+    except MemoryError:
+        raise  # (load says so)
     except Exception as e:  # untrusted: any damage
         raise TraceError(path, None, f"not a readable triva3d cache: {e or type(e).__name__}") \
             from None

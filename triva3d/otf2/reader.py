@@ -183,7 +183,7 @@ class _Defs:
                 self._read(tr.definitions)
             if raised.text:
                 raise ValueError(raised.why())
-        except TraceError:
+        except (TraceError, MemoryError):  # (memory: load says so)
             raise
         except Exception as e:  # the otf2 package raises several kinds
             why = raised.why() if raised.text else capi.errors[0] if capi.errors else str(e)
