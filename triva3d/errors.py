@@ -38,10 +38,10 @@ class TraceError(Triva3dError):
         super().__init__(f"{where}: {message}")
 
 
-def out_of_memory(path):
-    """The TraceError of a read of `path` that ran out of memory (raised once out of
-    the MemoryError's handler, so that what the read made is freed first)."""
-    return TraceError(path, None, "ran out of memory reading it: too big for this "
+def out_of_memory(path, doing="reading"):
+    """The TraceError of `doing` `path` that ran out of memory (raised once out of the
+    MemoryError's handler, so that what was made is freed first)."""
+    return TraceError(path, None, f"ran out of memory {doing} it: too big for this "
                                   "machine's memory")
 
 

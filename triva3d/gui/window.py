@@ -4,7 +4,7 @@ the keyboard flight. No drawing or analysis here: the View and the library do it
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..errors import OptionsError, Triva3dError
+from ..errors import OptionsError, Triva3dError, out_of_memory
 from ..viewstate import FRESH, ViewState
 from . import Cancelled, docks, flight
 
@@ -112,6 +112,8 @@ class Loader(QtCore.QThread):
             pass
         except Triva3dError as e:
             self.failed.emit(self, str(e))
+        except MemoryError:  # (what was made goes with this frame, at once)
+            self.failed.emit(self, str(out_of_memory(self.path, "opening")))
         except Exception as e:  # a bug must not take the window down
             self.failed.emit(self, f"{self.path}: {type(e).__name__}: {e}")
 
