@@ -194,3 +194,16 @@ sys.exit(cli.main(["dump", "--no-cache", {str(path)!r}]))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert (r.returncode, r.stderr) == (2, f"triva3d: error: {path}: ran out of memory "
                                            "reading it: too big for this machine's memory\n")
+
+
+def test_running_out_of_memory_anywhere_is_one_line(monkeypatch, capsys):
+    """A command that runs out of memory past the read (here the summary of `stats`)
+    says so in one line, exit 2."""
+    from triva3d import cli, stats
+
+    def short(*a, **k):
+        raise MemoryError()
+    monkeypatch.setattr(stats, "summary", short)
+    assert cli.main(["stats", "--no-cache", str(SMALL)]) == 2
+    assert capsys.readouterr().err == ("triva3d: error: ran out of memory: what was asked "
+                                       "is too big for this machine's memory\n")

@@ -480,8 +480,7 @@ def _entities(files, name, fields, window, step):
             pieces[c].append(x)
         step()
     order = np.argsort(_join(pieces.pop("row"), np.int64), kind="stable")
-    return {c: _join(pieces.pop(c), SCHEMA[name].get(c, np.int32))[order]
-            for c in list(pieces)}
+    return {c: _join(pieces.pop(c), _stored_dtype(name, c))[order] for c in list(pieces)}
 
 
 def _join(arrays, dtype):
