@@ -13,6 +13,8 @@ from triva3d.analysis.roles import platform_link_types, variable_roles
 from triva3d.scene.overlay import LEGEND_PX, text_size
 from triva3d.theme import BOX_OPACITY, BOX_RGB, TEXT_RGB
 
+from conftest import SIZED_LINK
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 SIZE = (1280, 720)
@@ -261,6 +263,57 @@ def test_many_messages_are_bundled(views):
     ln = tr.links
     inside = ((ln.end >= 100) & (ln.start <= 101)).sum()
     assert inside < BUNDLE_LIMIT and g.links.count is None and len(g.links.rows) == inside
+
+
+BUSY = """\
+0 P 0 "Process"
+2 S P "State"
+4 L 0 P P "Msg"
+6 0 p1 P 0 "P1"
+6 0 p2 P 0 "P2"
+6 0 p3 P 0 "P3"
+6 0 p4 P 0 "P4"
+11 0 p1 S run
+11 0 p2 S run
+11 0 p3 S run
+11 0 p4 S run
+"""
+
+
+@pytest.mark.parametrize("sized, kept", [(False, [("P1", "P2", 3), ("P1", "P3", 2)]),
+                                         (True, [("P1", "P2", 3), ("P3", "P4", 1)])])
+def test_bundles_beyond_the_target_keep_the_busiest_and_say_so(sized, kept, paje,
+                                                              monkeypatch):
+    """Seven messages between four processes under the root (the top: no parent to
+    bundle into) in four pairs, all starting in one time bin: with at most two
+    bundles, the two of most messages (sized: most bytes, P3 -> P4 sends 1000) are
+    drawn, each its pair's messages from its first, and the note, the legend and
+    the summary say what was left out."""
+    from triva3d.scene import geometry
+    monkeypatch.setattr(geometry, "BUNDLE_LIMIT", 0)
+    monkeypatch.setattr(geometry, "BUNDLE_TARGET", 2)
+    sends = [("p1", "p2")] * 3 + [("p1", "p3")] * 2 + [("p2", "p3"), ("p3", "p4")]
+    body = "".join(
+        (f"20 1.0{k} 0 L {a} m k{k} {1000 if a == 'p3' else 1}\n" if sized else
+         f"15 1.0{k} 0 L {a} m k{k}\n") + f"16 2 0 L {b} m k{k}\n"
+        for k, (a, b) in enumerate(sends))
+    tr = paje(body + "".join(f"13 3 p{i} S\n" for i in range(1, 5)),
+              types=(SIZED_LINK if sized else "") + BUSY)
+    g = View(tr, ViewState(base="treemap"), (640, 360)).scene.geometry
+    ln, name = tr.links, lambda c: tr.display_name("containers", int(c))
+    got = [(name(ln.start_container[r]), name(ln.end_container[r]), int(n))
+           for r, n in zip(g.links.rows, g.links.count)]
+    assert got == kept
+    for r, (a, b, _) in zip(g.links.rows, kept):  # each bundle's row: its first message
+        pair = [i for i in range(len(ln)) if (name(ln.start_container[i]),
+                                              name(ln.end_container[i])) == (a, b)]
+        assert r == min(pair)
+    held = sum(n for *_, n in kept)
+    by = "bytes" if sized else "messages"
+    assert (f"message bundles: the 2 busiest (by {by}) of 4 drawn, holding {held} of 7 "
+            "messages") in g.notes()
+    assert ("lines: the 2 busiest of 4 bundles", None) in g.legend_entries()
+    assert f"{held} links in 2 bundles" in g.summary()
 
 
 @pytest.mark.parametrize("args, warning", [

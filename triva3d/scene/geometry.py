@@ -122,8 +122,9 @@ class Links:
     row that of its first message, its `count` and total `bytes` of messages and
     its opacity (`alpha`, growing with its count); between aggregated columns,
     always bundled, each bundle's line `width` (pixels) grows with its traffic;
-    `window`: a mask of the messages of the whole window (particles fly on them,
-    1 byte a link)."""
+    `bundled`: (bundles, messages) before the busiest BUNDLE_TARGET were kept
+    (None: not bundled); `window`: a mask of the messages of the whole window
+    (particles fly on them, 1 byte a link)."""
     window: np.ndarray
     rows: np.ndarray
     p0: np.ndarray
@@ -133,6 +134,19 @@ class Links:
     bytes: np.ndarray = None
     alpha: np.ndarray = None
     width: np.ndarray = None
+    bundled: tuple = None
+
+    def bundle_note(self, short=False):
+        """A line where bundles were left out (None: all drawn); `short`: the
+        legend's."""
+        if self.bundled is None or self.bundled[0] == len(self.rows):
+            return None
+        by = "bytes" if self.bytes.any() else "messages"
+        if short:
+            return f"lines: the {len(self.rows):,} busiest of {self.bundled[0]:,} bundles"
+        return (f"message bundles: the {len(self.rows):,} busiest (by {by}) of "
+                f"{self.bundled[0]:,} drawn, holding {int(self.count.sum()):,} of "
+                f"{self.bundled[1]:,} messages")
 
     @property
     def messages(self):
@@ -622,9 +636,11 @@ class Geometry:
         start bin) into at most BUNDLE_TARGET lines: time bins of the window are
         halved, then the ends move up to their parents' footprints, until so few
         remain (with `owner`: the ends are the owners' columns, and a line's width
-        follows its traffic). Each bundle goes from end to end, from its mean start
-        to its mean end. The tries only count their bundles (a sort in place); the
-        one kept is grouped once."""
+        follows its traffic); where even the top of the hierarchy leaves more, the
+        BUNDLE_TARGET of most bytes (else messages) are drawn (Links.bundle_note).
+        Each bundle goes from end to end, from its mean start to its mean end. The
+        tries only count their bundles (a sort in place); the one kept is grouped
+        once."""
         from ..analysis.metrics import link_bytes
         tr, f, lay = self.trace, self.cut, self.layout
         ln = tr.links
@@ -654,19 +670,25 @@ class Geometry:
         _, first, inv, count = np.unique(key, return_index=True, return_inverse=True,
                                          return_counts=True)
         del key
-        mean = lambda v: np.bincount(inv, weights=v) / count  # noqa: E731
-        p0 = np.c_[lay.x[a[first]], lay.y[a[first]], f.z(mean(ln.start[rows]))]
-        p1 = np.c_[lay.x[b[first]], lay.y[b[first]], f.z(mean(ln.end[rows]))]
         size = np.bincount(inv, weights=np.nan_to_num(link_bytes(tr, rows)),
                            minlength=len(first))
+        traffic = size if size.any() else count.astype(np.float64)
+        keep = np.sort(np.lexsort((first, -traffic))[:BUNDLE_TARGET])  # busiest, first first
+        mean = lambda v: (np.bincount(inv, weights=v, minlength=len(first))  # noqa: E731
+                          / count)[keep]
+        z0, z1 = f.z(mean(ln.start[rows])), f.z(mean(ln.end[rows]))
+        bundled = (len(first), len(rows))
+        first, count, size, traffic = first[keep], count[keep], size[keep], traffic[keep]
+        p0 = np.c_[lay.x[a[first]], lay.y[a[first]], z0]
+        p1 = np.c_[lay.x[b[first]], lay.y[b[first]], z1]
         first_rows = rows[first]
         width = None
         if owner is not None and len(first):  # 1 to 8 pixels, by bytes (else count)
-            traffic = size if size.any() else count.astype(np.float64)
             width = np.round(1 + 7 * np.sqrt(traffic / traffic.max()))
         return Links(window, first_rows, p0, p1,
                      self.fade(rgb[first], ln.end[first_rows]), count, size,
-                     0.15 + 0.85 * np.sqrt(count / max(count.max(initial=0), 1)), width)
+                     0.15 + 0.85 * np.sqrt(count / max(count.max(initial=0), 1)), width,
+                     bundled)
 
     def _apart(self, rows):
         """Events `rows`, one per container in each EVENT_PX of the window's pixels
@@ -896,6 +918,9 @@ class Geometry:
             if len(self.links.rows):
                 out.append(("lines: messages between columns, width by "
                             + ("bytes" if self.links.bytes.any() else "count"), None))
+        note = self.links.bundle_note(short=True)
+        if note:
+            out.append((note, None))
         hidden = self.roles.metrics_not_drawn()
         if hidden:
             out.append((f"{sum(hidden.values())} metrics not drawn until chosen ("
@@ -946,9 +971,9 @@ class Geometry:
 
     def notes(self):
         """Lines on what was changed to make the picture readable: colours moved
-        apart, columns aggregated."""
-        note = self.aggregation_note()
-        return self.colour_notes + ([note] if note else [])
+        apart, columns aggregated, message bundles left out."""
+        notes = (self.aggregation_note(), self.links.bundle_note())
+        return self.colour_notes + [n for n in notes if n]
 
     def outline(self, selection):
         """Segments (p0, p1) outlining a selection {kind, row} (see pick): the box of
@@ -1025,11 +1050,13 @@ class Geometry:
     def summary(self, time_unit=None):
         """One line: the window (in `time_unit`, else the trace's) and what is
         drawn in it."""
-        f, lay = self.frame, self.layout
+        f, lay, ln = self.frame, self.layout, self.links
         platform = int(self.usage[2][self.platform_links].sum())
         return (f"window {f.t0:.9g}..{f.t1:.9g} {self.trace.unit(time_unit)}, "
                 f"{self.states.n} states "
-                f"({self.states.mode}), {len(self.links.rows)} links"
+                f"({self.states.mode}), " + (
+                    f"{len(ln.rows)} links" if ln.count is None else
+                    f"{int(ln.count.sum())} links in {len(ln.rows)} bundles")
                 + (f" (and {platform} platform links, as base edges)" if platform else "")
                 + f", {len(self.events.rows)} events "
                 f"on {len(lay.node_names)} {lay.base} nodes"
