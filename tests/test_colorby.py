@@ -68,7 +68,7 @@ def test_variable_means_over_each_state(paje):
 def test_the_scene_colours_and_legend_of_a_slice_value(paje):
     """slice:state%:wait over [0, 20]: P waits 10 s of 20 (0.5), R 8 of 20 (0.4),
     so the ramp runs 0.4..0.5 and every state of P is red, of R blue; Q carries
-    no wait (grey). The legend's five stops say so, with no time unit."""
+    no wait (grey). The legend's five stops say so, in percent of the slice (state%)."""
     from triva3d.bases.layout import make_layout
     from triva3d.scene.geometry import Geometry
     tr = paje(HOSTED, types="")
@@ -79,8 +79,8 @@ def test_the_scene_colours_and_legend_of_a_slice_value(paje):
     want = {"P": tuple(ramp([1.0])[0]), "R": tuple(ramp([0.0])[0]), "Q": EMPTY}
     assert [tuple(x) for x in rgb] == [want[n] for n in name]
     keys = [t for t, _ in g.legend_entries()]
-    assert keys[:6] == ["state%:wait 0.4", "state%:wait 0.425", "state%:wait 0.45",
-                        "state%:wait 0.475", "state%:wait 0.5",
+    assert keys[:6] == ["state%:wait 40 %", "state%:wait 42.5 %", "state%:wait 45 %",
+                        "state%:wait 47.5 %", "state%:wait 50 %",
                         "no state%:wait on the container or above it"]
     g.update(ViewState(color_by="slice:state%:wait", window=(0.0, 10.0)))  # R 8/10, P 5/10
     rgb = g.state_rgb(np.arange(len(st)))
@@ -129,7 +129,7 @@ def test_the_command_line_takes_and_checks_it(paje, tmp_path):
 
 def test_the_treemap_colours_its_cells_by_the_metric(paje, tmp_path):
     """Issue 29.5 in the treemap: coloured by slice:state%:wait over [0, 20], every
-    cell of P takes P's 0.5 (the top of the ramp), of R its 0.4 (the bottom), Q's
+    cell of P takes P's 50 % (the top of the ramp), of R its 40 % (the bottom), Q's
     grey; by variable:power_used, P's wait cell is the time-weighted mean over its
     state [5, 15] (4) and its compute cells over [0, 5] and the instant at 12 (2,
     the instant weighing nothing); the legend gives the stops."""
@@ -141,7 +141,7 @@ def test_the_treemap_colours_its_cells_by_the_metric(paje, tmp_path):
     top, bottom = tuple(ramp([1.0])[0]), tuple(ramp([0.0])[0])
     assert got == {("P", "compute"): top, ("P", "wait"): top, ("R", "wait"): bottom,
                    ("R", "compute"): bottom, ("Q", "solo"): EMPTY}
-    assert [t for t, _ in tm.legend_entries()][:2] == ["state%:wait 0.4", "state%:wait 0.425"]
+    assert [t for t, _ in tm.legend_entries()][:2] == ["state%:wait 40 %", "state%:wait 42.5 %"]
     tm = TimeSliceTreemap(tr, color_by="variable:power_used")
     means = {(tm.name_of(int(n)), tm.value_names[c]): v
              for n, c, v in zip(tm.cell_node, tm.cell_col, tm.cell_metric)}

@@ -83,7 +83,8 @@ def durations(trace, value, bins=BINS):
 @dataclass
 class BoxPlot:
     """A counter's functional box plot: per bin (`edges`), the minimum, maximum,
-    mean and standard deviation of its time-averaged value across `containers`."""
+    mean and standard deviation of its time-averaged value across those of its
+    `containers` that have a value in the bin (`having` of them)."""
     name: str
     edges: np.ndarray
     low: np.ndarray
@@ -91,6 +92,7 @@ class BoxPlot:
     mean: np.ndarray
     std: np.ndarray
     containers: int
+    having: np.ndarray
 
 
 def box_plot(trace, variable, bins=200, window=None):
@@ -122,4 +124,4 @@ def box_plot(trace, variable, bins=200, window=None):
     mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
     sq = np.where(has, (mean_of - mean) ** 2, 0).sum(axis=0)
     std = np.where(n > 0, np.sqrt(sq / np.maximum(n, 1)), np.nan)
-    return BoxPlot(variable, edges, low, high, mean, std, len(cont))
+    return BoxPlot(variable, edges, low, high, mean, std, len(cont), n)

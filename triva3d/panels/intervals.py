@@ -94,9 +94,11 @@ def box_plot_svg(bp, trace, size=(900, 360)):
     """The SVG of BoxPlot `bp`: the min-max band, mean +- std, the mean."""
     unit = trace.unit()
     w, h = size
-    ink, out = _frame(w, h, f"{bp.name} across {bp.containers} containers, per bin of its "
-                            "time-averaged value: min-max (band), mean +- std (inner band), "
-                            "mean (line)")
+    lo, hi = int(bp.having.min(initial=0)), int(bp.having.max(initial=0))
+    who = (f"its {bp.containers} containers" if lo == bp.containers else
+           f"those of {bp.containers} containers with a value ({lo} to {hi})")
+    ink, out = _frame(w, h, f"{bp.name}, time-averaged per bin across {who}: min-max band, "
+                            "mean +- std, mean line")
     x0, y0, x1, y1 = 80, 34, w - 20, h - 40
     ok = ~np.isnan(bp.mean)
     if ok.any():

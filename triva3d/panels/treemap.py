@@ -230,8 +230,8 @@ class TimeSliceTreemap:
         if below.any():
             out.append(f"{by_type(empty[below])}: nothing in the slice")
         if (~below).any():
-            what = {"variable": ", ".join(self.value_names), "link": "a message end"}.get(
-                self.cells, f"a {self.cells}")
+            what = {"variable": ", ".join(self.value_names), "link": "a message end",
+                    "event": "an event"}.get(self.cells, f"a {self.cells}")
             out.append(f"{by_type(empty[~below])}: never {what}")
         return out
 
@@ -307,7 +307,14 @@ class TimeSliceTreemap:
         """Lines for an empty treemap."""
         if len(self.cell_rects):
             return []
-        return [f"the treemap is empty: no {self.metric} in {self.t0:.9g}..{self.t1:.9g}"]
+        where = f"{self.t0:.9g}..{self.t1:.9g}"
+        total = float(np.nan_to_num(self.matrix).clip(min=0).sum())
+        if total <= 0:
+            return [f"the treemap is empty: no {self.metric} in {where}"]
+        level = "its leaves" if self.level_name is None else f"level {self.level_name}"
+        return [f"the treemap is empty: no {self.metric} ({self.how}) at {level} in {where}, "
+                f"though the slice holds {total:.6g} {self.unit} of it (on containers above "
+                f"the level{', or the ' + self.how + ' over containers holding none' if self.how != 'sum' else ''})"]
 
     def title(self):
         level = "the leaves" if self.level_name is None else self.level_name
