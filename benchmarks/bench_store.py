@@ -8,7 +8,9 @@ TimeSliceTreemap); the same for `triva3d place STORE --base appgraph` of the hos
 communication graph in a window of 1 % of the run (the messages counted per pair by
 engine.comm_pairs; Graphviz's sfdp lays out 2 500 nodes in both), and for `triva3d
 render STORE --window` of that window (engine.read_part: the entities meeting it, and
-what the whole run says of the palette and the base). An SVG needs no OpenGL; a PNG is drawn by VTK
+what the whole run says of the palette and the base), and `triva3d render STORE` of the
+whole run (drawn.py: the states a texel shows and the bundles drawn, reduced bucket by
+bucket). An SVG needs no OpenGL; a PNG is drawn by VTK
 (llvmpipe here, whose libraries take about 240 MB). Prints its figures.
 
 Usage: python benchmarks/bench_store.py [--states 1e7]
@@ -41,6 +43,10 @@ RENDER_WHOLE = ["-c", "import sys; from triva3d import load; from triva3d.view i
                 "View(load(sys.argv[1], cache=False), ViewState(window=(float(sys.argv[2]), "
                 "float(sys.argv[3])))).save(sys.argv[4])"]
 
+WHOLE_RUN = ["-c", "import sys; from triva3d import load; from triva3d.view import View; "
+             "View(load(sys.argv[1], cache=False)).save(sys.argv[2])"]
+
+
 def run(argv):
     """(seconds, peak RSS in MB) of a fresh Python process running `argv`."""
     t = time.perf_counter()
@@ -71,13 +77,17 @@ def main():
                           "%r:%r" % window]),
                 ("render STORE --window (1 %) (part)",
                  ["-m", "triva3d.cli", "render", tmp + "/s", "--window", "%r:%r" % window,
-                  "-o", tmp + "/a.png"])]
+                  "-o", tmp + "/a.png"]),
+                ("render STORE, the whole run (drawn)",
+                 ["-m", "triva3d.cli", "render", tmp + "/s", "-o", tmp + "/w.png"])]
         if n <= WHOLE_MAX:
             runs += [("the same PNG, store read whole", MEMORY + [tmp + "/s", tmp + "/b.png"]),
                      ("the same places, store read whole",
                       PLACE_WHOLE + [tmp + "/s", *map(str, window)]),
                      ("the same render, store read whole",
-                      RENDER_WHOLE + [tmp + "/s", *map(str, window), tmp + "/b.png"])]
+                      RENDER_WHOLE + [tmp + "/s", *map(str, window), tmp + "/b.png"]),
+                     ("the whole run's render, store read whole",
+                      WHOLE_RUN + [tmp + "/s", tmp + "/v.png"])]
         else:
             print(f"  (the store read whole: skipped above {WHOLE_MAX:.0e} states, "
                   "its memory grows with them)")

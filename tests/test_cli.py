@@ -1,6 +1,7 @@
 """The command line: output, exit codes, one-line errors."""
 import json
 import subprocess
+import stat
 import sys
 from pathlib import Path
 
@@ -547,4 +548,38 @@ def test_the_base_options_reach_the_view_state():
 ])
 def test_a_renamed_option_names_its_new_spelling(tmp_path, args, new):
     p = run(*args, tmp_path=tmp_path)
-    assert p.returncode == 2 and p.stderr.splitlines()[-1].endswith(f"is now {new}")
+    assert f"is now {new} (see triva3d {args[0]}" in one_line_error(p)
+
+
+def test_what_the_bad_input_sweep_found_is_one_line(tmp_path):
+    """A sweep of bad inputs (a review) found tracebacks, usage blocks and a device
+    replaced: each is one line and exit 2 now, before any work where it can be, and
+    an output that is a named pipe is written through, not replaced."""
+    import os
+    import threading
+    small = Path(__file__).resolve().parents[1] / "examples" / "small.trace"
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    png = str(tmp_path / "x.png")
+    for args, why in (
+            (["render", small, "--window", "1:0", "-o", png], "argument --window: window "
+                                                             "'1:0' ends before it starts"),
+            (["render", small, "--state", deep, "-o", png], "nested too deeply to read"),
+            (["animate", small, "--duration", "1e300", "-o", str(tmp_path / "a.gif")],
+             "frames a second): 1,000,000 at most"),
+            (["steps", small, "-o", ""], "an output file name is empty"),
+            (["steps", small, "-o", tmp_path / ("a" * 300 + ".csv")], "cannot write: its name")):
+        assert why in one_line_error(run(*args, tmp_path=tmp_path)), args
+    p = subprocess.run(f"{sys.executable} -m triva3d.cli stats {small} 2>&-", shell=True,
+                       capture_output=True, text=True,
+                       env={**os.environ, "TRIVA3D_CACHE_DIR": str(tmp_path / "cache")})
+    assert p.returncode == 0 and "291" in p.stdout  # (stderr closed: no traceback)
+    fifo = tmp_path / "out.csv"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    p = run("steps", small, "-o", fifo, tmp_path=tmp_path)
+    reader.join(timeout=60)
+    assert p.returncode == 0 and got and got[0].startswith(b"container,")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # (written through, still a pipe)

@@ -460,7 +460,10 @@ def test_a_store_too_big_for_memory_opens_in_parts(qtbot, tmp_path, monkeypatch)
     assert w.trace.whole.window == held == w.state.window and held[1] < tr.end_time / 2
     assert w.windowTitle() == f"triva3d: s (read: 0 to {held[1]:g} of it)"
     assert w.geometry.frame.t1 == held[1]
-    assert w.geometry.data_span == (tr.start_time, tr.end_time)  # (paging: the run's ends)
+    from triva3d.bases.layout import make_layout
+    from triva3d.scene.geometry import Geometry
+    whole = Geometry(tr, make_layout(tr, base=w.state.base or "treemap")).data_span
+    assert w.geometry.data_span == whole  # (paging: the ends of what the run draws)
     np.testing.assert_allclose(w.time_dock.strip.overview.activity(1024)[0],
                                Overview(tr).activity(1024)[0], atol=1e-9)
     first = w.trace

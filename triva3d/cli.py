@@ -40,8 +40,9 @@ def _load(args, as_asked=True, path=None, state=None, part=False):
         dask = getattr(args, "dask", None)
         if dask and window is None:
             raise OptionsError("--dask reduces the messages per pair of a store (triva3d "
-                               "ingest) read for a --window, with nothing that needs the "
-                               "whole run")
+                               "ingest) read for a --window (render: or drawn at the level "
+                               "of detail, above 100 000 states), with nothing that needs "
+                               "the whole run")
         trace = read_part(store, window, dask) if window is not None else load(
             path or args.trace, lenient=args.lenient, cache=not args.no_cache,
             progress=None if bar.disable else progress)
@@ -450,10 +451,12 @@ def cmd_render(args):
     t0 = time.perf_counter()
     image_format(args.output)
     state = _state(args)
-    trace, _ = _load(args, state=state, part=True)
-    _report(trace)
-    view = _pair(args, trace, state) if state.side_by_side else \
-        View(trace, state, size=args.size, quality=args.quality)
+    view = _store_view(args, state)
+    if view is None:
+        trace, _ = _load(args, state=state, part=True)
+        _report(trace)
+        view = _pair(args, trace, state) if state.side_by_side else \
+            View(trace, state, size=args.size, quality=args.quality)
     for line in view.warnings():
         print(f"triva3d: warning: {line}", file=sys.stderr)
     for line in view.notes():
@@ -463,6 +466,24 @@ def cmd_render(args):
         state.save(args.save_state)
     print(f"{args.output}: {view.summary()} in {time.perf_counter() - t0:.2f} s",
           file=sys.stderr)
+
+
+def _store_view(args, state):
+    """Of a store (triva3d ingest), the View that reads only what the picture draws
+    (View.of_store), its notes said; else None."""
+    from .store import store_folder
+    from .view import View
+    store = store_folder(args.trace)
+    if not store or getattr(args, "by_task", False) or getattr(args, "clusters", None) \
+            or getattr(args, "time", None) == "logical":
+        return None
+    view = View.of_store(store, state, size=args.size, quality=args.quality,
+                         address=getattr(args, "dask", None))
+    if view is not None:
+        for note in view.trace.notes:
+            print(f"triva3d: note: {note}", file=sys.stderr)
+        _report(view.trace)
+    return view
 
 
 def _pair(args, trace, state):
@@ -729,8 +750,16 @@ def add_generate(sub):
                          f"{SLOW_LATENCY:g}: a steal across it takes {2 * SLOW_LATENCY:g} s)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, a bad option one line (`triva3d: error: ...`, exit 2) without
+    the usage block (`--help` shows it)."""
+
+    def error(self, message):
+        self.exit(2, f"triva3d: error: {message} (see {self.prog} --help)\n")
+
+
 def parser():
-    p = argparse.ArgumentParser(prog="triva3d", description=__doc__.splitlines()[0])
+    p = _Parser(prog="triva3d", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def trace_command(name, func, help, optional=False):
@@ -786,7 +815,8 @@ def parser():
     r = trace_command("render", cmd_render, "draw the trace in 3D over its base (time "
                       "going up) to an image, without a display")
     add_scene_options(r)
-    add_dask(r, "its messages are counted per pair there (the communication graph)")
+    add_dask(r, "of its states the level of detail's texels, of its messages the bundles "
+                "drawn and the pairs (the communication graph) are reduced there")
     r.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH",
                    help="image size in pixels (default 1280x720)")
     r.add_argument("--save-state", metavar="OUT.json",
@@ -1171,6 +1201,8 @@ def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     if sys.stdout is None:
         sys.stdout = _ClosedOutput()
+    if sys.stderr is None:  # (closed: what would be said there is dropped)
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
     p = parser()
     commands = p._subparsers._group_actions[0].choices
     if argv and argv[0] not in commands and not argv[0].startswith("-") \

@@ -153,8 +153,16 @@ def _over_buckets(store, task, args, address, table="states", threads=None):
     c = client(address)
     if c is None:
         from concurrent.futures import ThreadPoolExecutor
+
+        from .memory import give_back
+
+        def run(f):
+            try:
+                return task(f, *args)
+            finally:
+                give_back()  # (the bucket's columns: else kept by the thread's arena)
         with ThreadPoolExecutor(threads or os.cpu_count()) as pool:
-            return list(pool.map(lambda f: task(f, *args), files))
+            return list(pool.map(run, files))
     import dask
     try:
         return c.gather(c.compute([dask.delayed(task)(f, *args) for f in files]))
@@ -272,3 +280,234 @@ class StoreSlicer:
         t0, t1 = window if window is not None else (tr.start_time, tr.end_time)
         seconds, _ = state_slice(self.store, (float(t0), float(t1)), self.address)
         return StoreSlice(float(t0), float(t1), seconds)
+
+
+# -- what one picture draws (drawn.py) ------------------------------------------------
+def _entity_columns(table, fields):
+    """The columns a part holds of `table`: SCHEMA's, its user-defined `fields`, the
+    trace's row."""
+    from .trace import SCHEMA
+    return list(SCHEMA[table]) + [f"extra.{k}" for k in fields] + ["row"]
+
+
+def _bucket_texels(path, fields, t0, t1, bins, shown, codes):
+    """Of one bucket file's states meeting [t0, t1] of the values and containers
+    `shown` (two masks), those a level-of-detail texel shows over `bins` bins
+    (lod.bin_states in the trace's order: the very rows Geometry's texels show),
+    their columns; with how many are shown, a mask of their values, their
+    columns' keys (container * types + type)."""
+    from .scene import lod
+    values, cont = shown
+    c = _read_overlapping(path, "states", _entity_columns("states", fields), t0, t1, codes)
+    rows = np.flatnonzero(values[c["value"]] & cont[c["container"]])
+    rows = rows[np.argsort(c["row"][rows], kind="stable")]  # (indices: no column copied)
+    nt = codes["type"]
+    first = int(c["container"].min(initial=0))
+    key = (c["container"][rows] - first).astype(np.int64) * nt + c["type"][rows]
+    present = np.bincount(key, minlength=1) > 0  # (a bucket's containers: a dense range)
+    col = (np.cumsum(present) - 1)[key]
+    del key
+    best = lod.bin_states(col, rows, c["start"], c["end"], c["imbrication"], t0,
+                          (t1 - t0) / bins if t1 > t0 else 1.0, int(present.sum()), bins)
+    win = np.unique(best[best >= 0])
+    used = np.zeros(codes["value"], bool)
+    used[c["value"][rows]] = True
+    keys = np.flatnonzero(present) + first * nt
+    return {k: v[win] for k, v in c.items()}, len(rows), used, keys
+
+
+def _shown_links(path, columns, t0, t1, shown, codes):
+    """The `columns` of one links bucket file's messages meeting [t0, t1] (links of
+    no platform type, their value and both ends shown: `shown` = (values,
+    containers, platform types) masks), in the trace's order."""
+    values, cont, platform = shown
+    c = _read_overlapping(path, "links", list(dict.fromkeys(
+        columns + ["value", "start_container", "end_container", "type", "row"])), t0, t1, codes)
+    rows = np.flatnonzero(values[c["value"]] & cont[c["start_container"]]
+                          & cont[c["end_container"]] & ~platform[c["type"]])
+    rows = rows[np.argsort(c["row"][rows], kind="stable")]
+    return {k: c[k][rows] for k in columns}
+
+
+def _bucket_links(path, fields, t0, t1, shown, codes, rows=None):
+    """The columns of one links bucket's messages shown in [t0, t1] (those of the
+    trace `rows` alone: sorted)."""
+    c = _shown_links(path, _entity_columns("links", fields), t0, t1, shown, codes)
+    if rows is not None:
+        c = {k: v[np.isin(c["row"], rows)] for k, v in c.items()}
+    return c
+
+
+def _bucket_messages(path, t0, t1, shown, up, codes):
+    """Of one links bucket's messages shown in [t0, t1]: how many, a mask of their
+    values, and per level of the bundles' ends (up: see Geometry.bundle_up) until
+    all are at the top: (per scene.geometry.BUNDLE_TRIES, its bundles' keys, None
+    where they are more than BUNDLE_TARGET, then how many they are where counted;
+    whether all are at the top)."""
+    from .scene.geometry import BUNDLE_TARGET, BUNDLE_TRIES, bundle_keys, bundle_time
+    c = _shown_links(path, ["start_container", "end_container", "start", "value"], t0, t1,
+                     shown, codes)
+    used = np.zeros(codes["value"], bool)
+    used[c["value"]] = True
+    a, b, rel = c["start_container"], c["end_container"], bundle_time(c["start"], t0, t1)
+    out = []
+    while True:
+        keys = []
+        for bins in sorted(BUNDLE_TRIES):  # fewest first: more than the target there,
+            k = np.unique(bundle_keys(a, b, len(up), rel, bins))  # more at every other
+            keys.append(len(k) if len(k) > BUNDLE_TARGET else k)  # (each a multiple of it)
+            if not isinstance(keys[0], np.ndarray):
+                keys += [None] * (len(BUNDLE_TRIES) - 1)
+                break
+        keys = dict(zip(sorted(BUNDLE_TRIES), keys))
+        top = bool((up[a] == a).all() and (up[b] == b).all())
+        out.append(([keys[bins] for bins in BUNDLE_TRIES], top))
+        if top:
+            return len(rel), used, out
+        a, b = up[a], up[b]
+
+
+def _bucket_bundles(path, t0, t1, shown, up, level, bins, part, parts, codes):
+    """The bundles (scene.geometry.bundle_keys at `level` and `bins`) of one links
+    bucket's messages whose sender's end is `part` modulo `parts`: their keys,
+    first message's row, ends, messages, and their bytes, starts and ends summed."""
+    from .scene.entities import Frame
+    from .scene.geometry import bundle_keys, bundle_sums, bundle_ticks, bundle_time
+    c = _shown_links(path, ["start_container", "end_container", "start", "end", "bytes",
+                            "row"], t0, t1, shown, codes)
+    a, b = c["start_container"], c["end_container"]
+    for _ in range(level):
+        a, b = up[a], up[b]
+    mine = a % parts == part
+    key = bundle_keys(a[mine], b[mine], len(up), bundle_time(c["start"][mine], t0, t1), bins)
+    key, first, inv, count = np.unique(key, return_index=True, return_inverse=True,
+                                       return_counts=True)
+    frame = Frame(t0, t1, 1.0)
+    return (key, c["row"][mine][first], a[mine][first], b[mine][first], count,
+            np.bincount(inv, weights=np.nan_to_num(c["bytes"][mine]), minlength=len(key)),
+            *(bundle_sums(inv, bundle_ticks(c[k][mine], frame), len(key))
+              for k in ("start", "end")))
+
+
+def _joined(parts, table, fields):
+    """Per-bucket columns of `table` end to end, in the trace's order (their row)."""
+    from .store import _stored_dtype
+    names = _entity_columns(table, fields)
+    c = {k: np.concatenate([p[k] for p in parts]) if parts else
+         np.zeros(0, _stored_dtype(table, k)) for k in names}
+    order = np.argsort(c["row"], kind="stable")
+    return {k: v[order] for k, v in c.items()}
+
+
+def texel_states(store, window, bins, shown, address=None):
+    """(columns, shown, values, keys) of the states of the store meeting `window` =
+    (t0, t1), of the values and containers `shown` (masks): the columns of those a
+    level-of-detail texel shows over `bins` bins (lod.bin_states), in the trace's
+    order; how many are shown; a mask of their values; their columns' keys
+    (container * types + type), each bucket a task."""
+    from .store import meta_of
+    _, _, _, codes = _skeleton(store)
+    fields = meta_of(store)["extra"]["states"]
+    t0, t1 = (float(t) for t in window)
+    parts = _over_buckets(store, _bucket_texels, (fields, t0, t1, bins, shown, codes),
+                          address)
+    used = np.zeros(codes["value"], bool)
+    for p in parts:
+        used |= p[2]
+    return (_joined([p[0] for p in parts], "states", fields), sum(p[1] for p in parts),
+            used, np.concatenate([p[3] for p in parts]) if parts else np.zeros(0, np.int64))
+
+
+#: Bundles grouped over a store take about this many bytes at once (BUNDLE_BYTES a
+#: bundle of a bucket at the peak of a round's combine): more are grouped in rounds,
+#: by their sender's end, the messages read again.
+GROUP_BYTES, BUNDLE_BYTES = 192 << 20, 160
+
+
+def messages(store, window, shown, up, address=None):
+    """(columns, bundles, shown, values) of the messages of the store meeting
+    `window` = (t0, t1) of the values, containers and link types `shown` (masks:
+    values, containers, platform types), as scene.Geometry draws them: where they
+    are at most BUNDLE_LIMIT, all of them (bundles None); else their bundles over
+    every bucket (the level and time bins as Geometry.bundle_level chooses them,
+    ends moving up by `up`: Geometry.bundle_up), the BUNDLE_TARGET busiest kept, a
+    dict as trace.Drawn holds them, and `columns` those bundles' first messages.
+    With how many are shown and a mask of their values."""
+    from .scene import geometry as G
+    from .scene.entities import Frame
+    from .store import meta_of
+    _, _, _, codes = _skeleton(store)
+    fields = meta_of(store)["extra"]["links"]
+    t0, t1 = (float(t) for t in window)
+    over = lambda task, *args: _over_buckets(  # noqa: E731
+        store, task, (t0, t1, shown, *args), address, "links")
+    counted = over(_bucket_messages, up, codes)
+    n = sum(c for c, _, _ in counted)
+    used = np.zeros(codes["value"], bool)
+    for _, u, _ in counted:
+        used |= u
+    if n <= G.BUNDLE_LIMIT:
+        parts = _over_buckets(store, _bucket_links, (fields, t0, t1, shown, codes), address,
+                              "links")
+        return _joined(parts, "links", fields), None, n, used
+    tries = [t for _, _, t in counted]
+    at = lambda r, level: r[min(level, len(r) - 1)]  # noqa: E731  (at its top: the same)
+
+    def count(level, bins):
+        keys = [at(r, level)[0][G.BUNDLE_TRIES.index(bins)] for r in tries]
+        return G.BUNDLE_TARGET + 1 if not all(isinstance(k, np.ndarray) for k in keys) \
+            else len(np.unique(np.concatenate(keys)))
+    level, bins = G.bundle_level(count, lambda level: all(at(r, level)[1] for r in tries))
+    most = sum(len(k) if isinstance(k, np.ndarray) else k  # (the buckets' bundles: their
+               for r in tries for k in [at(r, level)[0][G.BUNDLE_TRIES.index(bins)]])  # sum)
+    rounds = max(1, -(-most * BUNDLE_BYTES // GROUP_BYTES))
+    kept, any_bytes, total = [], False, 0
+    for part in range(rounds):  # each round: its bundles whole, the busiest kept
+        got = over(_bucket_bundles, up, level, bins, part, rounds, codes)
+        cols = [np.concatenate([g[i] for g in got]) for i in range(8)]
+        del got
+        key, inv = np.unique(cols.pop(0), return_inverse=True)
+        first = np.full(len(key), np.iinfo(np.int64).max)
+        np.minimum.at(first, inv, cols[0])
+        ends = np.zeros((len(key), 2), np.int64)
+        ends[inv] = np.c_[cols[1], cols[2]]
+        rnd = dict(key=key, first=first, a=ends[:, 0], b=ends[:, 1],
+                   **{k: G.bundle_sums(inv, v, len(key)) for k, v in (
+                       ("count", cols[3]), ("start", cols[5]), ("end", cols[6]))},
+                   bytes=np.bincount(inv, weights=cols[4], minlength=len(key)))
+        del cols, inv
+        any_bytes |= bool(rnd["bytes"].any())
+        total += len(key)
+        busiest = np.union1d(*(np.lexsort((first, -rnd[k]))[:G.BUNDLE_TARGET]
+                               for k in ("bytes", "count")))  # (by bytes, if any has)
+        kept.append({k: v[busiest] for k, v in rnd.items()})
+    b = {k: np.concatenate([r[k] for r in kept]) for k in kept[0]}
+    traffic = b["bytes"] if any_bytes else b["count"]
+    top = np.lexsort((b["first"], -traffic))[:G.BUNDLE_TARGET]
+    top = top[np.argsort(b["key"][top])]  # (in key order, as Geometry's)
+    b = {k: v[top] for k, v in b.items()}
+    firsts = _joined(_over_buckets(store, _bucket_links, (fields, t0, t1, shown, codes,
+                                                          np.sort(b["first"])),
+                                   address, "links"), "links", fields)
+    frame = Frame(t0, t1, 1.0)
+    return firsts, dict(rows=np.searchsorted(firsts["row"], b["first"]), a=b["a"], b=b["b"],
+                        count=b["count"], bytes=b["bytes"],
+                        start=G.bundle_mean(b["start"], b["count"], frame),
+                        end=G.bundle_mean(b["end"], b["count"], frame),
+                        bundled=(total, n)), n, used
+
+
+def _bucket_part(path, table, fields, t0, t1, codes):
+    """The columns of one bucket file's entities of `table` meeting [t0, t1]."""
+    return _read_overlapping(path, table, _entity_columns(table, fields), t0, t1, codes)
+
+
+def read_table_part(store, table, fields, window, address=None):
+    """The columns of the entities of the store's `table` (with the user-defined
+    `fields`) meeting `window` = (t0, t1), in the trace's order, each bucket a task."""
+    _, _, _, codes = _skeleton(store)
+    if table == "variables":
+        del codes["value"]  # (a number)
+    t0, t1 = (float(t) for t in window)
+    return _joined(_over_buckets(store, _bucket_part, (table, fields, t0, t1, codes),
+                                 address, table), table, fields)

@@ -26,13 +26,24 @@ def check_outputs(outputs, inputs=()):
     """Refuse, before any work, writing one of `outputs` (paths; None skipped):
     into a folder that does not exist or cannot be written (TraceError), or over
     one of `inputs` (OptionsError): nothing a user gave is lost, no work is wasted."""
-    for out in filter(None, outputs):
+    for out in (o for o in outputs if o is not None):
+        if not out:
+            raise OptionsError("an output file name is empty")
         folder = os.path.dirname(os.path.abspath(out))  # (a FRAMES_DIR/'s parent)
         if not os.path.isdir(folder):
             why = "is not a folder" if os.path.exists(folder) else "does not exist"
             raise TraceError(out, None, f"cannot write: the folder {folder} {why}")
         if not os.access(folder, os.W_OK | os.X_OK):
             raise TraceError(out, None, f"cannot write: no permission to write in {folder}")
+        if not _special(out) and not out.endswith(os.sep):
+            try:  # (a name too long, a folder files cannot be made in: /proc, read-only)
+                os.close(os.open(os.path.join(folder, f".t3d-{os.getpid()}-probe.tmp"),
+                                 os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                os.unlink(os.path.join(folder, f".t3d-{os.getpid()}-probe.tmp"))
+                if len(os.path.basename(out).encode()) > os.pathconf(folder, "PC_NAME_MAX"):
+                    raise OSError(0, "its name is too long")
+            except OSError as e:
+                raise TraceError(out, None, f"cannot write: {e.strerror or e}") from None
         for path in filter(None, inputs):
             if os.path.exists(out) and os.path.exists(path) and os.path.samefile(out, path):
                 raise OptionsError(f"{out}: this is also an input ({path}); write the "
@@ -112,10 +123,11 @@ def write_text(path, text):
 
 @contextmanager
 def writing(path, text=True, newline=None):
-    """A file to write an output through (`atomic`), as UTF-8 text unless not
+    """A file to write an output through (`atomic`; a device or a named pipe at
+    `path`, -o /dev/null, written to, never replaced), as UTF-8 text unless not
     `text`; failing to write it is a TraceError naming the path."""
     try:
-        with atomic(path) as raw:
+        with (open(path, "wb") if _special(path) else atomic(path)) as raw:
             if not text:
                 yield raw
                 return
@@ -156,6 +168,16 @@ def atomic(path):
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def _special(path):
+    """Whether `path` is a device, a named pipe or a socket (no regular file)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode) or \
+        stat.S_ISSOCK(mode)
 
 
 def sweep(folder, age=60.0):

@@ -26,14 +26,15 @@ import collections
 import functools
 import json
 import os
+import stat
 
 import numpy as np
 
 from .errors import OptionsError, TraceError, out_of_memory
 from .output import writing
-from .trace import SCHEMA, Kind, Names, Trace, Whole, check
+from .trace import SCHEMA, Kind, Names, Trace, Whole, check, type_spans
 
-FORMAT = 7
+FORMAT = 8
 MARK = "triva3d-store"
 #: Rows per row group at most, at most this many container buckets, time slices.
 ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16
@@ -43,7 +44,7 @@ ENTITIES = ("states", "links", "variables", "events")
 RGBA = ("r", "g", "b", "a")
 #: The columns of trace.Whole beside the values (its value_counts: three) and types.
 VALUE_USAGE = ("seconds", "states", "links", "events")
-TYPE_USAGE = ("count", "platform", "constant", "deepest")
+TYPE_USAGE = ("count", "platform", "constant", "deepest", "first", "last")
 #: The small tables, each a file.
 SMALL = ("names", "types", "values", "containers", "state_pairs", "variable_pairs",
          "overview")
@@ -68,7 +69,7 @@ def is_store(path):
     try:
         with open(meta, encoding="utf-8") as f:
             return json.load(f).get("mark") == MARK
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return False
 
 
@@ -130,7 +131,7 @@ def ingest(trace, out):
     whole = {"values": [seconds, *counts.T],
              "types": [per_type, platform_link_types(trace), constant_types(trace),
                        deepest(trace.states.type, trace.states.imbrication,
-                                len(trace.types))]}
+                                len(trace.types)), *type_spans(trace).T]}
     for name, colors, cols in (("types", trace.type_colors, TYPE_USAGE),
                                ("values", trace.value_colors, VALUE_USAGE)):
         write_small(name, {**getattr(trace, name).columns, **_extra(getattr(trace, name)),
@@ -292,7 +293,7 @@ def _meta(path, stamp):
         with open(os.path.join(path, "store.json"), encoding="utf-8") as f:
             meta = json.load(f)
         return meta if meta.get("format") == FORMAT else None
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return None
 
 
@@ -304,10 +305,11 @@ def meta_of(path):
         return None
 
 
-def entity_files(path, name):
+def entity_files(path, name, readable=False):
     """The files of the store at `path` holding its table `name` (sorted), as its
     store.json lists them; a TraceError naming one that is missing or is not the one
-    written there (its rows, its containers: another bucket's, a stale copy)."""
+    written there (its rows, its containers: another bucket's, a stale copy), and
+    with `readable` one whose footer cannot be read (else the read says so)."""
     meta = meta_of(path)
     try:
         listed = sorted((os.path.join(path, part), rows) for part, rows, _ in
@@ -324,21 +326,26 @@ def entity_files(path, name):
             raise TraceError(f, None, "missing: the store is incomplete, ingest again") \
                 from None
         bucket = int(os.path.basename(os.path.dirname(f)).partition("=")[2])
+        if not stat.S_ISREG(st.st_mode):  # (a named pipe would never end)
+            raise TraceError(f, None, "not a readable store partition: not a regular file")
         _check_file(f, st.st_size, st.st_mtime_ns, rows, bucket * size,
-                    (bucket + 1) * size, column)
+                    (bucket + 1) * size, column, readable)
     return [f for f, _ in listed]
 
 
 @functools.lru_cache(maxsize=1024)
-def _check_file(f, size, stamp, rows, lo, hi, column):
+def _check_file(f, size, stamp, rows, lo, hi, column, readable=False):
     """A TraceError where the partition file `f` (of `size` bytes at `stamp`) does not
     hold `rows` rows of the containers lo to hi - 1 in `column` (its footer's
-    statistics; a file that cannot be read is left to the read)."""
+    statistics; a file that cannot be read is left to the read unless `readable`)."""
     import pyarrow.parquet as pq
     try:
         meta = pq.read_metadata(f)
         k = meta.schema.names.index(column)
-    except Exception:  # untrusted: the read says what is wrong
+    except Exception as e:  # untrusted: the read says what is wrong
+        if readable:
+            raise TraceError(f, None, f"not a readable store partition: "
+                                      f"{e or type(e).__name__}") from None
         return
     if meta.num_rows != rows:
         raise TraceError(f, None, f"not the partition its store wrote: {meta.num_rows} rows, "
@@ -383,6 +390,15 @@ def _spread(path):
                 yield name, extra, counts, (float(t0), float(t1))
     except (KeyError, TypeError, ValueError, IndexError):
         return
+
+
+def meeting_counts(path, window):
+    """About how many entities of each table of the store at `path` meet `window`
+    (as _read_bytes guesses them: too many rather than too few)."""
+    out = dict.fromkeys(ENTITIES, 0.0)
+    for name, _, counts, (t0, t1) in _spread(path):
+        out[name] += float((counts * _meeting(window, t0, t1)).sum())
+    return out
 
 
 def _read_bytes(path, window=None):
@@ -584,7 +600,9 @@ def _read(path, window=None, pairs=None, progress=None):
         offsets = np.frombuffer(offsets, np.int64, len(chunk) + 1, chunk.offset * 8)
         arena = np.frombuffer(data, np.uint8, int(offsets[-1])) if data else \
             np.zeros(0, np.uint8)
-        files = {} if window == () else {name: entity_files(path, name) for name in ENTITIES}
+        files = {name: entity_files(path, name, readable=window == ()) for name in ENTITIES}
+        if window == ():  # (every file checked all the same: stats, place say the store's)
+            files = {}
         total = sum(len(f) for f in files.values())
         columns, extra, colors, small = {}, {}, {}, {}
         # (the names: above; the overview: a part's alone)
@@ -648,6 +666,7 @@ def _whole(meta, small, window, pairs):
         variable_pairs=tuple(small["variable_pairs"][c] for c in PAIRS),
         link_sizes=tuple(meta["link_sizes"]),
         platform_types=types["platform"], constant_types=types["constant"],
+        type_spans=np.c_[types["first"], types["last"]],
         overview=small["overview"]["means"].reshape(-1, len(meta["overview"]))
         if meta["overview"] else np.zeros((0, 0)),
         pairs=pairs, window=tuple(window))

@@ -170,6 +170,20 @@ NAME_COLUMNS = ("name", "alias", "key")
 TIME_COLUMNS = ("start", "end", "time")
 
 
+def type_spans(trace):
+    """(n types, 2): per type, the earliest start (an event's time) and the latest
+    end of its entities (NaN for both where it has none)."""
+    out = np.full((len(trace.types), 2), np.nan)
+    for table, first, last in (("states", "start", "end"), ("links", "start", "end"),
+                               ("variables", "start", "end"), ("events", "time", "time")):
+        t = getattr(trace, table)
+        for ty in np.unique(t.type):
+            of = t.type == ty  # (a mask a type: no copy of the times)
+            out[ty] = (np.min(getattr(t, first), where=of, initial=np.inf),
+                       np.max(getattr(t, last), where=of, initial=-np.inf))
+    return out
+
+
 def check(trace):
     """The first broken invariant of `trace` as a sentence, or None: what compiled
     code relies on (column types and lengths, indices in range, the root first,
@@ -271,10 +285,29 @@ class Whole(NamedTuple):
     link_sizes: tuple              # analysis.metrics.link_sizes
     platform_types: np.ndarray     # mask over types: the platform's link types
     constant_types: np.ndarray     # mask over types: variables of one value a container
+    type_spans: np.ndarray         # type_spans: per type, its first start and last end
     pairs: Callable                # pairs(window): bases.appgraph.count_pairs of the
     #                                messages meeting window (None: all)
     overview: np.ndarray           # analysis.overview's means in fine bins (bins, values)
     window: tuple                  # the window whose entities the part holds (): none
+    drawn: "Drawn" = None          # a part read for one picture: what it thinned
+
+
+class Drawn(NamedTuple):
+    """What a part read for one picture (drawn.py) says of the entities it holds only
+    some of: the ViewState it was read for (to_dict) and the level-of-detail bins;
+    the states shown in the window and their values (the states it holds: those a
+    texel shows); the values of the messages shown, and where they are bundled
+    (None: it holds them all) the bundles, one message each in the part (its first),
+    as dict(rows: those messages' rows in the part, a, b: the bundle's ends,
+    count, bytes, start, end: its messages' mean times, bundled: (bundles,
+    messages) before the busiest were kept)."""
+    state: dict
+    bins: int
+    states: int
+    state_values: np.ndarray
+    link_values: np.ndarray
+    bundles: dict = None
 
 
 class Trace:

@@ -54,6 +54,42 @@ class View:
         self.state.events.connect(self._changed, first=True)  # before what draws it
         self.update()
 
+    @classmethod
+    def of_store(cls, store, state, size=(1280, 720), quality="fast", address=None):
+        """A View of `state` over the store at `store` (triva3d ingest) that reads of
+        it only what the picture draws (drawn.py: about a state a texel and the
+        bundles drawn), or None where that would not be less than the entities of
+        the window (read them then: engine.read_part); `address`: the Dask
+        scheduler of the reductions (default TRIVA3D_DASK, else threads here)."""
+        from . import drawn
+        from .engine import read_skeleton
+        from .scene.pick import Projection
+        if not drawn.applies(state):
+            return None
+        skeleton = read_skeleton(store, address)
+        window = state.window or (skeleton.start_time, skeleton.end_time)
+        first = cls(drawn.empty(skeleton, state, window), state, size=size, quality=quality)
+        first.close()  # (the base laid out; what is shown, for the legend's keys)
+        probe = cls(drawn.empty(skeleton, state, window, first.scene.geometry), state,
+                    size=size, quality=quality, layout=first._laid)
+        try:  # (the camera fitted: the level of detail's bins)
+            probe.prepare()
+            g, pixels = probe.scene.geometry, probe.scene.detail_pixels(
+                Projection.of(probe.renderer))
+            part = drawn.read_drawn(store, g, pixels, skeleton, state, address)
+        finally:
+            probe.close()
+        if part is None:
+            return None
+        view = cls(part, state, size=size, quality=quality, layout=first._laid)
+        view.prepare()
+        bins = view.scene.geometry.states.bins
+        if bins != part.whole.drawn.bins:  # (its legend moved the camera: other bins)
+            view.close()
+            part = drawn.read_drawn(store, g, pixels, skeleton, state, address, bins, part)
+            view = cls(part, state, size=size, quality=quality, layout=first._laid)
+        return view
+
     def _changed(self, change):
         self._pending |= change.stages
 

@@ -608,13 +608,18 @@ class ViewState:
             probe.update(**{f: undo[f]})
         return undo
 
+    def window_alone(self):
+        """Whether nothing this state draws depends on the entities outside its window
+        (the whole run's where none is set) but what trace.Whole keeps: not
+        whole_run, no selection (a row of the whole), no focus."""
+        return not (self.whole_run() or self.selection is not None or self.focus is not None)
+
     def part(self):
         """The time window outside of which nothing this state draws depends on the
         trace's entities (a store then reads only those meeting it, engine.read_part,
         and keeps what the whole run says: trace.Whole), or None where it needs the
-        whole run: no window, whole_run, a selection (a row of the whole), a focus."""
-        whole = self.whole_run() or self.selection is not None or self.focus is not None
-        return None if whole or self.window is None else self.window
+        whole run: no window, or not window_alone."""
+        return self.window if self.window is not None and self.window_alone() else None
 
     def refusal(self, trace):
         """Why `trace`, a part of a run (Trace.whole), cannot draw this state (a line),
@@ -623,6 +628,9 @@ class ViewState:
         held = trace.whole.window if trace.whole is not None else None
         if held is None:
             return None
+        if trace.whole.drawn is not None:  # (drawn.py)
+            return None if self.to_dict() == trace.whole.drawn.state else \
+                f"{trace.source}: read for one picture (what it draws), not this one"
         if len(held) < 2 or self.window is None or not (
                 held[0] <= self.window[0] and self.window[1] <= held[1]):
             what = "the whole run" if self.window is None else \
@@ -671,6 +679,9 @@ class ViewState:
             d = json.loads(text)
         except json.JSONDecodeError as e:
             raise TraceError(source, e.lineno, f"not JSON: {e.msg}") from None
+        except (ValueError, RecursionError) as e:  # (digits beyond Python's; nesting)
+            raise TraceError(source, None, "nested too deeply to read" if isinstance(
+                e, RecursionError) else f"not JSON: {e}") from None
         return cls.from_dict(d, source)
 
     def save(self, path):

@@ -5,6 +5,7 @@ the keyboard flight. No drawing or analysis here: the View and the library do it
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..errors import OptionsError, Triva3dError, out_of_memory
+from ..memory import give_back
 from ..viewstate import FRESH, ViewState
 from . import Cancelled, docks, flight
 
@@ -37,17 +38,6 @@ FLIGHT_PAUSE_MS = 400
 #: of it where it fits in memory, else its first part), or all of it; else `read`
 #: is the (t0, t1) window whose part it reads (engine.read_part).
 OPEN, WHOLE = "open", "whole"
-
-
-def _give_back():
-    """Hand the memory freed back to the system (glibc's malloc_trim: a part read or
-    a scene replaced frees much, which the threads' arenas keep otherwise: 1182 MB
-    at the peak of a second part of a 1e8-state store, 1120 MB with it)."""
-    import ctypes
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
 
 
 class Loader(QtCore.QThread):
@@ -103,10 +93,10 @@ class Loader(QtCore.QThread):
                 return
             self.progressed.emit(self, -1, "laying out")
             layout = make_layout(trace, **self.base)
-            _give_back()  # (what the read freed)
+            give_back()  # (what the read freed)
             geometry = Geometry(trace, layout, self.state, n_bins=self.n_bins)
             geometry.legend_entries()
-            _give_back()
+            give_back()
             self.done.emit(self, self.path, trace, layout, geometry)
         except Cancelled:
             pass
@@ -405,7 +395,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for d in self.docks:
             d.show_trace(trace, self.view.scene.geometry)
         self._good = self.state.copy()
-        _give_back()  # (the scene replaced)
+        give_back()  # (the scene replaced)
         self.statusBar().showMessage(self.view.summary(), 10000)
         for line in self.view.warnings():
             self.statusBar().showMessage(f"warning: {line}", 10000)

@@ -3,15 +3,24 @@ import time
 
 import numpy as np
 
+from ..errors import OptionsError
 from . import FPS
 from .encode import MovieWriter
 
 
+#: The most frames a movie has (9 hours at 30 frames a second).
+MAX_FRAMES = 1_000_000
+
+
 def frame_times(duration, fps):
-    """Seconds of each frame: round(duration * fps) frames (2 at least), the
-    first at 0 and the last at `duration` (the first and last keyframes)."""
-    n = max(2, int(round(duration * fps)))
-    return np.linspace(0.0, duration, n)
+    """Seconds of each frame: round(duration * fps) frames (2 at least, MAX_FRAMES at
+    most: else an OptionsError), the first at 0 and the last at `duration` (the
+    first and last keyframes)."""
+    n = duration * fps
+    if not n <= MAX_FRAMES:
+        raise OptionsError(f"a movie of {n:.3g} frames ({duration:g} s at {fps:g} frames a "
+                           f"second): {MAX_FRAMES:,} at most")
+    return np.linspace(0.0, duration, max(2, int(round(n))))
 
 
 def record(view, keyframes, path, fps=FPS, progress=None, draw=None):

@@ -28,7 +28,10 @@ class Keyframes:
     """ViewStates at seconds `at` (0 first, strictly increasing)."""
 
     def __init__(self, items):
-        items = [(float(at), state) for at, state in items]
+        try:
+            items = [(float(at), state) for at, state in items]
+        except OverflowError:  # (an integer beyond doubles)
+            raise OptionsError("a keyframe time beyond the range of numbers") from None
         if not items:
             raise OptionsError("a camera path needs at least one keyframe")
         times = [at for at, _ in items]

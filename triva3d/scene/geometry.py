@@ -42,9 +42,12 @@ EVENT_PX, EVENT_LIMIT = 7, 100_000
 #: OpenGL's buffers; measured with benchmarks/bench_memory.py at 3.6e6 boxes: 713).
 EXACT_BYTES = 720
 #: Above this many messages in the window, those between the same two containers
-#: (or, while there are too many, their parents) that start in the same of at most
-#: BUNDLE_BINS time bins are drawn as one bundle, BUNDLE_TARGET bundles at most.
-BUNDLE_LIMIT, BUNDLE_BINS, BUNDLE_TARGET = 20_000, 100, 5_000
+#: (or, while there are too many, their parents) that start in the same time bin are
+#: drawn as one bundle, BUNDLE_TARGET bundles at most.
+BUNDLE_LIMIT, BUNDLE_TARGET = 20_000, 5_000
+#: The time bins a bundling tries at each level, fewer and fewer (bundle_level), each
+#: a multiple of the last: no fewer bundles at any than at the last (engine.py).
+BUNDLE_TRIES = (100, 50, 20, 10)
 #: Unfolding: what ended FADE of the window before `now` is HISTORY of the way to
 #: the background.
 FADE, HISTORY = 0.1, 0.5
@@ -267,20 +270,33 @@ class Geometry:
 
     def _span(self):
         """(first, last) time of anything drawn: the default window (the whole trace
-        when nothing is drawn, or where the trace holds only part of the run, whose
-        entities outside it are unknown here: Trace.whole)."""
+        when nothing is drawn; where the trace holds only part of the run, from
+        the first start and last end of each type over the whole run: Trace.whole)."""
         tr = self.trace
         if tr.whole is not None:
-            return tr.start_time, tr.end_time
-        st, ln, ev, var = tr.states, tr.links, tr.events, tr.variables
-        msg = ~self.platform_links[ln.type]
-        prof = self.roles.drawn[var.type]
-        lo = [a for a in (st.start, ln.start[msg], ev.time, var.start[prof]) if len(a)]
-        hi = [a for a in (st.end, ln.end[msg], ev.time, var.end[prof]) if len(a)]
+            kind, span = tr.types.kind, tr.whole.type_spans
+            drawn = ((kind == Kind.STATE) | (kind == Kind.EVENT)
+                     | ((kind == Kind.LINK) & ~self.platform_links)
+                     | ((kind == Kind.VARIABLE) & self.roles.drawn))
+            span = span[drawn & ~np.isnan(span[:, 0])]
+            lo, hi = [span[:, :1]], [span[:, 1:]]
+        else:
+            st, ln, ev, var = tr.states, tr.links, tr.events, tr.variables
+            msg = ~self.platform_links[ln.type]
+            prof = self.roles.drawn[var.type]
+            lo = (st.start, ln.start[msg], ev.time, var.start[prof])
+            hi = (st.end, ln.end[msg], ev.time, var.end[prof])
+        lo, hi = [a for a in lo if len(a)], [a for a in hi if len(a)]
         if not lo:
             return tr.start_time, tr.end_time
         # (each part's own min and max: no concatenated copy of the columns)
         return float(min(a.min() for a in lo)), float(max(a.max() for a in hi))
+
+    @property
+    def drawn(self):
+        """The trace.Drawn of a part read for one picture (drawn.py), else None."""
+        whole = self.trace.whole
+        return None if whole is None else whole.drawn
 
     def capacity_of(self, rows):
         """The capacity the values of variable `rows` are drawn relative to (see
@@ -367,6 +383,8 @@ class Geometry:
                  & values[st.value])
         n = int(np.count_nonzero(shown))  # the detail follows the window, not the part unfolded
         keys = np.flatnonzero(np.bincount(st.value[shown], minlength=len(tr.values)))
+        if self.drawn is not None:  # a part read for this picture: its texels' states
+            n, keys = self.drawn.states, self.drawn.state_values
         if f is not w:
             shown &= st.start <= f.t1
         if self.owner is not None:
@@ -401,7 +419,8 @@ class Geometry:
         present = count > 0
         boxes = cols.bounds(self.layout, self.cut.height, np.flatnonzero(present))
         drawn_of = np.cumsum(present, dtype=np.int32) - 1
-        return LodStates(mask, int(count.sum()), boxes, drawn_of, values=values,
+        n = int(count.sum()) if self.drawn is None else self.drawn.states
+        return LodStates(mask, n, boxes, drawn_of, values=values,
                          **self._binned(mask, boxes, drawn_of, self.n_bins))
 
     def _aggregated_states(self, mask, values):
@@ -604,14 +623,18 @@ class Geometry:
         del shown
         rows = _rows(window)
         rows = rows[(ln.end[rows] >= f.t0) & (ln.start[rows] <= f.t1)]
-        rgb = self.link_rgb(rows)
+        drawn = self.drawn
+        if drawn is not None and drawn.bundles is not None:  # bundled over the store
+            b = drawn.bundles
+            return self._bundle_lines(window, b["rows"], b["a"], b["b"], b["count"],
+                                      b["bytes"], b["start"], b["end"], bundled=b["bundled"])
         if self.owner is not None:
             rows = rows[self.owner[ln.start_container[rows]] != self.owner[ln.end_container[rows]]]
-            return self._bundles(window, rows, self.link_rgb(rows), self.owner)
+            return self._bundles(window, rows, self.owner)
         if len(rows) > BUNDLE_LIMIT:
-            return self._bundles(window, rows, rgb)  # (its own ends: none made for every message)
+            return self._bundles(window, rows)  # (its own ends: none made for every message)
         p0, p1 = entities.link_ends(tr, self.layout, f, rows)
-        return Links(window, rows, p0, p1, self.fade(rgb, ln.end[rows]))
+        return Links(window, rows, p0, p1, self.fade(self.link_rgb(rows), ln.end[rows]))
 
     def _events(self):
         """EventDots: the dots of the window, thinned above EVENT_LIMIT."""
@@ -631,62 +654,76 @@ class Geometry:
         return EventDots(rows, entities.event_points(tr, self.layout, f, rows),
                       self.fade(self.value_rgb[ev.value[rows]], ev.time[rows]), bins, keys)
 
-    def _bundles(self, window, rows, rgb, owner=None):
-        """Links of messages `rows` (colours `rgb`) grouped by (sender, receiver,
-        start bin) into at most BUNDLE_TARGET lines: time bins of the window are
-        halved, then the ends move up to their parents' footprints, until so few
-        remain (with `owner`: the ends are the owners' columns, and a line's width
-        follows its traffic); where even the top of the hierarchy leaves more, the
-        BUNDLE_TARGET of most bytes (else messages) are drawn (Links.bundle_note).
-        Each bundle goes from end to end, from its mean start to its mean end. The
-        tries only count their bundles (a sort in place); the one kept is grouped
-        once."""
+    def _bundles(self, window, rows, owner=None):
+        """Links of messages `rows` grouped by (sender, receiver, start bin) into at
+        most BUNDLE_TARGET lines: time bins of the window are halved, then the ends
+        move up to their parents' footprints, until so few remain (bundle_level;
+        with `owner`: the ends are the owners' columns, and a line's width follows
+        its traffic); where even the top of the hierarchy leaves more, the busiest
+        are drawn (_bundle_lines). The tries only count their bundles (a sort in
+        place); the one kept is grouped once."""
         from ..analysis.metrics import link_bytes
-        tr, f, lay = self.trace, self.cut, self.layout
+        tr, f = self.trace, self.cut
         ln = tr.links
-        parent = tr.containers.parent
-        up = np.where((parent > 0) & (lay.w[np.maximum(parent, 0)] > 0), parent,
-                      np.arange(len(parent)))
         a, b = ln.start_container[rows], ln.end_container[rows]  # (int32: memory)
+        up = self.bundle_up(owner)
         if owner is not None:
-            a, b, up = owner[a], owner[b], np.arange(len(parent))
-        span = f.t1 - f.t0 if f.t1 > f.t0 else 1.0
-        rel = ln.start[rows]
-        rel -= f.t0
-        rel /= span
-        while True:
-            for bins in (BUNDLE_BINS, 50, 20, 10):
-                key = _bundle_keys(a, b, len(parent), rel, bins)
-                key.sort()
-                n = 1 + np.count_nonzero(key[1:] != key[:-1])  # (never empty here)
-                del key
-                if n <= BUNDLE_TARGET:
-                    break
-            if n <= BUNDLE_TARGET or (up[a] == a).all() and (up[b] == b).all():
-                break
-            a, b = up[a], up[b]
-        key = _bundle_keys(a, b, len(parent), rel, bins)
-        del rel
+            a, b = owner[a], owner[b]
+        rel = bundle_time(ln.start[rows], f.t0, f.t1)
+        ends = [(a, b)]  # per level tried
+
+        def count(level, bins):
+            while len(ends) <= level:
+                ends.append((up[ends[-1][0]], up[ends[-1][1]]))
+            key = bundle_keys(*ends[level], len(up), rel, bins)
+            key.sort()
+            return 1 + np.count_nonzero(key[1:] != key[:-1])  # (never empty here)
+        level, bins = bundle_level(count, lambda level: all(
+            (up[e] == e).all() for e in ends[level]))
+        a, b = ends[level]
+        key = bundle_keys(a, b, len(up), rel, bins)
+        rel = None  # (memory: the grouping's arrays come next)
+        ends.clear()
         _, first, inv, count = np.unique(key, return_index=True, return_inverse=True,
                                          return_counts=True)
         del key
         size = np.bincount(inv, weights=np.nan_to_num(link_bytes(tr, rows)),
                            minlength=len(first))
+        mean = lambda t: bundle_mean(bundle_sums(inv, bundle_ticks(t, f), len(first)),  # noqa: E731
+                                     count, f)
+        return self._bundle_lines(window, rows[first], a[first], b[first], count, size,
+                                  mean(ln.start[rows]), mean(ln.end[rows]), owner)
+
+    def bundle_up(self, owner=None):
+        """Per container, where a bundle's end moves up to: its parent where that is
+        laid out (not the root), else itself; each itself with `owner` (aggregated
+        columns)."""
+        parent, lay = self.trace.containers.parent, self.layout
+        if owner is not None:
+            return np.arange(len(parent))
+        return np.where((parent > 0) & (lay.w[np.maximum(parent, 0)] > 0), parent,
+                        np.arange(len(parent)))
+
+    def _bundle_lines(self, window, rows, a, b, count, size, start, end, owner=None,
+                      bundled=None):
+        """Links of bundles, each its first message's row `rows`, its ends `a` and
+        `b`, its `count` of messages, their `size` in bytes and mean `start` and
+        `end`: the BUNDLE_TARGET of most bytes (else messages) drawn, the first
+        first on a tie (Links.bundle_note; `bundled`: (bundles, messages) where
+        some were left out already)."""
         traffic = size if size.any() else count.astype(np.float64)
-        keep = np.sort(np.lexsort((first, -traffic))[:BUNDLE_TARGET])  # busiest, first first
-        mean = lambda v: (np.bincount(inv, weights=v, minlength=len(first))  # noqa: E731
-                          / count)[keep]
-        z0, z1 = f.z(mean(ln.start[rows])), f.z(mean(ln.end[rows]))
-        bundled = (len(first), len(rows))
-        first, count, size, traffic = first[keep], count[keep], size[keep], traffic[keep]
-        p0 = np.c_[lay.x[a[first]], lay.y[a[first]], z0]
-        p1 = np.c_[lay.x[b[first]], lay.y[b[first]], z1]
-        first_rows = rows[first]
+        keep = np.sort(np.lexsort((rows, -traffic))[:BUNDLE_TARGET])  # (in key order)
+        bundled = bundled or (len(rows), int(count.sum()))
+        rows, a, b, count, size, traffic, start, end = (
+            x[keep] for x in (rows, a, b, count, size, traffic, start, end))
+        f, lay = self.cut, self.layout
+        p0 = np.c_[lay.x[a], lay.y[a], f.z(start)]
+        p1 = np.c_[lay.x[b], lay.y[b], f.z(end)]
         width = None
-        if owner is not None and len(first):  # 1 to 8 pixels, by bytes (else count)
+        if owner is not None and len(rows):  # 1 to 8 pixels, by bytes (else count)
             width = np.round(1 + 7 * np.sqrt(traffic / traffic.max()))
-        return Links(window, first_rows, p0, p1,
-                     self.fade(rgb[first], ln.end[first_rows]), count, size,
+        return Links(window, rows, p0, p1,
+                     self.fade(self.link_rgb(rows), self.trace.links.end[rows]), count, size,
                      0.15 + 0.85 * np.sqrt(count / max(count.max(initial=0), 1)), width,
                      bundled)
 
@@ -894,7 +931,9 @@ class Geometry:
             shown[keys] = True
             shown = self._value_order[shown[self._value_order]]
             out += [(name(tr.values.name[v]), self.value_rgb[v]) for v in shown]
-        for v in np.unique(tr.links.value[self.links.window]):  # "p2p (MPI message)"
+        link_values = (np.unique(tr.links.value[self.links.window]) if self.drawn is None
+                       else self.drawn.link_values)
+        for v in link_values:  # "p2p (MPI message)"
             value, what = name(tr.values.name[v]), name(tr.types.name[tr.values.type[v]])
             out.append((value if value.lower() == what.lower() else f"{value} ({what})",
                         self.value_rgb[v]))
@@ -1057,7 +1096,9 @@ class Geometry:
                 f"({self.states.mode}), " + (
                     f"{len(ln.rows)} links" if ln.count is None else
                     f"{int(ln.count.sum())} links in {len(ln.rows)} bundles")
-                + (f" (and {platform} platform links, as base edges)" if platform else "")
+                + (f" (and {platform} platform links, " + (
+                    "as base edges)" if len(lay.edges) else "not drawn: no base edges)")
+                   if platform else "")
                 + f", {len(self.events.rows)} events "
                 f"on {len(lay.node_names)} {lay.base} nodes"
                 + (f", {lay.unplaced} containers unplaced" if lay.unplaced else ""))
@@ -1102,7 +1143,57 @@ def box_edges(boxes):
     return c[:, a].reshape(-1, 3), c[:, e].reshape(-1, 3)
 
 
-def _bundle_keys(a, b, n, rel, bins):
+def bundle_level(count, at_top):
+    """(level, time bins) message bundles are made at: the first of BUNDLE_TRIES at
+    level 0 (the messages' own ends) where `count(level, bins)` says at most
+    BUNDLE_TARGET bundles remain, else at the next level up, until `at_top(level)`
+    (no end can move up: the fewest bins there)."""
+    level = 0
+    while True:
+        for bins in BUNDLE_TRIES:
+            if count(level, bins) <= BUNDLE_TARGET:
+                return level, bins
+        if at_top(level):
+            return level, bins
+        level += 1
+
+
+def bundle_time(start, t0, t1):
+    """Message `start` times as fractions of the window from `t0` to `t1`
+    (bundle_keys)."""
+    rel = start - t0
+    rel /= t1 - t0 if t1 > t0 else 1.0
+    return rel
+
+
+#: A bundle's mean times are summed as integer ticks of its window, TICKS a window
+#: (exact in any order: a store sums them bucket by bucket), each time within BEYOND
+#: windows of it (the lines' ends are drawn within the window: Frame.z).
+TICKS, BEYOND = 1 << 26, 256
+
+
+def bundle_ticks(times, frame):
+    """`times` as int64 ticks of the `frame`'s window (bundle_mean)."""
+    rel = bundle_time(times, frame.t0, frame.t1)
+    np.clip(rel, -BEYOND, BEYOND, out=rel)
+    rel *= TICKS
+    return np.rint(rel).astype(np.int64)
+
+
+def bundle_sums(group, ticks, n):
+    """Per group (`group`: each one's, below `n`), its `ticks` summed, exactly."""
+    out = np.zeros(n, np.int64)
+    np.add.at(out, group, ticks)
+    return out
+
+
+def bundle_mean(ticks, count, frame):
+    """The times of `ticks` summed over `count` of them (bundle_ticks), averaged."""
+    return frame.t0 + ticks / count / TICKS * (frame.t1 - frame.t0 if frame.t1 > frame.t0
+                                                else 1.0)
+
+
+def bundle_keys(a, b, n, rel, bins):
     """(sender a, receiver b, time bin of `rel` in [0, 1]) as one int64 (1M messages:
     8 MB), a and b below n."""
     key = a.astype(np.int64)

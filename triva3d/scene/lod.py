@@ -139,6 +139,12 @@ def column_lids(texels, value, start, end, n_values):
     return lid_value, lid_row
 
 
+def refit(bins, pixels):
+    """Whether `bins` texels a column, drawn over `pixels` on screen, are binned
+    again for them: they differ by more than half (else they stay as they are)."""
+    return not bins / 1.5 <= pixels <= bins * 1.5
+
+
 def bins_for(n_cols, screen_bins):
     """Bins per column: what the screen shows, within the texture limits."""
     blocks = max(1, -(-n_cols // MAX_SIDE))

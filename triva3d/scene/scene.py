@@ -18,7 +18,7 @@ from .. import colors
 from ..errors import OptionsError
 from ..theme import FOCUS_RGB, HOVER_RGB, SELECTION_RGB
 from ..viewstate import ViewState
-from . import base, entities, pick, polydata
+from . import base, entities, lod, pick, polydata
 from .geometry import EVENT_PX, EXACT_LIMIT, Geometry, box_edges
 from .overlay import Overlay
 
@@ -315,11 +315,8 @@ class Scene:
         g = self.geometry
         if g.states.mode == "exact" or not len(g.states.boxes):
             return
-        xmin, ymin, xmax, ymax = g.bounds
-        c = [(xmin + xmax) / 2, (ymin + ymax) / 2]
-        d = proj.to_display([c + [0.0], c + [g.cut.height]])
-        pixels = max(16, int(np.hypot(*(d[1, :2] - d[0, :2]))))
-        if g.states.bins / 1.5 <= pixels <= g.states.bins * 1.5:
+        pixels = self.detail_pixels(proj)
+        if not lod.refit(g.states.bins, pixels):
             return
         changed = g.set_bins(pixels)
         if "states" in changed:
@@ -333,6 +330,15 @@ class Scene:
             self._outline(self._selection)  # a piece or a dot may be gone
         if changed and self._moving:
             self.set_moving(True, self._pixel)
+
+    def detail_pixels(self, proj):
+        """The pixels the window's height covers on screen (pick.Projection `proj`)
+        at the base's centre: the level-of-detail bins that follow the screen."""
+        g = self.geometry
+        xmin, ymin, xmax, ymax = g.bounds
+        c = [(xmin + xmax) / 2, (ymin + ymax) / 2]
+        d = proj.to_display([c + [0.0], c + [g.cut.height]])
+        return max(16, int(np.hypot(*(d[1, :2] - d[0, :2]))))
 
     def set_moving(self, moving, pixel=1):
         """Cheap forms while the camera moves: exact states, and variable pieces when
