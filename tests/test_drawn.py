@@ -21,6 +21,14 @@ SIZE = (480, 300)
 TITLE_PX = 25
 
 
+@pytest.fixture(autouse=True)
+def drawn_however_small(monkeypatch):
+    """The part is read for the picture however few bytes the window holds (a store
+    this small is read whole otherwise: sooner done)."""
+    from triva3d import drawn
+    monkeypatch.setattr(drawn, "READ_BELOW", 0)
+
+
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):
     """150 000 states (every 10th nested) on 600 processes of 150 hosts, 40 000
@@ -111,6 +119,14 @@ def test_what_a_part_cannot_draw_reads_the_window(big, tmp_path):
     view.state.hidden = ("Running",)
     with pytest.raises(OptionsError, match="read for one picture"):
         view.update()
+
+
+def test_a_small_store_is_read_whole(big, monkeypatch):
+    """Below READ_BELOW bytes to read (here 150 000 states), no part is read for the
+    picture: reading the window whole is sooner done."""
+    from triva3d import drawn
+    monkeypatch.setattr(drawn, "READ_BELOW", 256 << 20)
+    assert View.of_store(big[1], ViewState(), size=SIZE) is None
 
 
 def test_render_of_a_store_reads_what_it_draws(big, tmp_path, capsys):

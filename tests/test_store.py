@@ -420,7 +420,7 @@ def test_the_overview_a_store_keeps_has_fewer_bins_for_many_values(tmp_path, mon
 
 
 def test_the_memory_a_window_needs_counts_the_states_it_meets(tmp_path, paje):
-    """store._read_bytes guesses a window's rows from the entities counted by the
+    """store.read_bytes guesses a window's rows from the entities counted by the
     time slices of their start and of their end (store.json): a state over the whole
     run (OTF2's main) does not stretch the others' (a guess 16 times too low), a
     narrow window guesses few, entities before the run's start are counted."""
@@ -432,10 +432,10 @@ def test_the_memory_a_window_needs_counts_the_states_it_meets(tmp_path, paje):
     tr = paje(body)
     ingest(tr, tmp_path / "s")
     path = str(tmp_path / "s")
-    whole = store._read_bytes(path)
+    whole = store.read_bytes(path)
     for window in ((0.0, 6.25), (50.0, 56.25), (99.0, 100.0), (0.0, 0.5), (53.1, 53.11)):
         meets = len(read_part(path, window).states)  # (a narrow window: a few)
-        guess = store._read_bytes(path, window) / whole * len(tr.states)
+        guess = store.read_bytes(path, window) / whole * len(tr.states)
         assert 0.9 * meets <= guess <= 1.1 * meets + 2, window
     # entities outside the run's span are counted in its first (last) slice
     tr = paje("".join(f"12 {t:.4f} p1 S work\n13 {t + 0.001:.4f} p1 S\n"
@@ -444,8 +444,8 @@ def test_the_memory_a_window_needs_counts_the_states_it_meets(tmp_path, paje):
     ingest(tr, tmp_path / "out")
     path = str(tmp_path / "out")
     meets = len(read_part(path, (-10, -0.5)).states)
-    assert meets == 951 and store._read_bytes(path, (-10, -0.5)) >= \
-        store._read_bytes(path) * meets / len(tr.states)
+    assert meets == 951 and store.read_bytes(path, (-10, -0.5)) >= \
+        store.read_bytes(path) * meets / len(tr.states)
 
 
 def test_a_store_keeps_every_link_whenever_it_is(tmp_path, paje):
@@ -484,10 +484,10 @@ def test_a_store_opens_whole_or_on_its_first_entities(tmp_path, monkeypatch):
         assert store.first_window(path, first) == pytest.approx(
             (t0, t0 + k * (t1 - t0) / store.TIME_SLICES))
     assert store.first_window(path, 10 ** 9) == (t0, t1)
-    whole = store._read_bytes(path)  # the memory a window's read is guessed to take
-    assert store._read_bytes(path, (t0, t1)) == whole
+    whole = store.read_bytes(path)  # the memory a window's read is guessed to take
+    assert store.read_bytes(path, (t0, t1)) == whole
     windows = [(t0 + 0.4 * (t1 - t0), t0 + f * (t1 - t0)) for f in (0.41, 0.45, 0.5, 0.7)]
-    guesses = [store._read_bytes(path, w) for w in windows]
+    guesses = [store.read_bytes(path, w) for w in windows]
     assert 0 < guesses[0] < guesses[1] < guesses[2] < guesses[3] < whole
     for w, guess in zip(windows, guesses):  # (a little high: states across slices)
         part = read_part(path, w)
@@ -495,16 +495,16 @@ def test_a_store_opens_whole_or_on_its_first_entities(tmp_path, monkeypatch):
             sum(len(getattr(tr, t)) for t in ENTITIES)
         assert 0.9 * share <= guess / whole <= 1.7 * share
     monkeypatch.setattr(store, "PART_ROWS", 500)
-    monkeypatch.setattr(store, "OPEN_BYTES", store._read_bytes(path) - 1)
+    monkeypatch.setattr(store, "OPEN_BYTES", store.read_bytes(path) - 1)
     part = read_for_view(path)
     assert part.whole.window == store.first_window(path, 500)
     assert 0 < len(part.states) < len(tr.states)
     # short of memory, the first part holds fewer entities (halved), so that it fits
     monkeypatch.setattr(store, "MIN_PART_ROWS", 50)
-    need = store._read_bytes(path, part.whole.window)
+    need = store.read_bytes(path, part.whole.window)
     monkeypatch.setattr(store, "_free_bytes", lambda: need // 3)
     short = store.first_window(path, 500)
-    assert short[1] < part.whole.window[1] and store._read_bytes(path, short) <= need // 3
+    assert short[1] < part.whole.window[1] and store.read_bytes(path, short) <= need // 3
     assert read_for_view(path).whole.window == short
     monkeypatch.setattr(store, "_free_bytes", lambda: 200_000)
     with pytest.raises(TraceError, match=r"reading the window 0:0.2 needs about 0\.\d MB, "
@@ -672,7 +672,7 @@ def test_a_store_too_big_to_read_whole_is_refused_in_one_line(tmp_path, monkeypa
     window of it (read_part), the treemap and the stats still read it in parts."""
     from triva3d import cli, store
     ingest(load(ROOT / "examples" / "small.trace", cache=False), tmp_path / "s")
-    assert store._read_bytes(str(tmp_path / "s")) > 1e5
+    assert store.read_bytes(str(tmp_path / "s")) > 1e5
     monkeypatch.setattr(store, "_free_bytes", lambda: 100_000)
     with monkeypatch.context() as m:
         m.setattr(store, "_read", lambda *a, **k: 1 / 0)  # (no row is read)

@@ -266,7 +266,7 @@ def _check_memory(path, window):
     it is no store of this version: the read says what is wrong)."""
     if meta_of(path) is None:
         return
-    need, free = _read_bytes(path, window), _free_bytes()
+    need, free = read_bytes(path, window), _free_bytes()
     if free is None or need <= free:
         return
     if window is None:
@@ -282,7 +282,7 @@ def fits(path, most=None):
     """Whether reading the store at `path` whole fits in the memory free (where that
     is known) and in `most` bytes (where given)."""
     room = [n for n in (_free_bytes(), most) if n is not None]
-    return not room or _read_bytes(str(path)) <= min(room)
+    return not room or read_bytes(str(path)) <= min(room)
 
 
 @functools.lru_cache(maxsize=4)
@@ -361,7 +361,7 @@ def _check_file(f, size, stamp, rows, lo, hi, column, readable=False):
 def _meeting(window, t0, t1):
     """(TIME_SLICES, TIME_SLICES): the share of the entities starting in each time
     slice of the run from `t0` to `t1` and ending in each that meets `window` (see
-    _read_bytes)."""
+    read_bytes)."""
     a, b = (float(t) for t in window)
     d = (t1 - t0) / TIME_SLICES
     if d <= 0:
@@ -394,14 +394,14 @@ def _spread(path):
 
 def meeting_counts(path, window):
     """About how many entities of each table of the store at `path` meet `window`
-    (as _read_bytes guesses them: too many rather than too few)."""
+    (as read_bytes guesses them: too many rather than too few)."""
     out = dict.fromkeys(ENTITIES, 0.0)
     for name, _, counts, (t0, t1) in _spread(path):
         out[name] += float((counts * _meeting(window, t0, t1)).sum())
     return out
 
 
-def _read_bytes(path, window=None):
+def read_bytes(path, window=None):
     """About the peak bytes of reading the store at `path` whole (window None) or
     the entities meeting `window`, from its entities counted by the time slices of
     their start and of their end (the first slice reaching back for ever, the last
@@ -455,7 +455,7 @@ def first_window(path, rows=None):
         return t0, float(t0 + d * (k + (rows - before[k]) / per_slice[k]))
     free = _free_bytes()
     while (free is not None and rows > MIN_PART_ROWS
-           and _read_bytes(path, window(rows)) > free):
+           and read_bytes(path, window(rows)) > free):
         rows = max(rows // 2, MIN_PART_ROWS)
     return window(rows)
 

@@ -63,11 +63,14 @@ class View:
         scheduler of the reductions (default TRIVA3D_DASK, else threads here)."""
         from . import drawn
         from .engine import read_skeleton
+        from .scene.geometry import EXACT_LIMIT
         from .scene.pick import Projection
         if not drawn.applies(state):
             return None
         skeleton = read_skeleton(store, address)
         window = state.window or (skeleton.start_time, skeleton.end_time)
+        if not drawn.worth(store, window, EXACT_LIMIT):  # (before any View is made)
+            return None
         first = cls(drawn.empty(skeleton, state, window), state, size=size, quality=quality)
         first.close()  # (the base laid out; what is shown, for the legend's keys)
         probe = cls(drawn.empty(skeleton, state, window, first.scene.geometry), state,
