@@ -22,8 +22,8 @@ from .trace import SCHEMA, Drawn, Table, Trace
 
 
 #: Below this many bytes to read the window's entities whole (store.read_bytes), they
-#: are read whole: sooner done (a 1e6-state store's whole run 3.2 s at 583 MB read
-#: whole, 5.6 s at 522 MB drawn; 1e7: 8.4 s at 1268 MB, 6.2 s at 763 MB drawn).
+#: are read whole: sooner done (a 1e6-state store's whole run 3.3 s at 580 MB read
+#: whole, 5.6 s at 522 MB drawn; 1e7: 8.4 s at 1268 MB, 5.8-8.9 s at 760 MB drawn).
 READ_BELOW = 256 << 20
 
 
