@@ -33,12 +33,8 @@ import re
 import numpy as np
 
 from ..errors import OptionsError, TraceError, read_json, read_text
-from .program import NS, Program
+from .program import MAX_CONTAINERS, MAX_LINKS, NS, Program
 
-#: At most this many containers (the thesis's largest run has 150 000 leaves).
-MAX_CONTAINERS = 10_000_000
-#: At most this many messages in a pattern.
-MAX_LINKS = 10_000_000
 PATTERNS = ("ring", "full", "star", "hstar")
 #: A pattern's rounds of messages, and an hstar's children per node, unless told.
 COUNT, NCHILDREN = 1, 2

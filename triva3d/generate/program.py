@@ -12,6 +12,10 @@ import numpy as np
 from ..errors import OptionsError
 
 NS = 1_000_000_000
+#: At most this many containers a generated run (the thesis's largest run has 150 000
+#: leaves), and this many messages (or a Sigovan run's rank-iterations).
+MAX_CONTAINERS = 10_000_000
+MAX_LINKS = 10_000_000
 #: The latest time (ns) that reads back as the same double from Pajé and OTF2.
 MAX_END = 2 ** 53
 

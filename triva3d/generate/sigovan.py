@@ -14,7 +14,7 @@ Ranks sit 16 to a node; iterations start together (the slowest wait ends each).
 import numpy as np
 
 from ..errors import OptionsError
-from .program import NS, Program
+from .program import MAX_CONTAINERS, MAX_LINKS, NS, Program
 
 SHAPES = ("horizontal", "noisy", "slanted", "logarithmic", "disparate")
 VALUES = ("compute", "MPI_Isend", "MPI_Irecv", "MPI_Waitall")
@@ -45,6 +45,9 @@ def sigovan(shape, ranks=64, iterations=20, seed=0):
     """The Program of `ranks` ranks (16 a node) running `iterations` of `shape`."""
     if ranks < 2 or iterations < 1:
         raise OptionsError("a Sigovan pattern needs 2 ranks and 1 iteration at least")
+    if ranks > MAX_CONTAINERS or ranks * iterations > MAX_LINKS:
+        raise OptionsError(f"a Sigovan pattern of {ranks} ranks x {iterations} iterations: "
+                           f"{MAX_LINKS:,} rank-iterations at most")
     w = waits(shape, ranks, iterations, seed)
     nodes = -(-ranks // PER_NODE)
     parent = np.r_[np.full(nodes, -1), np.arange(ranks) // PER_NODE]

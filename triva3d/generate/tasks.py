@@ -14,7 +14,7 @@ from collections import deque
 import numpy as np
 
 from ..errors import OptionsError
-from .program import NS, Program
+from .program import MAX_CONTAINERS, NS, Program
 
 VALUES = ("hpx_main", "fib", "fib_leaf")
 COLORS = ("0.35 0.35 0.8", "0.9 0.55 0.2", "0.3 0.7 0.4")
@@ -37,6 +37,9 @@ def tasks(n_tasks=2000, localities=2, workers=4, seed=0):
     """The Program of `n_tasks` tasks on `localities` x `workers` workers."""
     if n_tasks < 1 or localities < 1 or workers < 1:
         raise OptionsError("a task run needs 1 task, 1 locality and 1 worker at least")
+    if n_tasks > MAX_CONTAINERS or localities * workers > MAX_CONTAINERS:
+        raise OptionsError(f"a task run of {n_tasks} tasks on {localities} x {workers} "
+                           f"workers: {MAX_CONTAINERS:,} of each at most")
     rng = np.random.default_rng(seed)
     parent = tree(n_tasks, rng)
     children = np.bincount(parent[1:], minlength=n_tasks)
