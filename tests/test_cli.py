@@ -570,7 +570,8 @@ def test_what_the_bad_input_sweep_found_is_one_line(tmp_path):
             (["steps", small, "-o", ""], "an output file name is empty"),
             (["generate", "sigovan", "--shape", "noisy", "--ranks", "100000000", "-o",
               tmp_path / "s.trace"], "10,000,000 rank-iterations at most"),
-            (["generate", "tasks", "--tasks", "100000000", "-o", tmp_path / "t.trace"],
+            (["generate", "tasks", "--format", "otf2", "--tasks", "100000000", "-o",
+              tmp_path / "t"],
              "10,000,000 of each at most"),
             (["steps", small, "-o", tmp_path / ("a" * 300 + ".csv")], "cannot write: its name")):
         assert why in one_line_error(run(*args, tmp_path=tmp_path)), args
