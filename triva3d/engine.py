@@ -283,13 +283,6 @@ class StoreSlicer:
 
 
 # -- what one picture draws (drawn.py) ------------------------------------------------
-def _entity_columns(table, fields):
-    """The columns a part holds of `table`: SCHEMA's, its user-defined `fields`, the
-    trace's row."""
-    from .trace import SCHEMA
-    return list(SCHEMA[table]) + [f"extra.{k}" for k in fields] + ["row"]
-
-
 def _bucket_texels(path, fields, t0, t1, bins, shown, codes):
     """Of one bucket file's states meeting [t0, t1] of the values and containers
     `shown` (two masks), those a level-of-detail texel shows over `bins` bins
@@ -297,8 +290,9 @@ def _bucket_texels(path, fields, t0, t1, bins, shown, codes):
     their columns; with how many are shown, a mask of their values, their
     columns' keys (container * types + type)."""
     from .scene import lod
+    from .store import entity_columns
     values, cont = shown
-    c = _read_overlapping(path, "states", _entity_columns("states", fields), t0, t1, codes)
+    c = _read_overlapping(path, "states", entity_columns("states", fields), t0, t1, codes)
     rows = np.flatnonzero(values[c["value"]] & cont[c["container"]])
     rows = rows[np.argsort(c["row"][rows], kind="stable")]  # (indices: no column copied)
     nt = codes["type"]
@@ -332,7 +326,8 @@ def _shown_links(path, columns, t0, t1, shown, codes):
 def _bucket_links(path, fields, t0, t1, shown, codes, rows=None):
     """The columns of one links bucket's messages shown in [t0, t1] (those of the
     trace `rows` alone: sorted)."""
-    c = _shown_links(path, _entity_columns("links", fields), t0, t1, shown, codes)
+    from .store import entity_columns
+    c = _shown_links(path, entity_columns("links", fields), t0, t1, shown, codes)
     if rows is not None:
         c = {k: v[np.isin(c["row"], rows)] for k, v in c.items()}
     return c
@@ -391,12 +386,9 @@ def _bucket_bundles(path, t0, t1, shown, up, level, bins, part, parts, codes):
 
 def _joined(parts, table, fields):
     """Per-bucket columns of `table` end to end, in the trace's order (their row)."""
-    from .store import _stored_dtype
-    names = _entity_columns(table, fields)
-    c = {k: np.concatenate([p[k] for p in parts]) if parts else
-         np.zeros(0, _stored_dtype(table, k)) for k in names}
-    order = np.argsort(c["row"], kind="stable")
-    return {k: v[order] for k, v in c.items()}
+    from .store import entity_columns, in_trace_order
+    return in_trace_order({k: [p[k] for p in parts] for k in entity_columns(table, fields)},
+                          table)
 
 
 def texel_states(store, window, bins, shown, address=None):
@@ -499,7 +491,8 @@ def messages(store, window, shown, up, address=None):
 
 def _bucket_part(path, table, fields, t0, t1, codes):
     """The columns of one bucket file's entities of `table` meeting [t0, t1]."""
-    return _read_overlapping(path, table, _entity_columns(table, fields), t0, t1, codes)
+    from .store import entity_columns
+    return _read_overlapping(path, table, entity_columns(table, fields), t0, t1, codes)
 
 
 def read_table_part(store, table, fields, window, address=None):

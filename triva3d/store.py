@@ -489,13 +489,25 @@ def _entities(files, name, fields, window, step):
     partition `files`, in the trace's order (their `row`): every row (window None)
     or those meeting `window` = (t0, t1) (states, links and variable pieces
     overlapping it, events in it); `step()` after each file."""
-    wanted = list(SCHEMA[name]) + [f"extra.{k}" for k in fields] + ["row"]
+    wanted = entity_columns(name, fields)
     pieces = {c: [] for c in wanted}
     for f in files:
         for c, x in read_meeting(f, name, wanted, window).items():
             pieces[c].append(x)
         step()
-    order = np.argsort(_join(pieces.pop("row"), np.int64), kind="stable")
+    return in_trace_order(pieces, name)
+
+
+def entity_columns(name, fields):
+    """The columns of table `name` a store holds: SCHEMA's, the user-defined `fields`
+    (`extra.K`), the trace's row."""
+    return list(SCHEMA[name]) + [f"extra.{k}" for k in fields] + ["row"]
+
+
+def in_trace_order(pieces, name):
+    """The columns of table `name` from `pieces` (column -> its arrays, a file's or
+    a task's each) end to end, in the trace's order (their row); `pieces` emptied."""
+    order = np.argsort(_join(pieces["row"], np.int64), kind="stable")
     return {c: _join(pieces.pop(c), _stored_dtype(name, c))[order] for c in list(pieces)}
 
 
