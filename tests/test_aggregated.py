@@ -80,6 +80,12 @@ def test_auto_fits_the_columns_and_expansion_mixes_levels(cosine, monkeypatch):
         geometry(cosine, aggregate="Site", expanded=("Nowhere",))
     with pytest.raises(Triva3dError, match="no container type named 'Rack'"):
         geometry(cosine, aggregate="Rack")
+    # a name or a depth that names nothing is refused even where nothing is
+    # aggregated (it was ignored, the picture drawn as without it)
+    with pytest.raises(Triva3dError, match="no container named 'Nowhere' to expand"):
+        geometry(cosine, aggregate="none", expanded=("Nowhere",)).states
+    with pytest.raises(Triva3dError, match=r"no container at depth 9 \(depths 0 to 4\)"):
+        geometry(cosine, aggregate="9")
 
 
 def test_auto_never_folds_everything_into_one_column():

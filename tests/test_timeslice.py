@@ -15,7 +15,8 @@ from conftest import HEADER, SIZED_LINK
 from triva3d import load
 from triva3d.analysis.aggregate import aggregate
 from triva3d.analysis.timeslice import Slicer, container_metric
-from triva3d.errors import Triva3dError
+from triva3d.errors import OptionsError, Triva3dError
+from triva3d.viewstate import ViewState
 from triva3d.panels.treemap import TimeSliceTreemap, write
 
 SLICE = (10.0, 19.0)
@@ -137,6 +138,16 @@ def test_states_links_variables_events_in_the_slice(thesis):
     ratio, _ = sl.metric("ratio:state:Executing/state:Blocked")
     assert ratio[procs[:3]] == pytest.approx([4 / 5, 7 / 2, 3 / 6])
     assert np.isinf(ratio[procs[3]])                                   # D never blocked
+    # a misspelt metric is refused by its spelling, before any trace: in a saved
+    # view of a base that does not size leaves it was carried silently
+    for bad in ("nope", "links:nope", "state:", "ratio:state:Blocked", "ratio:x/links:y"):
+        with pytest.raises(OptionsError, match="unknown metric"):
+            sl.metric(bad)
+        with pytest.raises(OptionsError, match="unknown metric"):
+            ViewState(base="timeline", metric=bad)
+        with pytest.raises(OptionsError, match="unknown metric"):
+            ViewState(color_by=f"slice:{bad}")
+    assert ViewState(metric="ratio:state:A/links:bytes").metric == "ratio:state:A/links:bytes"
 
 
 # Table 4.2's throughput column, "the sum of bytes over duration per link": A sends
@@ -228,7 +239,9 @@ def test_levels(thesis):
     pick = lambda lv: sorted(names(thesis.containers.name[c]) for c in thesis.level(lv))
     assert pick("Cluster") == ["C1", "C2"] and pick(2) == ["C1", "C2"] == pick("2")
     assert pick(None) == list("ABCDE") and pick("Process") == list("ABCDE")
-    assert pick(0) == ["0"] and pick(9) == []
+    assert pick(0) == ["0"]
+    with pytest.raises(Triva3dError, match=r"no container at depth 9 \(depths 0 to 4\)"):
+        thesis.level(9)  # (it was no row: an empty treemap, columns as without)
     with pytest.raises(Triva3dError, match="no container type named 'Rack'"):
         thesis.level("Rack")
     # a state type is no level

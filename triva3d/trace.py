@@ -413,7 +413,11 @@ class Trace:
             leaf[0] = len(cont) == 1
             return np.flatnonzero(leaf)
         if isinstance(level, (int, np.integer)) or str(level).strip().isdigit():
-            return np.flatnonzero(self.depth == int(level))
+            rows = np.flatnonzero(self.depth == int(level))
+            if not len(rows):
+                raise OptionsError(f"{self.source}: no container at depth {int(level)} "
+                                   f"(depths 0 to {int(self.depth.max())})")
+            return rows
         types = [t for t in self.find("types", level) if self.types.kind[t] == Kind.CONTAINER]
         if not types:
             raise OptionsError(f"{self.source}: no container type named {level!r}")

@@ -22,7 +22,7 @@ import weakref
 from dataclasses import dataclass, field, fields
 from typing import NamedTuple
 
-from .analysis import CELLS, COLOR_BY, COLOR_BY_NAMED, FUNCTIONS
+from .analysis import CELLS, COLOR_BY, COLOR_BY_NAMED, FUNCTIONS, metric_parts
 from .bases import BASES, PROGRAMS
 from .errors import OptionsError, TraceError, read_text
 from .theme import parse_color
@@ -118,6 +118,14 @@ def _optional_text(name):
     return check
 
 
+def _metric(v):
+    """The treemap base's leaf size: a metric's spelling (analysis.metric_parts)."""
+    v = _optional_text("treemap metric")(v)
+    if v is not None:
+        metric_parts(v)
+    return v
+
+
 def _choice(name, choices, optional=False):
     def check(v):
         if (v is None and optional) or v in choices:
@@ -130,6 +138,8 @@ def _color_by(v):
     if isinstance(v, str):
         kind, sep, name = (p.strip() for p in v.partition(":"))
         if (not sep and kind in COLOR_BY) or (sep and kind in COLOR_BY_NAMED and name):
+            if kind in ("slice", "difference"):  # (a metric: variable names a type)
+                metric_parts(name)
             return f"{kind}:{name}" if sep else kind
     raise OptionsError(f"colour by must be {', '.join(COLOR_BY)}, "
                        f"{', '.join(k + ':NAME' for k in COLOR_BY_NAMED)}, not {v!r}")
@@ -321,7 +331,7 @@ SETTINGS = (
     Setting("mapping", None, _optional_text("mapping"), "layout", "base", "mapping"),
     Setting("pattern", None, _optional_text("pattern"), "layout", "base", "pattern"),
     Setting("level", None, _optional_text("level"), "layout", "base", "graph_level"),
-    Setting("metric", "containers", _optional_text("treemap metric"), "layout", "base",
+    Setting("metric", "containers", _metric, "layout", "base",
             "leaf_size"),
     Setting("window", None, _window, "geometry", "time", "window", fresh=True),
     Setting("scale", 1.0, _scale, "geometry", "time", "scale"),

@@ -5,6 +5,30 @@ FUNCTIONS = ("sum", "max", "min", "mean")
 #: What links add to their ends in a Time-Slice (analysis.timeslice, eqs. 4.4-4.5),
 #: the columns of `Slice.links_out` and `Slice.links_in`.
 LINK_MEASURES = ("count", "bytes", "time", "throughput", "rate", "peers")
+#: The kinds of a metric KIND:ARG (`timeslice.Slice.metric`), besides `containers`
+#: and `ratio:A/B` of two metrics; `links` and `links_in` take a LINK_MEASURES.
+METRIC_KINDS = ("state", "state%", "variable", "variable_mean", "links", "links_in",
+                "events")
+
+
+def metric_parts(name):
+    """(kind, arg) of the metric `name`, spelled as Slice.metric reads it (whether
+    the value or type it names is in a trace is the trace's to say); OptionsError
+    for any other spelling."""
+    kind, _, arg = name.partition(":")
+    if kind == "ratio" and "/" in arg:
+        a, _, b = arg.rpartition("/")
+        metric_parts(a), metric_parts(b)
+    elif not (name == "containers" or (kind in METRIC_KINDS and arg and (
+            kind not in ("links", "links_in") or arg in LINK_MEASURES))):
+        from ..errors import OptionsError
+        raise OptionsError(f"unknown metric {name!r}: containers, state:VALUE, "
+                           "state%:VALUE, variable:TYPE, variable_mean:TYPE, links:M, "
+                           f"links_in:M (M: {', '.join(LINK_MEASURES)}), events:VALUE or "
+                           "ratio:A/B")
+    return kind, arg
+
+
 #: How a state's time counts the states nested in it (analysis.timeslice).
 NESTED = ("exclusive", "inclusive")
 #: What a Time-Slice treemap's cells are (panels.treemap): `link` is bytes where the

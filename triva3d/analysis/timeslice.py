@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import OptionsError
 from ..kernels import lazy
-from . import LINK_MEASURES, NESTED
+from . import LINK_MEASURES, NESTED, metric_parts
 from ..trace import Kind
 from .metrics import link_bytes, link_sizes
 from .roles import platform_link_types
@@ -307,12 +307,10 @@ class Slice:
     def metric(self, name):
         """(values per container, containers that carry the metric) for `name`."""
         tr = self.trace
-        kind, _, arg = name.partition(":")
+        kind, arg = metric_parts(name)
         n = len(tr.containers)
         if kind == "ratio":
-            a, sep, b = arg.rpartition("/")
-            if not sep:
-                raise OptionsError(f"ratio needs A/B, got {arg!r}")
+            a, _, b = arg.rpartition("/")
             (va, ea), (vb, eb) = self.metric(a), self.metric(b)
             with np.errstate(divide="ignore", invalid="ignore"):
                 return va / vb, ea | eb
@@ -320,14 +318,14 @@ class Slice:
             v = np.ones(n)
             v[tr.containers.parent[tr.containers.parent >= 0]] = 0.0
             return v, v > 0
-        if kind in ("state", "state%") and arg:
+        if kind in ("state", "state%"):
             cols = self._value_columns(self.slicer.state_col, arg, "state")
             v = self.states[:, cols].sum(axis=1)
             if kind == "state%":
                 v = v / self.duration if self.duration > 0 else np.zeros(n)
             types = tr.values.type[self.slicer.state_values[cols]]
             return v, self._carriers(types)
-        if kind in ("variable", "variable_mean") and arg:
+        if kind in ("variable", "variable_mean"):
             types = [t for t in self._named("type", arg) if tr.types.kind[t] == Kind.VARIABLE]
             if not types:
                 raise OptionsError(f"{tr.source}: {arg!r} is not a variable type")
@@ -337,7 +335,7 @@ class Slice:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     v = v / self.covered[:, cols].sum(axis=1)
             return v, self._carriers(types)
-        if kind in ("links", "links_in") and arg in LINK_MEASURES:
+        if kind in ("links", "links_in"):
             acc = self.links_out if kind == "links" else self.links_in
             if arg in SIZED and not self.slicer.has_sizes and len(tr.links):
                 raise OptionsError(f"{tr.source}: the trace's links carry no Size field")
@@ -345,11 +343,9 @@ class Slice:
             lt = np.flatnonzero(tr.types.kind == Kind.LINK)
             ends = tr.types.start_type[lt] if kind == "links" else tr.types.end_type[lt]
             return v.copy(), np.isin(tr.containers.type, ends)
-        if kind == "events" and arg:
-            cols = self._value_columns(self.slicer.event_col, arg, "event")
-            types = tr.values.type[self.slicer.event_values[cols]]
-            return self.events[:, cols].sum(axis=1), self._carriers(types)
-        raise OptionsError(f"unknown metric {name!r}")
+        cols = self._value_columns(self.slicer.event_col, arg, "event")  # events:VALUE
+        types = tr.values.type[self.slicer.event_values[cols]]
+        return self.events[:, cols].sum(axis=1), self._carriers(types)
 
     def _carriers(self, entity_types):
         """Containers of the container types that hold these entity types."""

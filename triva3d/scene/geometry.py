@@ -256,15 +256,13 @@ class Geometry:
             rows = None if d is None else np.flatnonzero(depth == d)
         else:
             rows = tr.level(state.aggregate)
-        owner = None
-        if rows is not None:
-            expanded = []
-            for name in state.expanded:
-                hit = tr.find("containers", name)
-                if not len(hit):
-                    raise OptionsError(f"{tr.source}: no container named {name!r} to expand")
-                expanded.extend(hit.tolist())
-            owner = aggregated.owners(tr, rows, expanded)
+        expanded = []  # (checked also where nothing is aggregated: never ignored silently)
+        for name in state.expanded:
+            hit = tr.find("containers", name)
+            if not len(hit):
+                raise OptionsError(f"{tr.source}: no container named {name!r} to expand")
+            expanded.extend(hit.tolist())
+        owner = None if rows is None else aggregated.owners(tr, rows, expanded)
         self._owners_of = (key, owner)
         return owner, key
 
