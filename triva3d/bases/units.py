@@ -16,7 +16,10 @@ def _split(text, what):
     m = _NUMBER.match(str(text))
     if not m:
         raise ValueError(f"{what} {text!r} is not a number with a unit")
-    return float(m.group(1)), m.group(2)
+    value = float(m.group(1))
+    if not 0 <= value < float("inf"):  # (a link of negative bandwidth drew a wrong width)
+        raise ValueError(f"{what} {text!r} is not a finite number at least 0")
+    return value, m.group(2)
 
 
 def _prefixed(text, what, units):
