@@ -575,6 +575,17 @@ def test_what_the_bad_input_sweep_found_is_one_line(tmp_path):
              "10,000,000 of each at most"),
             (["steps", small, "-o", tmp_path / ("a" * 300 + ".csv")], "cannot write: its name")):
         assert why in one_line_error(run(*args, tmp_path=tmp_path)), args
+    # a folder where a file goes is refused before any work (it failed after rendering);
+    # a folder is an output of ingest, animate's frames and an OTF2 archive
+    folder = tmp_path / "out.png"
+    folder.mkdir()
+    for args in (["render", small, "-o", folder], ["treemap", small, "-o", folder],
+                 ["place", small, "--csv", folder], ["convert", small, "-o", folder],
+                 ["generate", "sigovan", "--shape", "noisy", "-o", folder]):
+        assert one_line_error(run(*args, tmp_path=tmp_path)) == \
+            f"triva3d: error: {folder}: cannot write: this is a folder; name a file", args
+    assert run("generate", "sigovan", "--shape", "noisy", "--format", "otf2", "-o", folder,
+               tmp_path=tmp_path).returncode == 0 and (folder / "traces.otf2").exists()
     p = subprocess.run(f"{sys.executable} -m triva3d.cli stats {small} 2>&-", shell=True,
                        capture_output=True, text=True,
                        env={**os.environ, "TRIVA3D_CACHE_DIR": str(tmp_path / "cache")})

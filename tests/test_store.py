@@ -527,8 +527,8 @@ def test_a_part_draws_only_what_it_holds(tmp_path):
     for state, why in ((ViewState(), "the whole run is not read, only the window 0.1:0.2"),
                        (ViewState(window=(0.1, 0.25)), "the window 0.1:0.25 is not read"),
                        (ViewState(window=(0.1, 0.2), compare=str(tmp_path / "s"),
-                                  color_by="difference:Computing"),
-                        "only a window of it is read, colours by difference:Computing needs "
+                                  color_by="difference:state:Computing"),
+                        "only a window of it is read, colours by difference:state:Computing needs "
                         "the whole run")):
         with pytest.raises(OptionsError, match=re.escape(why)):
             View(part, state).update()

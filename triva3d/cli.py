@@ -70,10 +70,13 @@ OUTPUTS = ("output", "csv", "save_state", "script")
 
 
 def _outputs_safe(args):
-    """Refuse, before any work, an output that cannot be written or names an input."""
+    """Refuse, before any work, an output that cannot be written or names an input.
+    `-o` names a folder for a store, a movie's frames and an OTF2 archive."""
     from .output import check_outputs
+    folder = args.command in ("ingest", "animate") or getattr(args, "format", None) == "otf2"
     check_outputs([getattr(args, n, None) for n in OUTPUTS],
-                  [getattr(args, n, None) for n in INPUTS])
+                  [getattr(args, n, None) for n in INPUTS],
+                  [getattr(args, "output", None)] if folder else [])
 
 
 def _report(trace):

@@ -22,13 +22,16 @@ def image_format(path):
     return IMAGE_FORMATS[ext]
 
 
-def check_outputs(outputs, inputs=()):
+def check_outputs(outputs, inputs=(), folders=()):
     """Refuse, before any work, writing one of `outputs` (paths; None skipped):
-    into a folder that does not exist or cannot be written (TraceError), or over
-    one of `inputs` (OptionsError): nothing a user gave is lost, no work is wasted."""
+    into a folder that does not exist or cannot be written, or as a file where a
+    folder is, but for those of `folders` (TraceError), or over one of `inputs`
+    (OptionsError): nothing a user gave is lost, no work is wasted."""
     for out in (o for o in outputs if o is not None):
         if not out:
             raise OptionsError("an output file name is empty")
+        if os.path.isdir(out) and out not in folders:
+            raise TraceError(out, None, "cannot write: this is a folder; name a file")
         folder = os.path.dirname(os.path.abspath(out))  # (a FRAMES_DIR/'s parent)
         if not os.path.isdir(folder):
             why = "is not a folder" if os.path.exists(folder) else "does not exist"

@@ -27,7 +27,7 @@ def check_output(path, size):
         raise OptionsError(f"{path}: MP4 (H.264, 4:2:0) needs an even width and height, "
                            f"not {size[0]}x{size[1]}")
     from ..output import check_outputs
-    check_outputs([path])
+    check_outputs([path], folders=[path] if fmt == "frames" else [])
     return fmt
 
 
