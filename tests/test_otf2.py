@@ -218,6 +218,22 @@ def test_wrong_counts_missing_and_truncated_files(tmp_path):
     with pytest.raises(TraceError, match=r"1\.evt.*location 1"):
         read_otf2(cut)
     assert len(read_otf2(cut, lenient=True).states) < len(load(base, cache=False).states)
+    # one location's local definitions missing where the others have theirs: its
+    # communicators' mappings lost, Score-P's messages went unmatched with one remark
+    nodef = tmp_path / "nodef"
+    shutil.copytree(base, nodef)
+    (nodef / "traces/1.def").unlink()
+    with pytest.raises(TraceError, match=r"1\.def: missing, where other locations have "):
+        read_otf2(nodef)
+    assert ("local definitions missing, ignored", 1) in [
+        r[:2] for r in read_otf2(nodef, lenient=True).report]
+    # an event file that is a FIFO: refused (the C library waited for a writer for ever)
+    fifo = tmp_path / "fifo"
+    shutil.copytree(base, fifo)
+    (fifo / "traces/3.evt").unlink()
+    os.mkfifo(fifo / "traces/3.evt")
+    with pytest.raises(TraceError, match=r"3\.evt: not a regular file"):
+        read_otf2(fifo)
 
 
 def test_corrupted_anchor(tmp_path, ring):

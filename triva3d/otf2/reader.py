@@ -258,6 +258,12 @@ def _read_events(anchor, defs, lenient, report, progress=None):
         for ref, *_ in defs.locations:
             capi.Reader_SelectLocation(r, ref)
         base = anchor[:-len(".otf2")]
+        local = [os.path.exists(f"{base}/{ref}.def") for ref, *_ in defs.locations]
+        if any(local) and not all(local):  # (optional, but never some without others)
+            ref = defs.locations[local.index(False)][0]
+            _fail(lenient, report, f"{base}/{ref}.def", "local definitions missing, ignored",
+                  "missing, where other locations have theirs: their mappings of "
+                  "communicators and ranks would be lost (messages unmatched)")
         if capi.Reader_OpenDefFiles(r) == 0:
             for ref, *_ in defs.locations:
                 dr = capi.Reader_GetDefReader(r, ref)
@@ -396,6 +402,11 @@ def read_otf2(path, lenient=False, progress=None):
     if anchor is None:
         raise TraceError(str(path), None, "not an OTF2 anchor file (nor a folder with one)")
     anchor = os.path.abspath(anchor)
+    for f in archive_files(anchor):  # (the C library would wait on a FIFO for ever)
+        if f.endswith((".otf2", ".def", ".evt")) and os.path.exists(f) \
+                and not os.path.isfile(f):
+            raise TraceError(f, None, "not a regular file (a FIFO, a device or a folder): "
+                                      "an archive's files are read as files")
     capi.errors.clear()
     defs = _Defs(anchor)
     report = [("strings of the definitions not in UTF-8, decoded with replacement",
