@@ -51,7 +51,7 @@ def test_a_hand_made_pair(paje, tmp_path):
 
 def test_the_difference_treemap(paje, tmp_path):
     """B's areas, coloured by B - A on the diverging map: P1's Running (+2 s, the
-    largest change) full red, its Waiting (-2 s) full blue; P3 is not in A."""
+    largest change) full red; its Waiting (-2 s) has no area in B; P3 is not in A."""
     from triva3d.colors import EMPTY, diverging
     from triva3d.panels.difference import DifferenceTreemap
     from triva3d.panels.treemap import write as write_treemap
@@ -66,8 +66,17 @@ def test_the_difference_treemap(paje, tmp_path):
     assert tm.title().startswith(f"{b.name} minus {a.name}")
     assert [t for t, _ in tm.legend_entries()][:5] == [
         "B - A -2 s", "B - A -1 s", "B - A +0 s", "B - A +1 s", "B - A +2 s"]
+    # the colours no longer say which value a cell is: each cell is labelled with
+    # its value and B - A, the nodes' names moved to their tops
+    labels = {text: top for _, text, _, top in tm.labels()}
+    assert labels["Running\n+2"] is False and labels["Running\nnot in A"] is False
+    assert labels["P1"] is True and not any(t.startswith("Waiting") for t in labels)
+    # P1's Waiting (-2 s: B waits no more) has no area in B's treemap: the legend says so
+    assert tm.only_a == [("P1", "Waiting", 2.0)]
+    assert "1 of A's cells have no area in B (not drawn), e.g. P1 Waiting -2" in [
+        t for t, _ in tm.legend_entries()]
     write_treemap(tm, tmp_path / "d.svg")
-    assert "P1 / Running: 12" in (tmp_path / "d.svg").read_text()
+    assert "P1 / Running: 12 s; B - A +2 (A 10)" in (tmp_path / "d.svg").read_text()
 
 
 def test_the_hosts_behind_a_slow_site_stand_out(tmp_path):
@@ -102,6 +111,11 @@ def test_the_hosts_behind_a_slow_site_stand_out(tmp_path):
     img = iio.imread(tmp_path / "d.png").astype(int)
     red = (np.abs(img - (215, 55, 45)).max(axis=2) <= 40).mean()
     assert red > 0.02  # siteB's grown RSTEAL and IDLE
+    # the legend is drawn (its lines were too wide to fit: the PNG had no scale): its
+    # full blue swatch, which no cell takes (RUN lost at most 2.43 s of 7.83)
+    from triva3d.colors import diverging
+    blue = (np.abs(img - diverging([-1.0])[0]).max(axis=2) <= 2)
+    assert 100 <= blue.sum() and blue[:, :img.shape[1] // 2].sum() == 0
 
 
 def test_the_difference_call_tree(paje, tmp_path):

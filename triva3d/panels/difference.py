@@ -38,6 +38,12 @@ class DifferenceTreemap(TimeSliceTreemap):
         self.difference = d
         self.span = float(np.nanmax(np.abs(d))) if np.isfinite(d).any() else 0.0
         self.a = a
+        #: (node, value, A's number) of what A holds and B gives no area: not drawn
+        in_b = {self.name_of(int(n)) for n in np.unique(self.cell_node)}
+        self.only_a = [(name, v, x) for i, c in enumerate(self.containers)
+                       if (name := self.name_of(i)) in in_b
+                       for v, x in numbers.get(name, {}).items()
+                       if x > 0 and not self.node_numbers(i).get(v, 0) > 0]
 
     def cell_rgb(self):
         """(cells, 3): B - A of each cell on the diverging map (EMPTY: not in A)."""
@@ -47,6 +53,21 @@ class DifferenceTreemap(TimeSliceTreemap):
     def title(self):
         return f"{self.trace.name} minus {self.a.name}   " + super().title().split("   ", 1)[1]
 
+    def labels(self):
+        """The nodes' names at their tops, and in each cell its value and B - A (the
+        colours no longer say which value a cell is)."""
+        rgb = self.cell_rgb()
+        dark = colors.contrast(rgb, np.zeros(3)) > colors.contrast(rgb, np.full(3, 255))
+        cells = [(self.cell_rects[j], f"{self.value_names[self.cell_col[j]]}\n"
+                  + ("not in A" if np.isnan(d) else f"{d:+.3g}"), 0 if dark[j] else 255,
+                  False) for j, d in enumerate(self.difference.tolist())]
+        return [(r, text, ink, True) for r, text, ink, _ in super().labels()] + cells
+
+    def cell_tip(self, j):
+        d = self.difference[j]
+        return super().cell_tip(j) + ("; not in A" if np.isnan(d) else
+                                      f"; B - A {d:+.6g} (A {self.cell_number(j) - d:.6g})")
+
     def legend_entries(self):
         stops = np.linspace(-1, 1, 5)
         keys = [(f"B - A {x * self.span:+.3g} {self.unit}", rgb)
@@ -54,8 +75,11 @@ class DifferenceTreemap(TimeSliceTreemap):
         missing = int(np.isnan(self.difference).sum())
         if missing:
             keys.append((f"{missing} cells not in A", np.array(colors.EMPTY, np.uint8)))
-        return keys + [(line, None) for line in self.left_out] + [
-            ("each node's cells: its values (named in the SVG's tooltips, the CSV)", None),
+        gone = [(f"{len(self.only_a)} of A's cells have no area in B (not drawn), e.g. "
+                 f"{self.only_a[0][0]} {self.only_a[0][1]} -{self.only_a[0][2]:.3g}", None)
+                ] if self.only_a else []
+        return keys + [(line, None) for line in self.left_out] + gone + [
+            ("cells: value, B - A", None),
             (f"area: {self.unit} in B ({self.how}{self.time_kind}), {self.t0:.6g} .. "
              f"{self.t1:.6g}", None)]
 

@@ -351,9 +351,10 @@ class TimeSliceTreemap:
         return self.value_rgb[self.cell_col].reshape(-1, 3)
 
     def labels(self):
-        """(node, name, ink) of the nodes holding cells: their names, to be written
-        where they fit, in black or white (ink 0 or 255), whichever contrasts more
-        with the cell under the node's centre."""
+        """(rect, text, ink, top) of what is written where it fits, in black or white
+        (ink 0 or 255), at the top of its rect or at its centre (`top` false): here
+        the names of the nodes holding cells, at their centres, the ink whichever
+        contrasts more with the cell under that centre."""
         nodes = np.unique(self.cell_node)
         rgb = self.node_rgb()  # the node's own grey, else
         nr, r = self.node_rects, self.cell_rects
@@ -363,8 +364,13 @@ class TimeSliceTreemap:
         rgb[self.cell_node[under]] = self.cell_rgb()[under]  # the cell there
         rgb = rgb[nodes]
         dark = colors.contrast(rgb, np.zeros(3)) > colors.contrast(rgb, np.full(3, 255))
-        return [(int(n), self.name_of(n), int(ink))
+        return [(nr[n], self.name_of(n), int(ink), False)
                 for n, ink in zip(nodes, np.where(dark, 0, 255))]
+
+    def cell_tip(self, j):
+        """The tooltip of cell `j`."""
+        return (f"{self.name_of(self.cell_node[j])} / {self.value_names[self.cell_col[j]]}: "
+                f"{self.cell_number(j):.6g} {self.unit}")
 
     def rows(self):
         """Long-form rows: node, type, parent, depth, metric, value, number."""
@@ -425,16 +431,17 @@ def write_svg(tm, path, highlight=None, font=11.0):
                      f'height="{h:.3f}" fill="{_css(grey)}" stroke="{stroke}" '
                      f'stroke-width="{width:g}"><title>{tip}</title></rect>')
     for j, ((x, y, w, h), rgb) in enumerate(zip(tm.cell_rects, tm.cell_rgb())):
-        tip = html.escape(f"{tm.name_of(tm.cell_node[j])} / {tm.value_names[tm.cell_col[j]]}: "
-                          f"{tm.cell_number(j):.6g} {tm.unit}")
+        tip = html.escape(tm.cell_tip(j))
         lines.append(f'<rect x="{x:.3f}" y="{H - y - h:.3f}" width="{w:.3f}" '
                      f'height="{h:.3f}" fill="{_css(rgb)}" stroke="#000" '
                      f'stroke-width="0.3"><title>{tip}</title></rect>')
-    for node, text, ink in tm.labels():
-        x, y, w, h = tm.node_rects[node]
-        if w >= 0.6 * font * len(text) + 4 and h >= font + 4:
-            lines.append(f'<text x="{x + 3:.3f}" y="{H - y - h + font + 1:.3f}" '
-                         f'fill="{_css((ink,) * 3)}">{html.escape(text)}</text>')
+    for (x, y, w, h), text, ink, top in tm.labels():
+        text = text.replace("\n", " ")  # (one line of SVG text)
+        if w >= 0.6 * font * len(text) + 4 and h >= (2 if top else 1) * (font + 4):
+            at = (f'x="{x + 3:.3f}" y="{H - y - h + font + 1:.3f}"' if top else
+                  f'x="{x + w / 2:.3f}" y="{H - y - h / 2 + font / 3:.3f}" '
+                  'text-anchor="middle"')
+            lines.append(f'<text {at} fill="{_css((ink,) * 3)}">{html.escape(text)}</text>')
     lines.append("</svg>")
     with writing(path) as f:
         f.write("\n".join(lines) + "\n")
@@ -517,14 +524,14 @@ class Canvas:
         ren.ResetCameraClippingRange()
         self.projection = Projection.of(ren)
         ruler = text_actor(LABEL_PX)
-        for node, name, ink in tm.labels():
-            x, y, nw, nh = tm.node_rects[node]
+        for (x, y, nw, nh), name, ink, top in tm.labels():
             tw, th = text_size(ruler, name)
-            if nw * px >= tw + 4 and nh * px >= th + 4:
-                a = add(text_actor(LABEL_PX, justify="center", valign="center",
-                                   rgb=(ink / 255,) * 3))
+            if nw * px >= tw + 4 and nh * px >= (2 if top else 1) * (th + 4):
+                a = add(text_actor(LABEL_PX, justify="center",
+                                   valign="top" if top else "center", rgb=(ink / 255,) * 3))
                 a.SetInput(name)
-                a.SetPosition(*self.projection.to_display([[x + nw / 2, y + nh / 2, 0.0]])[0, :2])
+                at = [[x + nw / 2, y + nh - 3 / px if top else y + nh / 2, 0.0]]
+                a.SetPosition(*self.projection.to_display(at)[0, :2])
 
     def close(self):
         self.window.Finalize()
