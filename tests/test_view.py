@@ -391,7 +391,7 @@ def test_no_display_and_an_empty_level_are_one_line_errors(small):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "needs a display" in r.stderr
     from triva3d import make_layout
-    with pytest.raises(OptionsError, match="no container at level '7'"):
+    with pytest.raises(OptionsError, match=r"no container at depth 7 \(depths 0 to 3\)"):
         make_layout(small, base="appgraph", level="7")
 
 
@@ -533,3 +533,21 @@ def test_a_freed_listener_is_dropped():
     gc.collect()
     s.scale = 2
     assert s.events._callbacks == []
+
+
+def test_the_timeline_names_the_frames_around_its_rows(paje):
+    """On the timeline, containers without states are frames around their rows
+    (here two sites, each a host around a process): each frame is named in its own
+    band below its children (the ping-pong's Linux, quartz10 and ranks were
+    nameless grey bands), after the rows' names."""
+    tr = paje('0 Site 0 "Site"\n0 Host Site "Host"\n0 P Host "Process"\n2 S P "State"\n'
+              '6 0 s1 Site 0 "site-1"\n6 0 h1 Host s1 "host-1"\n6 0 p1 P h1 "proc-1"\n'
+              '6 0 s2 Site 0 "site-2"\n6 0 h2 Host s2 "host-2"\n6 0 p2 P h2 "proc-2"\n'
+              '11 0 p1 S run\n11 0 p2 S run\n11 4 p1 S wait\n7 5 P p1\n7 5 P p2\n',
+              types="")
+    view = View(tr, ViewState(base="timeline", view="top"), size=(800, 600))
+    view.render()
+    boxes = {b[4]: b[:4] for b in view.scene.overlay.boxes}
+    assert set(boxes) == {"proc-1", "proc-2", "host-1", "host-2", "site-1", "site-2"}
+    for k in "12":  # top view: y grows up the screen; each frame's band is lower
+        assert boxes[f"site-{k}"][1] < boxes[f"host-{k}"][1] < boxes[f"proc-{k}"][1]

@@ -70,11 +70,21 @@ def label_candidates(trace, layout, shown=None):
     the containers; None: all): only these containers' names, and only the nodes
     that hold one of them or no container at all (aggregated columns: their names,
     not those of the containers they stand for)."""
-    if layout.base == "timeline":
+    if layout.base == "timeline":  # rows, then the frames around them (their bands)
         rows = np.flatnonzero(layout.w > 0)
         rows = rows[(rows > 0) & (True if shown is None else shown[rows])]
-        return (np.c_[layout.x[rows], layout.y[rows], np.zeros(len(rows))],
-                [trace.display_name("containers", c) for c in rows], np.ones(len(rows)))
+        r = layout.node_rects
+        framed = r[:, 2] > 0
+        if shown is not None:  # only the frames around a container shown
+            framed &= _ancestors(trace.containers.parent, shown)
+        framed[rows] = framed[0] = False
+        frames = np.flatnonzero(framed)
+        band = r[r[:, 2] > 0, 3].min() / 4 if framed.any() else 0.0  # a level's margin
+        pts = np.r_[np.c_[layout.x[rows], layout.y[rows]],
+                    np.c_[r[frames, 0], r[frames, 1] - r[frames, 3] / 2 + band / 2]]
+        return (np.c_[pts, np.zeros(len(pts))],
+                [trace.display_name("containers", c) for c in np.r_[rows, frames]],
+                np.r_[np.full(len(rows), 2.0), np.ones(len(frames))])
     r = layout.node_rects
     pts = [np.c_[r[:, :2], np.zeros(len(r))]]
     texts = list(layout.node_names)
@@ -346,6 +356,17 @@ class Overlay:
             a.SetVisibility(True)
             written.add(text)
             self.boxes.append(box + (text,))
+
+
+def _ancestors(parent, mask):
+    """Mask of the containers above one of `mask`."""
+    out = np.zeros(len(parent), bool)
+    up = parent[mask]
+    while len(up := up[up >= 0]):
+        up = up[~out[up]]
+        out[up] = True
+        up = parent[up]
+    return out
 
 
 def _overlap(a, b):
