@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, fields
 from typing import NamedTuple
 
 from .analysis import CELLS, COLOR_BY, COLOR_BY_NAMED, FUNCTIONS, metric_parts
-from .bases import BASES, PROGRAMS
+from .bases import BASES, MAX_POSITION, PROGRAMS
 from .errors import OptionsError, TraceError, read_text
 from .theme import parse_color
 from .units import TIME_UNITS
@@ -177,9 +177,15 @@ def _time(v):
     return float(v)
 
 
+#: The time scale's range: beyond it the window is a line or the base a point (a
+#: scale of 1e308 drew a blank picture).
+SCALES = (0.01, 100.0)
+
+
 def _scale(v):
-    if not (_number(v) and 0 < v < math.inf):
-        raise OptionsError(f"time scale must be a positive number, not {v!r}")
+    if not (_number(v) and SCALES[0] <= v <= SCALES[1]):
+        raise OptionsError(f"time scale must be within {SCALES[0]:g}..{SCALES[1]:g}, "
+                           f"not {v!r}")
     return float(v)
 
 
@@ -250,8 +256,9 @@ def _moves(v):
                 and k.partition(":")[2]):
             raise OptionsError(f"moved: {k!r} must be 'node:NAME' or 'container:NAME'")
         if (not isinstance(p, (list, tuple)) or len(p) != 2
-                or not all(_number(c) and math.isfinite(c) for c in p)):
-            raise OptionsError(f"moved: {k!r} must go to [x, y] (finite numbers), not {p!r}")
+                or not all(_number(c) and abs(c) <= MAX_POSITION for c in p)):
+            raise OptionsError(f"moved: {k!r} must go to [x, y] (numbers within "
+                               f"-{MAX_POSITION:g}..{MAX_POSITION:g}), not {p!r}")
         out[k] = (float(p[0]), float(p[1]))
     return out
 

@@ -8,6 +8,9 @@ import sys
 BASES = ("topology", "appgraph", "treemap", "timeline", "tasktree")
 #: Graphviz layout programs (bases.graphlayout).
 PROGRAMS = ("dot", "neato", "fdp", "sfdp", "twopi", "circo")
+#: The largest coordinate a base node may be given (a pos, a move): VTK draws in
+#: float32, and a node at 1e300 blanked the picture.
+MAX_POSITION = 1e9
 #: Above this many nodes the default is sfdp: neato and circo become very slow.
 NEATO_MAX = 500
 #: The execution tree (tasktree base) is laid out by dot up to this many tasks,

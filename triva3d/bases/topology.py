@@ -16,6 +16,7 @@ from collections import Counter
 import numpy as np
 
 from ..errors import TraceError
+from . import MAX_POSITION
 
 #: Node kinds; "node" is anything else (an application process, a cluster...).
 KINDS = ("host", "router", "switch", "link", "node")
@@ -291,9 +292,9 @@ def parse_pos(text, source=""):
         x, y = (float(v) for v in str(text).rstrip("!").split(",")[:2])
     except ValueError:
         x = y = math.nan
-    if not (math.isfinite(x) and math.isfinite(y)):  # "inf,nan" drew a blank scene
-        raise TraceError(source, None, f"bad pos {text!r} (expected \"x,y\", two finite "
-                         "numbers)")
+    if not (abs(x) <= MAX_POSITION and abs(y) <= MAX_POSITION):  # "inf,nan": blank
+        raise TraceError(source, None, f"bad pos {text!r} (expected \"x,y\", two numbers "
+                         f"within -{MAX_POSITION:g}..{MAX_POSITION:g})")
     return x, y
 
 

@@ -9,7 +9,7 @@ from ..analysis import CELLS, COLOR_BY, FUNCTIONS
 from ..scene import aggregated
 from ..bases import BASES, PROGRAMS
 from ..units import TIME_UNITS
-from ..viewstate import DETAILS
+from ..viewstate import DETAILS, SCALES
 from .strip import Strip
 
 #: The time unit choice that leaves the unit to the trace (ViewState.time_unit None).
@@ -130,7 +130,7 @@ class BaseDock(Dock):
         self.level.setPlaceholderText("communication graph level (type or depth)")
         self.level.editingFinished.connect(lambda: setattr(s, "level", self.level.text() or None))
         self.scale = QtWidgets.QDoubleSpinBox()
-        self.scale.setRange(0.01, 100)
+        self.scale.setRange(*SCALES)
         self.scale.setSingleStep(0.25)
         self.scale.valueChanged.connect(lambda v: setattr(s, "scale", v))
         self.opacity = QtWidgets.QSlider(QtCore.Qt.Horizontal)
