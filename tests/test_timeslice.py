@@ -410,6 +410,18 @@ def test_a_leaf_never_holds_more_state_time_than_the_slice(data):
     assert (inc.states.sum(axis=1)[ranks] > 1.9 * sl.duration * 0.9).all()  # counted twice
 
 
+def test_a_min_of_0_is_not_called_nothing(thesis):
+    """Cluster C2's minimum of Blocked over [10, 19] is D's 0 though C and E were
+    blocked 6 and 5 s: the note says why it is not drawn (it said "nothing in the
+    slice"); summed or averaged it is drawn."""
+    tm = TimeSliceTreemap(thesis, window=SLICE, level="Cluster", how="min", values=["Blocked"])
+    assert tm.left_out == ["1 of 2 not drawn",
+                           "Cluster 1: min 0: a container below holds nothing in the slice"]
+    for how in ("sum", "mean"):
+        assert TimeSliceTreemap(thesis, window=SLICE, level="Cluster", how=how,
+                                values=["Blocked"]).left_out == []
+
+
 def test_the_treemap_says_what_it_leaves_out(data):
     """Issue 25.9: simu-mardi's hosts node50..node98 and node100 hold no state, its
     links and router never do; the treemap draws the 51 others and says so."""

@@ -227,8 +227,9 @@ class TimeSliceTreemap:
                                       tr.containers.type[rows]], return_counts=True)
             return ", ".join(f"{n} {c}" for n, c in zip(names, count))
         out = [f"{len(empty)} of {len(level)} not drawn"]
-        if below.any():
-            out.append(f"{by_type(empty[below])}: nothing in the slice")
+        if below.any():  # (a min is 0 where one container below holds nothing)
+            out.append(f"{by_type(empty[below])}: " + ("min 0: a container below holds "
+                       "nothing in the slice" if self.how == "min" else "nothing in the slice"))
         if (~below).any():
             what = {"variable": ", ".join(self.value_names), "link": "a message end",
                     "event": "an event"}.get(self.cells, f"a {self.cells}")
