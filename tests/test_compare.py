@@ -11,7 +11,7 @@ import pytest
 from triva3d import load
 from triva3d.analysis.compare import compare, read_mapping
 from triva3d.bases.readers import read_topology
-from triva3d.errors import Triva3dError
+from triva3d.errors import OptionsError, Triva3dError
 from triva3d.generate import workstealing, write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,8 +73,15 @@ def test_the_difference_treemap(paje, tmp_path):
     assert labels["P1"] is True and not any(t.startswith("Waiting") for t in labels)
     # P1's Waiting (-2 s: B waits no more) has no area in B's treemap: the legend says so
     assert tm.only_a == [("P1", "Waiting", 2.0)]
-    assert "1 of A's cells have no area in B (not drawn), e.g. P1 Waiting -2" in [
+    assert "1 cell of A not drawn (no area in B), the largest P1 Waiting -2 s" in [
         t for t, _ in tm.legend_entries()]
+    # ... and the legend is drawn with it, wrapped (a line too wide for the legend's
+    # share of the picture made the whole legend vanish): its full red swatch (+2 s)
+    import imageio.v3 as iio
+    from triva3d.theme import BACKGROUND_RGB
+    write_treemap(tm, tmp_path / "d.png", size=(600, 400))
+    img = iio.imread(tmp_path / "d.png").astype(int)
+    assert tuple(img[60, -20]) != BACKGROUND_RGB  # (the legend's box, top right)
     write_treemap(tm, tmp_path / "d.svg")
     assert "P1 / Running: 12 s; B - A +2 (A 10)" in (tmp_path / "d.svg").read_text()
 
@@ -214,6 +221,11 @@ def test_two_runs_side_by_side(paje, tmp_path):
     assert gb.frame.height == pytest.approx(224 / 12 * ga.frame.height)
     assert pair.views[0].camera == pair.views[1].camera
     pair.close()
+    # at a time scale where A, 19 times shorter, would be under the scale's range:
+    # said, not a "time scale must be within" about a number never given
+    with pytest.raises(OptionsError, match=r"18\.7 times shorter than the other"):
+        SideBySide(a, b2, ViewState(compare=b2.source, side_by_side="absolute",
+                                    scale=0.01), size=(320, 240))
     pair = SideBySide(a, b2, ViewState(compare=b2.source, side_by_side="absolute",
                                        window=(102.0, 104.0)), size=(320, 240))
     pair.render()

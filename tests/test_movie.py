@@ -70,7 +70,7 @@ def test_bad_keyframes_are_refused(tmp_path):
         Keyframes([(0, ViewState()), (0, ViewState())])
     for text, message in (("[1, 2]", "keyframes must be"),
                           ('{"keyframes": [{"at": 0, "state": {"scale": -1}}]}',
-                           "keyframe 1: time scale must be within 0.01..100"),
+                           "keyframe 1: time scale must be within 0.001..1000"),
                           ('{"keyframes": [{"at": 1}]}', "must start at 0"),
                           ("{", "not JSON")):
         (tmp_path / "k.json").write_text(text)

@@ -420,6 +420,14 @@ def test_a_min_of_0_is_not_called_nothing(thesis):
     for how in ("sum", "mean"):
         assert TimeSliceTreemap(thesis, window=SLICE, level="Cluster", how=how,
                                 values=["Blocked"]).left_out == []
+    # a leaf has nothing below it; over [0, 0.5] only B (in C1) is blocked: C2 holds
+    # nothing, C1's min is A's 0
+    assert TimeSliceTreemap(thesis, window=SLICE, how="min", values=["Blocked"]
+                            ).left_out == ["1 of 5 not drawn", "Process 1: nothing in the slice"]
+    assert TimeSliceTreemap(thesis, window=(0.0, 0.5), level="Cluster", how="min",
+                            values=["Blocked"]).left_out == [
+        "2 of 2 not drawn", "Cluster 1: nothing in the slice",
+        "Cluster 1: min 0: a container below holds nothing in the slice"]
 
 
 def test_the_treemap_says_what_it_leaves_out(data):

@@ -36,7 +36,8 @@ def test_units():
         with pytest.raises(ValueError):
             units.bandwidth(bad)
     for parse, bad in ((units.bandwidth, "-1Gbps"), (units.latency, "-5us"),
-                       (units.speed, "1e400f")):  # (accepted: a negative edge width)
+                       (units.speed, "1e400f"), (units.speed, "1e300Ef"),
+                       (units.latency, "1e308w")):  # (accepted: a negative edge width)
         with pytest.raises(ValueError, match="not a finite number at least 0"):
             parse(bad)
     assert radicals("1-3,7,9-10") == [1, 2, 3, 7, 9, 10]

@@ -362,10 +362,12 @@ def _bucket_messages(path, t0, t1, shown, up, codes):
         a, b = up[a], up[b]
 
 
-def _bucket_bundles(path, t0, t1, shown, up, level, bins, part, parts, codes):
+def _bucket_bundles(path, t0, t1, shown, up, level, bins, part, parts, codes, top=None):
     """The bundles (scene.geometry.bundle_keys at `level` and `bins`) of one links
     bucket's messages whose sender's end is `part` modulo `parts`: their keys,
-    first message's row, ends, messages, and their bytes, starts and ends summed."""
+    first message's row, ends, messages, and their bytes, starts and ends summed;
+    and how many they are. `top`: only the `top` busiest by bytes and by messages
+    (each bundle in this bucket alone: see _bundles_local)."""
     from .scene.entities import Frame
     from .scene.geometry import bundle_keys, bundle_sums, bundle_ticks, bundle_time
     c = _shown_links(path, ["start_container", "end_container", "start", "end", "bytes",
@@ -378,10 +380,34 @@ def _bucket_bundles(path, t0, t1, shown, up, level, bins, part, parts, codes):
     key, first, inv, count = np.unique(key, return_index=True, return_inverse=True,
                                        return_counts=True)
     frame = Frame(t0, t1, 1.0)
-    return (key, c["row"][mine][first], a[mine][first], b[mine][first], count,
-            np.bincount(inv, weights=np.nan_to_num(c["bytes"][mine]), minlength=len(key)),
-            *(bundle_sums(inv, bundle_ticks(c[k][mine], frame), len(key))
-              for k in ("start", "end")))
+    out = (key, c["row"][mine][first], a[mine][first], b[mine][first], count,
+           np.bincount(inv, weights=np.nan_to_num(c["bytes"][mine]), minlength=len(key)),
+           *(bundle_sums(inv, bundle_ticks(c[k][mine], frame), len(key))
+             for k in ("start", "end")))
+    if top is not None:
+        out = tuple(x[_busiest(out[1], out[5], out[4], top)] for x in out)
+    return out + (len(key),)
+
+
+def _busiest(first, size, count, top):
+    """The `top` bundles of most bytes `size`, and the `top` of most messages `count`,
+    earliest `first` message first among equals (what is kept is among them)."""
+    return np.union1d(*(np.lexsort((first, -x))[:top] for x in (size, count)))
+
+
+def _bundles_local(store, up, level):
+    """Whether every bundle at `level` (ends moved up by `up`) holds messages of one
+    links bucket only (links are bucketed by their sender, a bundle by its sender's
+    end): then each bucket's busiest are found alone, in one read."""
+    from .store import meta_of
+    a = np.arange(len(up))
+    for _ in range(level):
+        a = up[a]
+    bucket = np.arange(len(up)) // meta_of(store)["bucket_size"]
+    lo, hi = np.full(len(up), len(up)), np.zeros(len(up), np.int64)
+    np.minimum.at(lo, a, bucket)
+    np.maximum.at(hi, a, bucket)
+    return bool((lo[a] == hi[a]).all())
 
 
 def _joined(parts, table, fields):
@@ -452,11 +478,14 @@ def messages(store, window, shown, up, address=None):
     level, bins = G.bundle_level(count, lambda level: all(at(r, level)[1] for r in tries))
     most = sum(len(k) if isinstance(k, np.ndarray) else k  # (the buckets' bundles: their
                for r in tries for k in [at(r, level)[0][G.BUNDLE_TRIES.index(bins)]])  # sum)
-    rounds = max(1, -(-most * BUNDLE_BYTES // GROUP_BYTES))
+    local = _bundles_local(store, up, level)  # (one read: each bucket's busiest)
+    rounds = 1 if local else max(1, -(-most * BUNDLE_BYTES // GROUP_BYTES))
     kept, any_bytes, total = [], False, 0
     for part in range(rounds):  # each round: its bundles whole, the busiest kept
-        got = over(_bucket_bundles, up, level, bins, part, rounds, codes)
+        got = over(_bucket_bundles, up, level, bins, part, rounds, codes,
+                   G.BUNDLE_TARGET if local else None)
         cols = [np.concatenate([g[i] for g in got]) for i in range(8)]
+        total += sum(g[8] for g in got) if local else 0
         del got
         key, inv = np.unique(cols.pop(0), return_inverse=True)
         first = np.full(len(key), np.iinfo(np.int64).max)
@@ -469,10 +498,9 @@ def messages(store, window, shown, up, address=None):
                    bytes=np.bincount(inv, weights=cols[4], minlength=len(key)))
         del cols, inv
         any_bytes |= bool(rnd["bytes"].any())
-        total += len(key)
-        busiest = np.union1d(*(np.lexsort((first, -rnd[k]))[:G.BUNDLE_TARGET]
-                               for k in ("bytes", "count")))  # (by bytes, if any has)
-        kept.append({k: v[busiest] for k, v in rnd.items()})
+        total += 0 if local else len(key)
+        busiest = _busiest(first, rnd["bytes"], rnd["count"], G.BUNDLE_TARGET)
+        kept.append({k: v[busiest] for k, v in rnd.items()})  # (by bytes, if any has)
     b = {k: np.concatenate([r[k] for r in kept]) for k in kept[0]}
     traffic = b["bytes"] if any_bytes else b["count"]
     top = np.lexsort((b["first"], -traffic))[:G.BUNDLE_TARGET]

@@ -7,6 +7,7 @@ stands lower. The ViewState says which (`side_by_side`) and holds B (`compare`).
 import numpy as np
 
 from .errors import OptionsError
+from .viewstate import SCALES
 
 
 class SideBySide:
@@ -69,6 +70,10 @@ class SideBySide:
             if length <= 0:
                 raise OptionsError(f"{self.runs[i].source}: the run has no length to draw "
                                    "at the same seconds as the other")
+            if self.state.scale * length / longest < SCALES[0]:
+                raise OptionsError(f"{self.runs[i].source}: the run is {longest / length:.3g} "
+                                   "times shorter than the other: at the same seconds it "
+                                   "would be flat (see --side-by-side normalised, --scale)")
             s.scale = self.state.scale * length / longest
         return s
 

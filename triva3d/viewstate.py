@@ -179,7 +179,7 @@ def _time(v):
 
 #: The time scale's range: beyond it the window is a line or the base a point (a
 #: scale of 1e308 drew a blank picture).
-SCALES = (0.01, 100.0)
+SCALES = (0.001, 1000.0)
 
 
 def _scale(v):
@@ -729,7 +729,9 @@ def interpolate(a, b, f):
         out.window = (lerp(a.window[0], b.window[0]), lerp(a.window[1], b.window[1]))
     if a.now is not None and b.now is not None:
         out.now = lerp(a.now, b.now)
-    out.scale = math.exp(lerp(math.log(a.scale), math.log(b.scale)))
+    if 0 < f < 1 and a.scale != b.scale:  # (exp(log(100)) is 100.00000000000004)
+        out.scale = min(max(math.exp(lerp(math.log(a.scale), math.log(b.scale))),
+                            SCALES[0]), SCALES[1])
     out.link_opacity = lerp(a.link_opacity, b.link_opacity)
     if a.logical is not None and b.logical is not None:
         out.logical = lerp(a.logical, b.logical)

@@ -16,19 +16,25 @@ def _split(text, what):
     m = _NUMBER.match(str(text))
     if not m:
         raise ValueError(f"{what} {text!r} is not a number with a unit")
-    value = float(m.group(1))
-    if not 0 <= value < float("inf"):  # (a link of negative bandwidth drew a wrong width)
+    return float(m.group(1)), m.group(2)
+
+
+def _checked(value, text, what):
+    """`value` (of `text`, in base units) where finite and at least 0 (a link of
+    negative bandwidth drew a wrong width), else ValueError."""
+    if not 0 <= value < float("inf"):
         raise ValueError(f"{what} {text!r} is not a finite number at least 0")
-    return value, m.group(2)
+    return value
 
 
 def _prefixed(text, what, units):
     value, unit = _split(text, what)
     if unit == "":
-        return value
+        return _checked(value, text, what)
     for base, factor in units.items():
         if unit.endswith(base) and unit[:len(unit) - len(base)] in _PREFIX:
-            return value * factor * _PREFIX[unit[:len(unit) - len(base)]]
+            return _checked(value * factor * _PREFIX[unit[:len(unit) - len(base)]], text,
+                            what)
     raise ValueError(f"{what} {text!r} has an unknown unit {unit!r}")
 
 
@@ -45,8 +51,6 @@ def speed(text):
 def latency(text):
     """Seconds from '50us', '1.0E-4s', '2ms', '0'."""
     value, unit = _split(text, "latency")
-    if unit == "":
-        return value
-    if unit not in _TIME:
+    if unit not in _TIME and unit != "":
         raise ValueError(f"latency {text!r} has an unknown unit {unit!r}")
-    return value * _TIME[unit]
+    return _checked(value * _TIME.get(unit, 1.0), text, "latency")

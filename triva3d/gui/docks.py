@@ -131,6 +131,7 @@ class BaseDock(Dock):
         self.level.editingFinished.connect(lambda: setattr(s, "level", self.level.text() or None))
         self.scale = QtWidgets.QDoubleSpinBox()
         self.scale.setRange(*SCALES)
+        self.scale.setDecimals(3)
         self.scale.setSingleStep(0.25)
         self.scale.valueChanged.connect(lambda v: setattr(s, "scale", v))
         self.opacity = QtWidgets.QSlider(QtCore.Qt.Horizontal)

@@ -6,7 +6,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..errors import OptionsError, Triva3dError, out_of_memory
 from ..memory import give_back
-from ..viewstate import FRESH, ViewState
+from ..viewstate import FRESH, SCALES, ViewState
 from . import Cancelled, docks, flight
 
 HELP = """<h3>Flying through the execution</h3>
@@ -693,7 +693,8 @@ class MainWindow(QtWidgets.QMainWindow):
             s.window = self.geometry.paged(s.window, 1 if key == K.Key_PageUp else -1)
             return True
         elif key in (K.Key_Plus, K.Key_Equal, K.Key_Minus):
-            s.scale = s.scale * (1.25 if key != K.Key_Minus else 1 / 1.25)
+            s.scale = min(max(s.scale * (1.25 if key != K.Key_Minus else 1 / 1.25),
+                              SCALES[0]), SCALES[1])
             return True
         elif key == K.Key_Home:
             self.set_view_preset(s.view)

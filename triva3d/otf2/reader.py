@@ -262,8 +262,10 @@ def _read_events(anchor, defs, lenient, report, progress=None):
         if any(local) and not all(local):  # (optional, but never some without others)
             ref = defs.locations[local.index(False)][0]
             _fail(lenient, report, f"{base}/{ref}.def", "local definitions missing, ignored",
-                  "missing, where other locations have theirs: their mappings of "
-                  "communicators and ranks would be lost (messages unmatched)")
+                  f"missing ({local.count(False)} of {len(local)} locations' local "
+                  "definitions), where other locations have theirs: their mappings of "
+                  "communicators and ranks would be lost (messages unmatched)",
+                  local.count(False))
         if capi.Reader_OpenDefFiles(r) == 0:
             for ref, *_ in defs.locations:
                 dr = capi.Reader_GetDefReader(r, ref)
@@ -295,12 +297,12 @@ def _read_events(anchor, defs, lenient, report, progress=None):
     return out, attrs, dict(other)
 
 
-def _fail(lenient, report, path, what, message):
-    """Strict: refuse (`message` on `path`); lenient: count `what` in the report,
-    the first one's file and message kept."""
+def _fail(lenient, report, path, what, message, count=1):
+    """Strict: refuse (`message` on `path`); lenient: count `what` (`count` times)
+    in the report, the first one's file and message kept."""
     if not lenient:
         raise TraceError(path, None, message, lenient_reads=True)
-    report.append((what, 1, f"{os.path.basename(path)}: {message}"))
+    report.append((what, count, f"{os.path.basename(path)}: {message}"))
 
 
 def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, other):

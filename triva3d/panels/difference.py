@@ -61,7 +61,15 @@ class DifferenceTreemap(TimeSliceTreemap):
         cells = [(self.cell_rects[j], f"{self.value_names[self.cell_col[j]]}\n"
                   + ("not in A" if np.isnan(d) else f"{d:+.3g}"), 0 if dark[j] else 255,
                   False) for j, d in enumerate(self.difference.tolist())]
-        return [(r, text, ink, True) for r, text, ink, _ in super().labels()] + cells
+        c = self.cell_rects
+        names = []
+        for r, text, ink, _ in super().labels():  # (ink: by the cell under the top)
+            x, y = r[0] + r[2] / 2, r[1] + r[3] * 0.97
+            under = np.flatnonzero((c[:, 0] <= x) & (x <= c[:, 0] + c[:, 2])
+                                   & (c[:, 1] <= y) & (y <= c[:, 1] + c[:, 3]))
+            names.append((r, text, (0 if dark[under[-1]] else 255) if len(under) else ink,
+                          True))
+        return names + cells
 
     def cell_tip(self, j):
         d = self.difference[j]
@@ -74,14 +82,18 @@ class DifferenceTreemap(TimeSliceTreemap):
                 for x, rgb in zip(stops, colors.diverging(stops))]
         missing = int(np.isnan(self.difference).sum())
         if missing:
-            keys.append((f"{missing} cells not in A", np.array(colors.EMPTY, np.uint8)))
-        gone = [(f"{len(self.only_a)} of A's cells have no area in B (not drawn), e.g. "
-                 f"{self.only_a[0][0]} {self.only_a[0][1]} -{self.only_a[0][2]:.3g}", None)
-                ] if self.only_a else []
+            keys.append((f"{_cells(missing)} not in A", np.array(colors.EMPTY, np.uint8)))
+        top = max(self.only_a, key=lambda x: x[2], default=None)
+        gone = [(f"{_cells(len(self.only_a))} of A not drawn (no area in B), the largest "
+                 f"{top[0]} {top[1]} -{top[2]:.3g} {self.unit}", None)] if top else []
         return keys + [(line, None) for line in self.left_out] + gone + [
-            ("cells: value, B - A", None),
+            (f"cells: value, B - A ({self.unit})", None),
             (f"area: {self.unit} in B ({self.how}{self.time_kind}), {self.t0:.6g} .. "
              f"{self.t1:.6g}", None)]
+
+
+def _cells(n):
+    return f"{n} cell" + ("" if n == 1 else "s")
 
 
 class DifferenceSankey(Sankey):

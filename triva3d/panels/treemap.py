@@ -221,15 +221,19 @@ class TimeSliceTreemap:
         if not len(empty):
             return []
         below = aggregate(tr, carriers.astype(float), carriers, "max")[empty] > 0
+        held = np.nan_to_num(aggregate(tr, np.nan_to_num(self.matrix).clip(min=0).sum(
+            axis=1), carriers, "max"))[empty] > 0  # (something below, where a min is 0)
 
         def by_type(rows):
             names, count = np.unique([tr.display_name("types", t) for t in
                                       tr.containers.type[rows]], return_counts=True)
             return ", ".join(f"{n} {c}" for n, c in zip(names, count))
         out = [f"{len(empty)} of {len(level)} not drawn"]
-        if below.any():  # (a min is 0 where one container below holds nothing)
-            out.append(f"{by_type(empty[below])}: " + ("min 0: a container below holds "
-                       "nothing in the slice" if self.how == "min" else "nothing in the slice"))
+        for rows, what in ((empty[below & ~held], "nothing in the slice"),
+                           (empty[below & held], "min 0: a container below holds nothing "
+                                                 "in the slice")):
+            if len(rows):
+                out.append(f"{by_type(rows)}: {what}")
         if (~below).any():
             what = {"variable": ", ".join(self.value_names), "link": "a message end",
                     "event": "an event"}.get(self.cells, f"a {self.cells}")

@@ -64,8 +64,11 @@ def text_size(actor, text=None):
 
 
 def label_candidates(trace, layout, shown=None):
-    """(points (n, 3), texts, priorities) of the names worth writing, each once: on
-    a timeline, the name of each row; else node names (not the root's, which spans
+    """(points (n, 3), texts, priorities, centres (n, 3)) of the names worth writing,
+    each once: on a timeline, the name of each row, then of each frame around rows
+    in its band (its centre: the point on the frame's middle line, NaN for the
+    others: a frame named where its band does not show would read as a row's name);
+    else node names (not the root's, which spans
     a treemap) and container names that are not their node's. `shown` (a mask over
     the containers; None: all): only these containers' names, and only the nodes
     that hold one of them or no container at all (aggregated columns: their names,
@@ -82,9 +85,11 @@ def label_candidates(trace, layout, shown=None):
         band = r[r[:, 2] > 0, 3].min() / 4 if framed.any() else 0.0  # a level's margin
         pts = np.r_[np.c_[layout.x[rows], layout.y[rows]],
                     np.c_[r[frames, 0], r[frames, 1] - r[frames, 3] / 2 + band / 2]]
+        centres = np.full((len(pts), 3), np.nan)
+        centres[len(rows):] = np.c_[r[frames, :2], np.zeros(len(frames))]
         return (np.c_[pts, np.zeros(len(pts))],
                 [trace.display_name("containers", c) for c in np.r_[rows, frames]],
-                np.r_[np.full(len(rows), 2.0), np.ones(len(frames))])
+                np.r_[np.full(len(rows), 2.0), np.ones(len(frames))], centres)
     r = layout.node_rects
     pts = [np.c_[r[:, :2], np.zeros(len(r))]]
     texts = list(layout.node_names)
@@ -111,7 +116,8 @@ def label_candidates(trace, layout, shown=None):
     prio = np.concatenate(prio)
     order = np.argsort(-prio, kind="stable")[:MAX_LABELS]
     order = order[np.isfinite(prio[order])]
-    return np.vstack(pts)[order], [texts[i] for i in order], prio[order]
+    return (np.vstack(pts)[order], [texts[i] for i in order], prio[order],
+            np.full((len(order), 3), np.nan))
 
 
 class Legend:
@@ -123,11 +129,16 @@ class Legend:
         self.box = new(vtkActor2D())
         self.edges = new(vtkActor2D())  # under the swatches, 1 px wider each side
         self.swatches = new(vtkActor2D())
-        self.texts, self.entries = [], []
+        self.texts, self.entries, self._given, self._wrapped = [], [], [], None
         self.rect = None
 
     def set(self, entries):
-        """At most MAX_LEGEND keys; the lines of text alone (rgb None) always show."""
+        """At most MAX_LEGEND keys; the lines of text alone (rgb None) always show,
+        wrapped where they are too wide for the window (`width`, `place`)."""
+        self._given, self._wrapped = list(entries), None
+        self._show(self._given)
+
+    def _show(self, entries):
         shown = entries
         if len(entries) > MAX_LEGEND:
             notes = [e for e in entries if e[1] is None]
@@ -140,9 +151,36 @@ class Legend:
         for i, a in enumerate(self.texts):
             a.SetInput(shown[i][0] if i < len(shown) else "")
 
+    def _wrap(self, window_w):
+        """Its notes wrapped to fit LEGEND_SHARE of `window_w` (a long one made the
+        whole legend vanish), measured by their own text; once a width."""
+        if self._wrapped == window_w:
+            return
+        import textwrap
+        room = LEGEND_SHARE * window_w - LEGEND_PX - 24
+        ruler = text_actor(LEGEND_PX, valign="top")  # (measures, drawn never)
+        out = []
+        for text, rgb in self._given:
+            lines, chars = [text], len(text)
+            while rgb is None and max(self._px(ruler, t) for t in lines) > room:
+                chars = int(chars * 0.9)  # (by the text's own widths: a font is not even)
+                if chars < 24:  # (a small frame: no legend rather than shreds of one)
+                    lines = [text]
+                    break
+                lines = textwrap.wrap(text, chars, subsequent_indent="  ")
+            out += [(line, rgb) for line in lines]
+        self._show(out)
+        self._wrapped = window_w
+
+    def _px(self, ruler, text):
+        ruler.SetInput(text)
+        return self._sizes(ruler)[0]
+
     def width(self, size=None):
         """Its width in pixels (0 without entries, or where it does not fit in a
-        window of `size`)."""
+        window of `size`, its notes wrapped)."""
+        if size is not None:
+            self._wrap(size[0])
         texts = self.texts[:len(self.entries)]
         w = max(self._sizes(a)[0] for a in texts) + LEGEND_PX + 24 if texts else 0
         fits = size is None or (w <= LEGEND_SHARE * size[0]
@@ -193,7 +231,7 @@ class Overlay:
     `renderers` the scene is in."""
 
     def __init__(self, trace, layout, bounds, extent, renderers):
-        self.points, self.texts, _ = label_candidates(trace, layout)
+        self.points, self.texts, _, self.centres = label_candidates(trace, layout)
         self.trace, self.layout, self.named = trace, layout, None
         #: Row names stand left of where the rows start; other names centred.
         self.right_aligned = layout.base == "timeline"
@@ -219,7 +257,8 @@ class Overlay:
         key = None if shown is None else shown.tobytes()
         if key != self.named:
             self.named = key
-            self.points, self.texts, _ = label_candidates(self.trace, self.layout, shown)
+            self.points, self.texts, _, self.centres = label_candidates(
+                self.trace, self.layout, shown)
 
     def _new(self, prop):
         self.props.append(prop)
@@ -328,11 +367,17 @@ class Overlay:
         if not labels_on or not len(self.texts):
             return
         d = proj.to_display(self.points)
+        framed = np.isfinite(self.centres[:, 0])
+        flat = np.zeros(len(d), bool)  # frames whose band is under a label's height
+        if framed.any():
+            c = proj.to_display(self.centres[framed])
+            flat[framed] = np.hypot(*(d[framed, :2] - c[:, :2]).T) < LABEL_PX
         cell = 64
         grid = {}
         written = set()
-        for (px, py, depth), text in zip(d, self.texts):
-            if not (abs(depth) <= 1 and 0 <= px < w and 0 <= py < h) or text in written:
+        for (px, py, depth), text, skip in zip(d, self.texts, flat):
+            if skip or not (abs(depth) <= 1 and 0 <= px < w and 0 <= py < h) \
+                    or text in written:
                 continue  # off screen, or the same text written already
             tw, th = self._size(self._measure, text)
             if self.right_aligned:
