@@ -565,3 +565,20 @@ def test_the_timeline_names_the_frames_around_its_rows(paje):
     view = View(tr, ViewState(base="timeline", view="timeline"), size=(800, 600))
     view.render()
     assert {b[4] for b in view.scene.overlay.boxes} == {"proc-1", "proc-2"}
+
+
+def test_the_timeline_gives_the_root_a_row_where_it_holds_events(paje):
+    """SimGrid's msmark events are on the root: the timeline drew "0 events" (every
+    other base drew them); the root now has a row, named, first."""
+    tr = paje('0 P 0 "Process"\n2 S P "State"\n3 E 0 "Mark"\n'
+              '6 0 p1 P 0 "proc-1"\n11 0 p1 S run\n17 1 0 E start\n17 3 0 E finish\n'
+              '7 5 P p1\n', types="")
+    view = View(tr, ViewState(base="timeline", view="timeline"), size=(800, 600))
+    view.render()
+    assert view.layout.w[0] > 0 and view.layout.x[0] < view.layout.x[1]
+    assert "2 events" in view.summary()
+    assert {b[4] for b in view.scene.overlay.boxes} == {"0", "proc-1"}
+    # a root with nothing of its own stays without a row (as before)
+    plain = View(paje('0 P 0 "Process"\n2 S P "State"\n6 0 p1 P 0 "p"\n11 0 p1 S run\n'
+                      '7 5 P p1\n', types=""), ViewState(base="timeline"))
+    assert plain.layout.w[0] == 0

@@ -338,7 +338,7 @@ def on_timeline(trace, gap=0.5):
     offsets, order = trace.children_index
     leaf = np.diff(offsets) == 0
     slot = (drawn_containers(trace) | leaf)
-    slot[0] = n == 1
+    slot[0] = n == 1 or slot[0] and not leaf[0]  # (the root: where it holds what is drawn)
     x = np.zeros(n)
     w = np.zeros(n)
     cursor, last_parent = 0.0, None

@@ -75,7 +75,8 @@ def label_candidates(trace, layout, shown=None):
     not those of the containers they stand for)."""
     if layout.base == "timeline":  # rows, then the frames around them (their bands)
         rows = np.flatnonzero(layout.w > 0)
-        rows = rows[(rows > 0) & (True if shown is None else shown[rows])]
+        if shown is not None:
+            rows = rows[shown[rows]]
         r = layout.node_rects
         framed = r[:, 2] > 0
         if shown is not None:  # only the frames around a container shown
