@@ -86,6 +86,15 @@ def test_auto_fits_the_columns_and_expansion_mixes_levels(cosine, monkeypatch):
         geometry(cosine, aggregate="none", expanded=("Nowhere",)).states
     with pytest.raises(Triva3dError, match=r"no container at depth 9 \(depths 0 to 4\)"):
         geometry(cosine, aggregate="9")
+    # a name that expands nothing is said in the notes (it was ignored silently)
+    g = geometry(cosine, aggregate="Site", expanded=("Site-1", "Cluster-4"))
+    assert g.expand_ignored == [] and not any("no effect" in n for n in g.notes())
+    g = geometry(cosine, aggregate="Site", expanded=("Site-1", "Machine-3"))
+    assert g.expand_ignored == ["Machine-3"]  # (in Site-0, not expanded)
+    assert "expanded to no effect: Machine-3 (not an aggregated column, nor below an " \
+           "expanded one)" in g.notes()
+    g = geometry(cosine, aggregate="none", expanded=("Site-1",))
+    assert "expanded to no effect: Site-1 (nothing is aggregated)" in g.notes()
 
 
 def test_auto_never_folds_everything_into_one_column():

@@ -211,6 +211,7 @@ class Geometry:
         self.n_bins = n_bins or 512
         self._rules = self._palette_of = self._value_order = None
         self._owners_of = self._pairs = self._nest = None
+        self.expand_ignored = []
         self._metrics = {}  # (colour-by, window of a slice:) -> its colorby.Metric
         self._slicer = None  # for colour by a Time-Slice value, made at first use
         self.other = self._other_path = None  # the second run (ViewState.compare)
@@ -256,13 +257,17 @@ class Geometry:
             rows = None if d is None else np.flatnonzero(depth == d)
         else:
             rows = tr.level(state.aggregate)
-        expanded = []  # (checked also where nothing is aggregated: never ignored silently)
+        expanded = {}  # (checked also where nothing is aggregated: never ignored silently)
         for name in state.expanded:
             hit = tr.find("containers", name)
             if not len(hit):
                 raise OptionsError(f"{tr.source}: no container named {name!r} to expand")
-            expanded.extend(hit.tolist())
-        owner = None if rows is None else aggregated.owners(tr, rows, expanded)
+            expanded[name] = hit.tolist()
+        every = [c for hits in expanded.values() for c in hits]
+        owner = None if rows is None else aggregated.owners(tr, rows, every)
+        #: the names expanded to no effect (said in the notes)
+        self.expand_ignored = [name for name in expanded if owner is None or np.array_equal(
+            owner, aggregated.owners(tr, rows, [c for c in every if c not in expanded[name]]))]
         self._owners_of = (key, owner)
         return owner, key
 
@@ -1009,7 +1014,11 @@ class Geometry:
     def notes(self):
         """Lines on what was changed to make the picture readable: colours moved
         apart, columns aggregated, message bundles left out."""
-        notes = (self.aggregation_note(), self.links.bundle_note())
+        ignored = self.expand_ignored and (
+            f"expanded to no effect: {', '.join(self.expand_ignored)} ("
+            + ("nothing is aggregated)" if self.owner is None else
+               "not an aggregated column, nor below an expanded one)"))
+        notes = (self.aggregation_note(), ignored, self.links.bundle_note())
         return self.colour_notes + [n for n in notes if n]
 
     def outline(self, selection):
