@@ -582,3 +582,17 @@ def test_the_timeline_gives_the_root_a_row_where_it_holds_events(paje):
     plain = View(paje('0 P 0 "Process"\n2 S P "State"\n6 0 p1 P 0 "p"\n11 0 p1 S run\n'
                       '7 5 P p1\n', types=""), ViewState(base="timeline"))
     assert plain.layout.w[0] == 0
+
+
+def test_containers_without_area_are_said(paje):
+    """A treemap base whose leaves are sized by a metric some container has none of
+    gives it no area: its states are not drawn, and the summary says so (simu-mardi's
+    node99 under state:booked lost 239 states silently)."""
+    tr = paje('0 P 0 "Process"\n2 S P "State"\n6 0 p1 P 0 "p1"\n6 0 p2 P 0 "p2"\n'
+              '11 0 p1 S a\n11 0 p2 S b\n7 5 P p1\n7 5 P p2\n', types="")
+    view = View(tr, ViewState(base="treemap", metric="state:a"), size=(320, 240))
+    assert view.layout.without_area == 1
+    assert view.summary().endswith("1 states (exact), 0 links, 0 events on 3 treemap "
+                                   "nodes, 1 container not drawn: no area (their state:a "
+                                   "is 0, e.g. p2)")
+    assert View(tr, ViewState(base="treemap"), size=(320, 240)).layout.without_area == 0

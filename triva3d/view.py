@@ -91,6 +91,7 @@ class View:
             view.close()
             part = drawn.read_drawn(store, g, pixels, skeleton, state, address, bins, part)
             view = cls(part, state, size=size, quality=quality, layout=first._laid)
+            view.prepare()  # (binned for the screen, as the first was)
         return view
 
     def _changed(self, change):

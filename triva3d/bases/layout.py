@@ -65,6 +65,12 @@ class Layout:
         """How many containers matched no node (drawn in the unplaced area)."""
         return self.report.get("by rule", {}).get("unplaced", 0)
 
+    @property
+    def without_area(self):
+        """How many containers holding what is drawn have no area (a treemap whose
+        leaves are sized by a metric they have none of): nothing of theirs is drawn."""
+        return self.report.get("without area", 0)
+
     def moved(self, trace, moves):
         """This layout with things moved: `moves` maps "node:NAME" (a base node,
         with the containers on it) or "container:NAME" (a container, with the
@@ -300,11 +306,16 @@ def on_treemap(trace, metric="containers", width=1000.0, height=1000.0, pad=None
     names = trace.display_names("containers")
     kinds = trace.names.displays(trace.types.name[cont.type])
     n = len(cont)
+    flat = (rects[:, 2] * rects[:, 3] <= 0) & drawn_containers(trace)  # (sized 0: not drawn)
+    flat[0] = False
     return Layout(base="treemap", x=rects[:, 0].copy(), y=rects[:, 1].copy(),
                   w=rects[:, 2].copy(), h=rects[:, 3].copy(), node=np.arange(n, dtype=np.int32),
                   rule=np.full(n, matcher.R_NAME, dtype=np.int8), node_names=names,
                   node_kinds=kinds, node_rects=rects, node_depth=trace.depth,
-                  report={"containers": n - 1, "metric": metric})
+                  report={"containers": n - 1, "metric": metric,
+                          "without area": int(flat.sum()),
+                          "without area examples": [names[c] for c in
+                                                    np.flatnonzero(flat)[:5].tolist()]})
 
 
 def on_hierarchy(trace, path, mapping=None, pattern=None, width=1000.0, height=1000.0,

@@ -1108,7 +1108,11 @@ class Geometry:
                    if platform else "")
                 + f", {len(self.events.rows)} events "
                 f"on {len(lay.node_names)} {lay.base} nodes"
-                + (f", {lay.unplaced} containers unplaced" if lay.unplaced else ""))
+                + (f", {lay.unplaced} containers unplaced" if lay.unplaced else "")
+                + (f", {lay.without_area} container{'s' * (lay.without_area != 1)} not "
+                   "drawn: no area (their "
+                   f"{lay.report['metric']} is 0, e.g. "
+                   f"{lay.report['without area examples'][0]})" if lay.without_area else ""))
 
 
 def _available():
