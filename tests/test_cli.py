@@ -25,7 +25,9 @@ def test_stats_text_and_json(trace_file, tmp_path):
     p = run("stats", path, tmp_path=tmp_path)
     assert p.returncode == 0
     assert "2 containers, 2 states, 0 variable pieces, 0 links, 1 events" in p.stdout
-    assert "State: state, 2, max imbrication 1" in p.stdout
+    # io (1 s) nested in run (2 s): run's 2 s hold io's (the treemap says 1 s): said
+    assert "State: state, 2, max imbrication 1 (times inclusive: a nested state's also " \
+           "in its parents')" in p.stdout
     s = json.loads(run("stats", "--json", path, tmp_path=tmp_path).stdout)
     state = next(t for t in s["types"] if t["name"] == "State")
     assert {v["name"]: (v["count"], v["time"]) for v in state["values"]} == {"run": (1, 2.0),

@@ -142,6 +142,8 @@ def render(s):
         label = "root" if i == 0 else f"{t['name']}: {t['kind']}, {t['count']}"
         if "max_imbrication" in t:
             label += f", max imbrication {t['max_imbrication']}"
+            if t["max_imbrication"] > 0:  # (the treemap's and compare's are exclusive)
+                label += " (times inclusive: a nested state's also in its parents')"
         lines.append(_indent(depth + 1) + label)
         values = sorted(t.get("values", []), key=lambda v: -v["count"])
         for v in values[:SHOWN_VALUES]:
