@@ -63,7 +63,9 @@ def test_the_difference_treemap(paje, tmp_path):
     rgb = {k: tuple(c) for k, c in zip(got, tm.cell_rgb())}
     assert rgb[("P1", "Running")] == tuple(diverging([1.0])[0])
     assert rgb[("P3", "Running")] == EMPTY
-    assert tm.title().startswith(f"{b.name} minus {a.name}")
+    # (B's span is not A's: 0..12 s was written where A's numbers cover 100..112)
+    assert tm.title().startswith(f"{b.name} minus {a.name}   each run whole   state")
+    assert "   0 .. 5 s   " in DifferenceTreemap(a, b, window=(0.0, 5.0)).title()
     assert [t for t, _ in tm.legend_entries()][:5] == [
         "B - A -2 s", "B - A -1 s", "B - A +0 s", "B - A +1 s", "B - A +2 s"]
     # the colours no longer say which value a cell is: each cell is labelled with

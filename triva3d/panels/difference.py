@@ -24,6 +24,7 @@ class DifferenceTreemap(TimeSliceTreemap):
             wa, wb = (sa + window[0], sa + window[1]), (sb + window[0], sb + window[1])
         base = TimeSliceTreemap(a, window=wa, **options)
         super().__init__(b, window=wb, **options)
+        self.window = window
         to_b = {k: v for k, v in (mapping or {}).items()}
         numbers = {}
         for i, c in enumerate(base.containers):
@@ -51,7 +52,10 @@ class DifferenceTreemap(TimeSliceTreemap):
                                 else np.where(np.isnan(self.difference), np.nan, 0.0))
 
     def title(self):
-        return f"{self.trace.name} minus {self.a.name}   " + super().title().split("   ", 1)[1]
+        _, span, what = super().title().split("   ", 2)
+        if self.window is None:  # (B's span is not A's: each run is read whole)
+            span = "each run whole"
+        return f"{self.trace.name} minus {self.a.name}   {span}   {what}"
 
     def labels(self):
         """The nodes' names at their tops, and in each cell its value and B - A (the
