@@ -596,3 +596,19 @@ def test_containers_without_area_are_said(paje):
                                    "nodes, 1 container not drawn: no area (their state:a "
                                    "is 0, e.g. p2)")
     assert View(tr, ViewState(base="treemap"), size=(320, 240)).layout.without_area == 0
+
+
+def test_a_treemap_names_its_parents_on_their_top_edges(paje):
+    """A parent's name at its centre lay on one of its children's cells and read as
+    that cell's name (simu-mardi's my_cluster_1 on node72); it stands on the
+    parent's top edge, the leaves' names at their centres."""
+    tr = paje('0 Site 0 "Site"\n0 P Site "Process"\n2 S P "State"\n'
+              '6 0 s1 Site 0 "site-1"\n' + "".join(
+                  f'6 0 p{i} P s1 "proc-{i}"\n11 0 p{i} S run\n' for i in range(9))
+              + "".join(f'7 5 P p{i}\n' for i in range(9)), types="")
+    view = View(tr, ViewState(base="treemap", view="top"), size=(800, 600))
+    view.render()
+    boxes = {b[4]: b[:4] for b in view.scene.overlay.boxes}
+    centre = {k: ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for k, b in boxes.items()}
+    assert "site-1" in boxes and "proc-4" in boxes  # (the middle cell keeps its name)
+    assert centre["site-1"][1] > max(c[1] for k, c in centre.items() if k != "site-1")

@@ -39,6 +39,7 @@ class Layout:
     node_kinds: list
     node_rects: np.ndarray    # (n, 4) base nodes (graph nodes or treemap cells)
     node_depth: np.ndarray    # hierarchy depth of each base node (0 for graph nodes)
+    node_parent: np.ndarray = None  # a treemap's: each node's parent node (-1: none)
     edges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int32))
     edge_bandwidth: np.ndarray = field(default_factory=lambda: np.zeros(0))
     edge_latency: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -312,6 +313,7 @@ def on_treemap(trace, metric="containers", width=1000.0, height=1000.0, pad=None
                   w=rects[:, 2].copy(), h=rects[:, 3].copy(), node=np.arange(n, dtype=np.int32),
                   rule=np.full(n, matcher.R_NAME, dtype=np.int8), node_names=names,
                   node_kinds=kinds, node_rects=rects, node_depth=trace.depth,
+                  node_parent=cont.parent,
                   report={"containers": n - 1, "metric": metric,
                           "without area": int(flat.sum()),
                           "without area examples": [names[c] for c in
@@ -335,6 +337,7 @@ def on_hierarchy(trace, path, mapping=None, pattern=None, width=1000.0, height=1
     x, y, w, h, rule, area = matcher.arrange(trace, node, rule, rects[:, :2], side)
     return Layout(base="treemap", x=x, y=y, w=w, h=h, node=node, rule=rule, node_names=names,
                   node_kinds=types, node_rects=rects, node_depth=depth_of(parent),
+                  node_parent=np.asarray(parent),
                   unplaced_area=area, report=_report(trace, rule, unused))
 
 

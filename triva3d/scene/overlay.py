@@ -97,6 +97,9 @@ def label_candidates(trace, layout, shown=None):
     prio = [1e12 + r[:, 2] * r[:, 3]]
     if layout.base == "treemap":
         prio[0][0] = -np.inf  # the root
+        if layout.node_parent is not None:  # a parent named on its top edge: at its
+            up = layout.node_parent[layout.node_parent >= 0]  # centre it named a child
+            pts[0][up, 1] += r[up, 3] / 2
     if shown is not None:  # a node of containers, none of them shown: no name
         on = layout.node >= 0
         holds = np.bincount(layout.node[on], minlength=len(r)) > 0
