@@ -90,11 +90,16 @@ def test_auto_fits_the_columns_and_expansion_mixes_levels(cosine, monkeypatch):
     g = geometry(cosine, aggregate="Site", expanded=("Site-1", "Cluster-4"))
     assert g.expand_ignored == [] and not any("no effect" in n for n in g.notes())
     g = geometry(cosine, aggregate="Site", expanded=("Site-1", "Machine-3"))
-    assert g.expand_ignored == ["Machine-3"]  # (in Site-0, not expanded)
+    assert g.expand_ignored == [("Machine-3", "not an aggregated column, nor below an "
+                                              "expanded one")]  # (in Site-0, not expanded)
     assert "expanded to no effect: Machine-3 (not an aggregated column, nor below an " \
            "expanded one)" in g.notes()
     g = geometry(cosine, aggregate="none", expanded=("Site-1",))
     assert "expanded to no effect: Site-1 (nothing is aggregated)" in g.notes()
+    g = geometry(cosine, aggregate="Machine", expanded=("Machine-3",))  # (leaves below it)
+    assert g.expand_ignored == []
+    g = geometry(cosine, aggregate="4", expanded=("Processor-3",))  # (the leaves)
+    assert g.expand_ignored == [("Processor-3", "a column with nothing below")]
 
 
 def test_auto_never_folds_everything_into_one_column():

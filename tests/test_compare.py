@@ -225,7 +225,8 @@ def test_two_runs_side_by_side(paje, tmp_path):
     pair.close()
     # at a time scale where A, 19 times shorter, would be under the scale's range:
     # said, not a "time scale must be within" about a number never given
-    with pytest.raises(OptionsError, match=r"18\.7 times shorter than the other"):
+    with pytest.raises(OptionsError, match=r"18\.7 times shorter than the other run, it "
+                                           r"would be drawn at a time scale of 0\.000536"):
         SideBySide(a, b2, ViewState(compare=b2.source, side_by_side="absolute",
                                     scale=0.01), size=(320, 240))
     pair = SideBySide(a, b2, ViewState(compare=b2.source, side_by_side="absolute",

@@ -656,3 +656,22 @@ def test_the_dominant_value_of_each_group():
     # by count, the largest by another measure
     _, values, items = entities.dominant(group, value, np.ones(7), size=np.arange(7.0))
     assert (values.tolist(), items.tolist()) == ([3, 0, 7], [3, 6, 5])
+
+
+def test_a_legend_wraps_its_long_notes_and_keeps_its_keys():
+    """A note wider than the legend's share of the window is wrapped (it made the whole
+    legend vanish) and the legend drawn within its share; a note of blanks cannot be
+    wrapped (it raised) and is kept as it is."""
+    from triva3d.scene.overlay import LEGEND_SHARE, Legend, text_size
+    legend = Legend(lambda p: p, text_size)
+    long = "the largest " + "word " * 60
+    legend.set([("key", (1, 2, 3)), (long, None)])
+    legend.place(800, 600)
+    texts = [t for t, _ in legend.entries]
+    assert legend.rect is not None and texts[0] == "key" and len(texts) > 2
+    assert " ".join(t.strip() for t in texts[1:]) == long.strip()
+    assert legend.rect[2] - legend.rect[0] <= LEGEND_SHARE * 800
+    blank = Legend(lambda p: p, text_size)
+    blank.set([("key", (1, 2, 3)), (" " * 300, None)])
+    blank.place(800, 600)
+    assert [t for t, _ in blank.entries] == ["key", " " * 300]

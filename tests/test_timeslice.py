@@ -430,6 +430,18 @@ def test_a_min_of_0_is_not_called_nothing(thesis):
         "Cluster 1: min 0: a container below holds nothing in the slice"]
 
 
+def test_a_sum_cancelled_by_negative_values_is_not_called_a_min(paje):
+    """n1's processes hold 5 and -5 (a variable's time integral): its sum is 0 though
+    both hold something; the note said "min 0: a container below holds nothing"."""
+    tr = paje('0 NODE 0 "NODE"\n0 P NODE "P"\n1 VAR P "VAR" "1 0 0"\n'
+              '6 0 n1 NODE 0 "n1"\n6 0 p1 P n1 "p1"\n6 0 p2 P n1 "p2"\n'
+              '6 0 n2 NODE 0 "n2"\n6 0 p3 P n2 "p3"\n8 0 p1 VAR 5\n8 0 p2 VAR -5\n'
+              '8 0 p3 VAR 2\n7 1 P p1\n7 1 P p2\n7 1 P p3\n', types="")
+    for how in ("sum", "mean"):
+        assert TimeSliceTreemap(tr, metric="variable", level="NODE", how=how).left_out == [
+            "1 of 2 not drawn", f"NODE 1: {how} 0 or below: values below 0 cancel the others"]
+
+
 def test_the_treemap_says_what_it_leaves_out(data):
     """Issue 25.9: simu-mardi's hosts node50..node98 and node100 hold no state, its
     links and router never do; the treemap draws the 51 others and says so."""

@@ -71,9 +71,11 @@ class SideBySide:
                 raise OptionsError(f"{self.runs[i].source}: the run has no length to draw "
                                    "at the same seconds as the other")
             if self.state.scale * length / longest < SCALES[0]:
-                raise OptionsError(f"{self.runs[i].source}: the run is {longest / length:.3g} "
-                                   "times shorter than the other: at the same seconds it "
-                                   "would be flat (see --side-by-side normalised, --scale)")
+                raise OptionsError(
+                    f"{self.runs[i].source}: {longest / length:.3g} times shorter than the "
+                    f"other run, it would be drawn at a time scale of "
+                    f"{self.state.scale * length / longest:.3g}, below {SCALES[0]:g} (see "
+                    "--side-by-side normalised, or a larger --scale)")
             s.scale = self.state.scale * length / longest
         return s
 

@@ -229,9 +229,10 @@ class TimeSliceTreemap:
                                       tr.containers.type[rows]], return_counts=True)
             return ", ".join(f"{n} {c}" for n, c in zip(names, count))
         out = [f"{len(empty)} of {len(level)} not drawn"]
+        zero = ("min 0: a container below holds nothing in the slice" if self.how == "min"
+                else f"{self.how} 0 or below: values below 0 cancel the others")
         for rows, what in ((empty[below & ~held], "nothing in the slice"),
-                           (empty[below & held], "min 0: a container below holds nothing "
-                                                 "in the slice")):
+                           (empty[below & held], zero)):
             if len(rows):
                 out.append(f"{by_type(rows)}: {what}")
         if (~below).any():

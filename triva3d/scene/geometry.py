@@ -265,9 +265,13 @@ class Geometry:
             expanded[name] = hit.tolist()
         every = [c for hits in expanded.values() for c in hits]
         owner = None if rows is None else aggregated.owners(tr, rows, every)
-        #: the names expanded to no effect (said in the notes)
-        self.expand_ignored = [name for name in expanded if owner is None or np.array_equal(
-            owner, aggregated.owners(tr, rows, [c for c in every if c not in expanded[name]]))]
+        #: the names expanded to no effect, each with why (said in the notes)
+        self.expand_ignored = [
+            (name, "nothing is aggregated" if owner is None else
+             "a column with nothing below" if (owner[expanded[name]] == expanded[name]).any()
+             else "not an aggregated column, nor below an expanded one")
+            for name in expanded if owner is None or np.array_equal(owner, aggregated.owners(
+                tr, rows, [c for c in every if c not in expanded[name]]))]
         self._owners_of = (key, owner)
         return owner, key
 
@@ -1014,10 +1018,8 @@ class Geometry:
     def notes(self):
         """Lines on what was changed to make the picture readable: colours moved
         apart, columns aggregated, message bundles left out."""
-        ignored = self.expand_ignored and (
-            f"expanded to no effect: {', '.join(self.expand_ignored)} ("
-            + ("nothing is aggregated)" if self.owner is None else
-               "not an aggregated column, nor below an expanded one)"))
+        ignored = self.expand_ignored and "expanded to no effect: " + "; ".join(
+            f"{name} ({why})" for name, why in self.expand_ignored)
         notes = (self.aggregation_note(), ignored, self.links.bundle_note())
         return self.colour_notes + [n for n in notes if n]
 

@@ -171,7 +171,7 @@ class Legend:
                 if chars < 24:  # (a small frame: no legend rather than shreds of one)
                     lines = [text]
                     break
-                lines = textwrap.wrap(text, chars, subsequent_indent="  ")
+                lines = textwrap.wrap(text, chars, subsequent_indent="  ") or [text]
             out += [(line, rgb) for line in lines]
         self._show(out)
         self._wrapped = window_w
