@@ -100,6 +100,11 @@ def test_auto_fits_the_columns_and_expansion_mixes_levels(cosine, monkeypatch):
     assert g.expand_ignored == []
     g = geometry(cosine, aggregate="4", expanded=("Processor-3",))  # (the leaves)
     assert g.expand_ignored == [("Processor-3", "a column with nothing below")]
+    # at the leaves' level nothing is aggregated, and the note says so (it said "600
+    # Processor aggregates of 600 containers' states"; simu-mardi's 51 hosts with
+    # states, "of 101": it counted their lanes)
+    assert g.aggregation_note() == ("columns: 600 Processor, each one container's states "
+                                    "(nothing aggregated)")
 
 
 def test_auto_never_folds_everything_into_one_column():

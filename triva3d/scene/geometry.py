@@ -1007,12 +1007,17 @@ class Geometry:
         s, tr = self.states, self.trace
         if s.mode != "aggregated":
             return None
-        types = tr.containers.type[np.unique(s.nodes)]
+        columns = np.unique(s.nodes)
+        types = tr.containers.type[columns]
         kinds = ", ".join(f"{n} {tr.display_name('types', int(t))}" for t, n in
                           zip(*np.unique(types, return_counts=True)))
         if short:
             return f"columns: {kinds}, value shares per bin"
-        return (f"columns: {kinds} aggregates of {int(s.members.sum())} containers' states, "
+        held = np.unique(self._pairs[0])  # (the containers with states, in the columns)
+        held = held[np.isin(self.owner[held], columns)]
+        if len(held) == len(columns):  # (the level of the containers with states)
+            return f"columns: {kinds}, each one container's states (nothing aggregated)"
+        return (f"columns: {kinds} aggregates of {len(held)} containers' states, "
                 "the share of each value per time bin (grey: none)")
 
     def notes(self):
