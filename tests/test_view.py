@@ -560,6 +560,10 @@ def test_the_timeline_names_the_frames_around_its_rows(paje):
     assert set(boxes) == {"proc-1", "proc-2", "host-1", "host-2", "site-1", "site-2"}
     for k in "12":  # top view: y grows up the screen; each frame's band is lower
         assert boxes[f"site-{k}"][1] < boxes[f"host-{k}"][1] < boxes[f"proc-{k}"][1]
+    # place's rows say so: a frame covers its rows (it said "unplaced, 0, 0, 0, 0")
+    rows = {r[0]: r[3:] for r in view.layout.rows(tr)}
+    assert rows["host-1"][0] == "descendants" and rows["host-1"][3] == rows["proc-1"][3]
+    assert rows["site-1"][0] == "descendants" and rows["site-1"][4] > rows["host-1"][4]
     # seen as a Gantt chart the bands are edge-on: a frame's name would stand among
     # the rows' as if it were one (a review found site-1 between two processes)
     view = View(tr, ViewState(base="timeline", view="timeline"), size=(800, 600))

@@ -131,10 +131,12 @@ class Layout:
         w, h), names for people ("" for no node)."""
         for c in range(1, len(self.x)):
             node = self.node_names[self.node[c]] if self.node[c] >= 0 else ""
+            rect = (self.x[c], self.y[c], self.w[c], self.h[c])
+            if not self.w[c] and self.rule[c] == matcher.R_DESCENDANTS:  # (a timeline's
+                rect = self.node_rects[self.node[c]]               # frame: its rows' span)
             yield (trace.display_name("containers", c),
                    trace.display_name("types", trace.containers.type[c]), node,
-                   matcher.RULES[self.rule[c]], float(self.x[c]), float(self.y[c]),
-                   float(self.w[c]), float(self.h[c]))
+                   matcher.RULES[self.rule[c]], *(float(v) for v in rect))
 
     def warnings(self):
         """Lines for a picture that would mislead: no container matched the base."""
@@ -384,7 +386,8 @@ def on_timeline(trace, gap=0.5):
     rects[~spans] = 0.0
     names = trace.display_names("containers")
     kinds = trace.names.displays(trace.types.name[cont.type])
-    rule = np.where(slot, matcher.R_NAME, matcher.R_UNPLACED).astype(np.int8)
+    rule = np.where(slot, matcher.R_NAME, np.where(spans, matcher.R_DESCENDANTS,
+                                                   matcher.R_UNPLACED)).astype(np.int8)
     return Layout(base="timeline", x=x, y=np.zeros(n), w=w, h=w.copy(),
                   node=np.where(spans, np.arange(n), -1).astype(np.int32), rule=rule,
                   node_names=names, node_kinds=kinds, node_rects=rects, node_depth=depth,
