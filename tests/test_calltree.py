@@ -322,3 +322,16 @@ def test_a_hatchet_graphframe(tmp_path, paje):
     assert {p: (int(r["calls"]), r["time (inc)"], r["time"]) for p, r in sums.iterrows()} \
         == {p: (2 * c, 2 * i, 2 * e) for p, (c, i, e) in WHOLE.items()}
     assert [n.frame["name"] for n in gf.graph.roots] == ["main"]
+
+
+def test_folded_stacks_are_microseconds_whatever_the_trace_unit(data, tmp_path):
+    """StarPU writes milliseconds: the folded file read them as seconds, 1000 times
+    too much (Executing 148707170329 for 148707.17 ms)."""
+    tr = load(data / "paje" / "native_sample.trace", cache=False)
+    assert tr.time_unit == "ms"
+    tree = calltree(tr)
+    tree.write_folded(tmp_path / "n.folded")
+    lines = dict(line.rsplit(" ", 1) for line in (tmp_path / "n.folded").read_text().splitlines())
+    paths, _, _, exc = tree.merged("sum")
+    ms = dict(zip((tree.text(p) for p in paths.tolist()), exc.tolist()))
+    assert int(lines["Executing"]) == round(ms["Executing"] * 1000) == 148707170

@@ -114,12 +114,13 @@ class CallTree:
                     texts[p] = self.text(p)
                 w.writerow([name("containers", c), texts[p], n, repr(inc), repr(exc)])
 
-    def write_folded(self, path, unit=1e-6):
+    def write_folded(self, path):
         """The folded stacks flame-graph tools and speedscope read: "main;A;B N" per
-        path, N its exclusive time summed over the containers in `unit` (default
-        microseconds), rounded; paths of none left out."""
-        paths, _, _, exc = self.merged("sum")
-        n = np.rint(exc / unit).astype(np.int64)
+        path, N its exclusive time summed over the containers in microseconds (in
+        cycles where the trace's times are), rounded; paths of none left out."""
+        from ..units import SECONDS
+        paths, _, _, exc = self.merged("sum")  # (in the trace's unit: ms for StarPU)
+        n = np.rint(exc * (SECONDS.get(self.trace.time_unit, 1e-6) / 1e-6)).astype(np.int64)
         with writing(path) as f:
             for p, k in zip(paths.tolist(), n.tolist()):
                 if k > 0:
