@@ -279,6 +279,18 @@ def test_colour_by_lateness_and_duration(paje):
     d = st.end - st.start
     x = (np.log(d) - np.log(d.min())) / (np.log(d.max()) - np.log(d.min()))
     assert g.state_rgb(rows).tolist() == ramp(x).tolist()
+    # in logical time every box is 0.8 steps tall: coloured by how long each lasted
+    # as it happened, in seconds (the boxes were all one colour, the legend in
+    # "steps", and by lateness too, whose values are seconds)
+    from triva3d.analysis.logical import logical_trace
+    lt = logical_trace(tr)
+    g = Geometry(lt, make_layout(lt, base="treemap"), ViewState(color_by="duration"))
+    m = g.metric()
+    assert m.values.tolist() == pytest.approx(lt.durations.tolist())
+    assert len(set(lt.durations.round(9))) > 2 and m.unit == "s"
+    assert [t for t, _ in g.legend_entries()][0].endswith(" s")
+    g.update(ViewState(color_by="lateness"))
+    assert [t for t, _ in g.legend_entries()][4] == "lateness 0.2 s"
 
 
 def test_focus_outlines_the_partners_within_a_radius(paje):

@@ -170,7 +170,7 @@ def metric_keys(metric, unit, stops=5):
     (lo, hi) = metric.span
     f = np.linspace(0, 1, stops if hi > lo else 1)
     at = np.exp(np.log(lo) + f * (np.log(hi) - np.log(lo))) if metric.log else lo + f * (hi - lo)
-    unit = f" {unit}" if metric.is_time else ""
+    unit = f" {metric.unit or unit}" if metric.is_time else ""
     scale = 100 if "state%:" in metric.name else 1  # (a share of the slice, in percent)
     unit = " %" if scale == 100 else unit
     form = "+.3g" if metric.signed else ".3g"

@@ -38,6 +38,7 @@ class Metric(NamedTuple):
     is_time: bool
     missing: str
     signed: bool = False
+    unit: str = None  # (a time's, where not the trace's: a logical trace's seconds)
 
 
 def per_state(trace, color_by, window=None, slicer=None, other=None):
@@ -47,17 +48,19 @@ def per_state(trace, color_by, window=None, slicer=None, other=None):
     (a Trace) of `difference:`."""
     kind, _, arg = color_by.partition(":")
     st = trace.states
+    physical = getattr(trace, "physical_unit", None)  # (in logical time: not steps)
     if color_by == "duration":
-        v = (st.end - st.start).astype(np.float64)
+        v = getattr(trace, "durations", None)  # (a box in logical time: as it happened)
+        v = (st.end - st.start if v is None else v).astype(np.float64)
         pos = v[v > 0]
         span = (float(pos.min()), float(pos.max())) if len(pos) else (1.0, 1.0)
-        return Metric(v, span, True, "duration", True, "no duration")
+        return Metric(v, span, True, "duration", True, "no duration", unit=physical)
     if color_by == "lateness":
         from .logical import state_lateness
         v = state_lateness(trace)
         hi = float(np.nanmax(v)) if np.isfinite(v).any() else 0.0
         return Metric(v, (0.0, hi), False, "lateness", True,
-                      "no lateness (not a communication event)")
+                      "no lateness (not a communication event)", unit=physical)
     if kind == "variable" and arg:
         v = variable_means(trace, arg, st.container, st.start, st.end)
         return _linear(v, arg, f"no {arg} on the container or above it")

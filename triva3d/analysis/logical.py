@@ -562,7 +562,8 @@ def logical_trace(trace, s=None):
     "between events" from the box before it to its own; each message a link from
     its send's box end to its receive's start. Time reads in steps; events and
     variables have no step and are left out (said in the notes). `lateness` keeps
-    each state's lateness (NaN where none)."""
+    each state's lateness (NaN where none), `durations` how long it lasted, both in
+    `physical_unit`, the trace's."""
     from ..trace import Trace
     s = steps(trace) if s is None else s
     tr = trace
@@ -626,6 +627,8 @@ def logical_trace(trace, s=None):
         value_colors=np.r_[tr.value_colors, added], source=tr.source, time_unit="steps",
         notes=notes)
     out.lateness = s.lateness[keep]
+    out.durations = (s.end - s.start)[keep]  # (as they happened: a box is BOX steps)
+    out.physical_unit = trace.time_unit  # (of the two: steps are not seconds)
     out.step_rows = np.flatnonzero(keep)  # the Steps row of each state
     return out
 
@@ -671,7 +674,7 @@ class Morph:
             value_colors=lt.value_colors, source=lt.source, time_unit=self.source.time_unit,
             notes=lt.notes + [f"{f:.0%} of the way from physical time to logical steps, "
                               f"a step {self.tick:.6g} {self.source.unit()} tall"])
-        out.lateness = lt.lateness
+        out.lateness, out.durations = lt.lateness, lt.durations
         return out
 
 
