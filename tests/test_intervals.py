@@ -39,6 +39,18 @@ def test_durations_histogram_and_far_outliers(paje):
     assert zero.zeros == 1 and zero.counts.sum() == 1 and len(zero.within(0, 1)) == 1
 
 
+
+def test_one_length_rounded_apart_has_no_outliers(tmp_path):
+    """Sigovan's 320 waits of 0.2 ms, which end - start rounds to three values 1e-19
+    apart: no outlier (there were 64 "far outliers", the quartiles being equal)."""
+    from triva3d import load
+    from triva3d.generate import sigovan, write
+    write(sigovan("disparate", ranks=32, iterations=10), tmp_path / "s.trace")
+    d = durations(load(tmp_path / "s.trace", cache=False), "MPI_Waitall")
+    assert len(d.seconds) == 320 and len(set(d.seconds.tolist())) > 1
+    assert np.allclose(d.seconds, 2e-4, rtol=1e-9, atol=0) and len(d.outliers) == 0
+
+
 def test_a_counters_box_plot_across_containers(paje):
     """Over [0, 5]: P1 10, P2 30: min 10, max 30, mean 20, std 10; over [5, 10]:
     20 and 30: 20, 30, 25, 5."""
