@@ -400,3 +400,11 @@ def test_otf2_output_is_bounded_and_appears_whole(tmp_path):
     assert not list(tmp_path.iterdir())        # nothing half-written
     write(hierarchy(check_config(SMALL)), tmp_path / "a.otf2", "otf2")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.otf2"]
+
+
+def test_task_workers_are_named_on_their_locality():
+    """Worker W of locality L read "worker 1 of 0" (as if 1 of no workers)."""
+    from triva3d.generate import tasks
+    p = tasks(n_tasks=20, localities=2, workers=2)
+    assert p.names[2:] == ["worker 0 on locality 0", "worker 1 on locality 0",
+                           "worker 0 on locality 1", "worker 1 on locality 1"]

@@ -76,7 +76,7 @@ def tasks(n_tasks=2000, localities=2, workers=4, seed=0):
     w, task, piece, start, end = (np.array(c) for c in zip(*out))
     nodes = localities
     names = [f"locality {i}" for i in range(nodes)] + \
-        [f"worker {i % workers} of {i // workers}" for i in range(n_workers)]
+        [f"worker {i % workers} on locality {i // workers}" for i in range(n_workers)]
     value = np.where(task == 0, 0, np.where(leaf[task], 2, 1))
     return Program(levels=[("Locality", "L"), ("Worker", "W")],
                    parent=np.r_[np.full(nodes, -1), np.arange(n_workers) // workers],
