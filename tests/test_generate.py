@@ -408,3 +408,11 @@ def test_task_workers_are_named_on_their_locality():
     p = tasks(n_tasks=20, localities=2, workers=2)
     assert p.names[2:] == ["worker 0 on locality 0", "worker 1 on locality 0",
                            "worker 0 on locality 1", "worker 1 on locality 1"]
+
+
+def test_disparate_needs_a_fourth_node():
+    """Every fourth node of 16 ranks is slow: 32 ranks have none, and drew one band."""
+    from triva3d.generate import sigovan
+    with pytest.raises(OptionsError, match="49 ranks at least, not 32"):
+        sigovan("disparate", ranks=32)
+    assert len(sigovan("disparate", ranks=49, iterations=1).names) == 4 + 49

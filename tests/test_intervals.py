@@ -40,15 +40,16 @@ def test_durations_histogram_and_far_outliers(paje):
 
 
 
-def test_one_length_rounded_apart_has_no_outliers(tmp_path):
-    """Sigovan's 320 waits of 0.2 ms, which end - start rounds to three values 1e-19
-    apart: no outlier (there were 64 "far outliers", the quartiles being equal)."""
-    from triva3d import load
-    from triva3d.generate import sigovan, write
-    write(sigovan("disparate", ranks=32, iterations=10), tmp_path / "s.trace")
-    d = durations(load(tmp_path / "s.trace", cache=False), "MPI_Waitall")
-    assert len(d.seconds) == 320 and len(set(d.seconds.tolist())) > 1
+def test_one_length_rounded_apart_has_no_outliers(paje):
+    """320 runs of 0.2 ms, which end - start rounds to 13 values 1e-19 apart: no
+    outlier (84 "far outliers" before, the quartiles being equal; sigovan's 320 waits
+    had 64)."""
+    starts = [0.0062 * k + 0.0001 * (k % 7) for k in range(320)]
+    d = durations(paje('5 r S "run" "0 1 0"\n' + "".join(
+        f"12 {t!r} p1 S r\n13 {t + 0.0002!r} p1 S\n" for t in starts)), "run")
+    assert len(d.seconds) == 320 and len(set(d.seconds.tolist())) > 10
     assert np.allclose(d.seconds, 2e-4, rtol=1e-9, atol=0) and len(d.outliers) == 0
+
 
 
 def test_a_counters_box_plot_across_containers(paje):

@@ -48,6 +48,9 @@ def sigovan(shape, ranks=64, iterations=20, seed=0):
     if ranks > MAX_CONTAINERS or ranks * iterations > MAX_LINKS:
         raise OptionsError(f"a Sigovan pattern of {ranks} ranks x {iterations} iterations: "
                            f"{MAX_LINKS:,} rank-iterations at most")
+    if shape == "disparate" and ranks <= 3 * PER_NODE:  # (no fourth node: one band)
+        raise OptionsError(f"disparate waits are slow on every fourth node of {PER_NODE} "
+                           f"ranks: {3 * PER_NODE + 1} ranks at least, not {ranks}")
     w = waits(shape, ranks, iterations, seed)
     nodes = -(-ranks // PER_NODE)
     parent = np.r_[np.full(nodes, -1), np.arange(ranks) // PER_NODE]
