@@ -70,6 +70,10 @@ def svg(tree, path_text, x="inclusive", y="exclusive", bins=BINS, size=(900, 360
     return "\n".join(out) + "\n"
 
 
+#: The plots' font size (their SVG's), in pixels.
+FONT_PX = 11
+
+
 def axes(plot, xs, ys, xlabel, ylabel, ink, log_x=False):
     """SVG lines of a plot's axes: `xs` and `ys` (None: no y scale) at their ends,
     and round values between them, ticked (on x unless `log_x`: its caller marks
@@ -90,10 +94,12 @@ def axes(plot, xs, ys, xlabel, ylabel, ink, log_x=False):
                 '</text>',
                 f'<text x="{x0 - 38}" y="{(y0 + y1) / 2}" fill="{ink}" text-anchor="middle" '
                 f'transform="rotate(-90 {x0 - 38} {(y0 + y1) / 2})">{html.escape(ylabel)}</text>']
+        half = 0.6 * FONT_PX * len(ylabel) / 2 + 4  # (the title's, along the axis)
         for v, at in _inner(ys, y1, y0, 4):
-            out += [f'<path d="M{x0 - 4},{at:.1f} L{x0},{at:.1f}" stroke="{ink}"/>',
-                    f'<text x="{x0 - 6}" y="{at + 4:.1f}" fill="{ink}" text-anchor="end">'
-                    f'{v:.4g}</text>']
+            out.append(f'<path d="M{x0 - 4},{at:.1f} L{x0},{at:.1f}" stroke="{ink}"/>')
+            if 0.6 * FONT_PX * len(f"{v:.4g}") < 26 or abs(at - (y0 + y1) / 2) > half:
+                out.append(f'<text x="{x0 - 6}" y="{at + 4:.1f}" fill="{ink}" '
+                           f'text-anchor="end">{v:.4g}</text>')  # (else on the title)
     return out
 
 
