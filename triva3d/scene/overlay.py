@@ -13,8 +13,11 @@ that never overlap, the time axis, a title line and the legend.
 - **Title**: the trace, the window and the base, top left.
 - **Legend**: the keys the picture uses, top right, 14 px text in light grey on a
   dark box (contrast about 14:1), each swatch edged in theme.SWATCH_EDGE (a key as
-  dark as the box still shows).
+  dark as the box still shows); notes too wide for LEGEND_SHARE of the window are
+  wrapped.
 """
+import textwrap
+
 import numpy as np
 from vtkmodules.vtkRenderingCore import vtkActor2D, vtkTextActor
 
@@ -160,7 +163,6 @@ class Legend:
         whole legend vanish), measured by their own text; once a width."""
         if self._wrapped == window_w:
             return
-        import textwrap
         room = LEGEND_SHARE * window_w - LEGEND_PX - 24
         ruler = text_actor(LEGEND_PX, valign="top")  # (measures, drawn never)
         out = []
