@@ -309,8 +309,10 @@ def on_treemap(trace, metric="containers", width=1000.0, height=1000.0, pad=None
     names = trace.display_names("containers")
     kinds = trace.names.displays(trace.types.name[cont.type])
     n = len(cont)
-    flat = (rects[:, 2] * rects[:, 3] <= 0) & drawn_containers(trace)  # (sized 0: not drawn)
-    flat[0] = False
+    flat = rects[:, 2] * rects[:, 3] <= 0  # (sized 0 by a metric: not drawn; a leaf
+    flat[0] = False                        # of `containers` is never 0)
+    if flat.any():
+        flat &= drawn_containers(trace)
     return Layout(base="treemap", x=rects[:, 0].copy(), y=rects[:, 1].copy(),
                   w=rects[:, 2].copy(), h=rects[:, 3].copy(), node=np.arange(n, dtype=np.int32),
                   rule=np.full(n, matcher.R_NAME, dtype=np.int8), node_names=names,

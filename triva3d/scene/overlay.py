@@ -21,6 +21,7 @@ import textwrap
 import numpy as np
 from vtkmodules.vtkRenderingCore import vtkActor2D, vtkTextActor
 
+from ..bases.layout import UNIT
 from ..bases.matcher import R_DESCENDANTS
 from ..theme import BOX_OPACITY, BOX_RGB, SWATCH_EDGE, TEXT_RGB
 from . import polydata
@@ -86,7 +87,7 @@ def label_candidates(trace, layout, shown=None):
             framed &= _ancestors(trace.containers.parent, shown)
         framed[rows] = framed[0] = False
         frames = np.flatnonzero(framed)
-        band = r[r[:, 2] > 0, 3].min() / 4 if framed.any() else 0.0  # a level's margin
+        band = UNIT / 4  # (a level's margin: on_timeline's frames grow UNIT / 2 a level)
         pts = np.r_[np.c_[layout.x[rows], layout.y[rows]],
                     np.c_[r[frames, 0], r[frames, 1] - r[frames, 3] / 2 + band / 2]]
         centres = np.full((len(pts), 3), np.nan)
