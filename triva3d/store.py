@@ -32,7 +32,7 @@ import numpy as np
 
 from .errors import OptionsError, TraceError, out_of_memory
 from .output import writing
-from .trace import SCHEMA, Kind, Names, Trace, Whole, check, type_spans
+from .trace import SCHEMA, Kind, Names, Table, Trace, Whole, check
 
 FORMAT = 8
 MARK = "triva3d-store"
@@ -48,6 +48,8 @@ TYPE_USAGE = ("count", "platform", "constant", "deepest", "first", "last")
 #: The small tables, each a file.
 SMALL = ("names", "types", "values", "containers", "state_pairs", "variable_pairs",
          "overview")
+#: The folder of an ingest's spilled rows (spill.py), inside the store's while it is made.
+SPILL = ".spill"
 #: The columns of variable_pairs.parquet (analysis.roles.variable_pairs).
 PAIRS = ("key", "first", "largest")
 
@@ -76,25 +78,88 @@ def is_store(path):
 def check_out(out):
     """Refuse (OptionsError) to ingest into `out` where it holds anything but a store
     (or what an interrupted ingest left)."""
-    ours = {"store.json", *ENTITIES, *(f"{t}.parquet" for t in SMALL)}
+    ours = {"store.json", SPILL, *ENTITIES, *(f"{t}.parquet" for t in SMALL)}
     if os.path.isdir(out) and not is_store(out) and set(os.listdir(out)) - ours:
         raise OptionsError(f"{out}: a folder holding other files than a store: give a new "
                            "or an empty folder")
 
 
 def ingest(trace, out):
-    """Write `trace` as a store in the folder `out` (made if needed; a store there,
-    or what an interrupted ingest left, is replaced; check_out refuses anything
-    else; a TraceError where the trace breaks what a read checks, trace.check). Its
-    store.json, written last, makes it a store. Returns the number of files written."""
+    """Write `trace` (in memory) as a store in the folder `out` (write_store; checked
+    whole first: a store there stays where it is refused)."""
+    check_out(out)
+    why = check(trace)
+    if why:
+        raise TraceError(str(trace.source), None, f"cannot be stored: {why}")
+    size = bucket_size(len(trace.containers))
+    extra = {name: list(getattr(trace, name).extra) for name in ENTITIES}
+    return write_store(trace, _buckets_of(trace, size), out, extra,
+                       {name: len(getattr(trace, name)) for name in ENTITIES})
+
+
+def bucket_size(n_containers):
+    """The containers of a bucket, for a trace of `n_containers` (BUCKETS at most)."""
+    return max(1, -(-n_containers // BUCKETS))
+
+
+def owner_of(name, columns):
+    """The container column that buckets table `name` (a link: its sender)."""
+    return columns["start_container" if name == "links" else "container"]
+
+
+def time_of(name, columns):
+    """The start (an event's time) and end columns of table `name`."""
+    return (columns["time"], columns["time"]) if name == "events" else \
+        (columns["start"], columns["end"])
+
+
+def _buckets_of(trace, size):
+    """(bucket, table -> its columns and `row`: the bucket's rows in the trace's
+    order) of every bucket holding entities, and of bucket 0."""
+    tables = {}
+    for name in ENTITIES:
+        t = getattr(trace, name)
+        columns = {**t.columns, **_extra(t)}
+        bucket = owner_of(name, columns) // size
+        by_bucket = np.argsort(bucket, kind="stable")
+        tables[name] = columns, by_bucket, np.searchsorted(bucket[by_bucket],
+                                                          np.arange(BUCKETS + 1))
+    for b in range(BUCKETS):
+        if b and not any(cuts[b + 1] > cuts[b] for _, _, cuts in tables.values()):
+            continue
+        yield b, {name: {**{c: v[rows] for c, v in columns.items()},
+                         "row": rows.astype(np.int64)}
+                  for name, (columns, by_bucket, cuts) in tables.items()
+                  for rows in [by_bucket[cuts[b]:cuts[b + 1]]]}
+
+
+def write_store(frame, buckets, out, extra, counts):
+    """Write a store in the folder `out` (made if needed; a store there, or what an
+    interrupted ingest left, is replaced; check_out refuses anything else): the
+    names, types, values and containers of the Trace `frame` (its entities unused),
+    and the entities of `buckets`, (bucket, table -> columns: SCHEMA's, `extra.NAME`
+    for the fields `extra` (table -> names) lists and `row`, in the trace's order) in
+    increasing bucket order; `counts`: each table's rows in all.
+    A TraceError where a part breaks what a read checks (trace.check). What the
+    whole run says is summed over the buckets (summary.Summary); store.json, written
+    last, makes it a store. Returns the number of files written."""
     import shutil
+    from concurrent.futures import ThreadPoolExecutor
 
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from .analysis.metrics import link_bytes
+    from .analysis.overview import fine_bins, fine_edges, state_counts
+    from .analysis.timeslice import nesting_parents_of
+    from .memory import give_back
+    from .summary import Summary
     check_out(out)
-    why = check(trace)  # (a store is read back checked: never write one it refuses)
+    empty = {name: {c: np.zeros(0, d) for c, d in SCHEMA[name].items()} for name in ENTITIES}
+    skeleton = _with_entities(frame, empty, {})
+    why = check(skeleton)  # (a store is read back checked: never write one it refuses)
     if why:
-        raise TraceError(str(trace.source), None, f"cannot be stored: {why}")
+        raise TraceError(str(frame.source), None, f"cannot be stored: {why}")
     os.makedirs(out, exist_ok=True)
     for name in ("store.json",) + ENTITIES:  # (first no store; a bucket the new store
         path = os.path.join(out, name)        # has not would stay)
@@ -102,110 +167,113 @@ def ingest(trace, out):
             shutil.rmtree(path)
         elif os.path.lexists(path):
             os.remove(path)
-    n_cont = len(trace.containers)
-    size = max(1, -(-n_cont // BUCKETS))
     files = 0
-
-    def table(columns):
-        return pa.table({k: np.ascontiguousarray(v) for k, v in columns.items()})
 
     def write_small(name, columns):
         nonlocal files
-        pq.write_table(table(columns), os.path.join(out, f"{name}.parquet"),
-                       compression="zstd")
+        pq.write_table(pa.table({k: np.ascontiguousarray(v) for k, v in columns.items()}),
+                       os.path.join(out, f"{name}.parquet"), compression="zstd")
         files += 1
-    names = trace.names
+    names = frame.names
     data = pa.py_buffer(np.ascontiguousarray(names.arena))
     offsets = pa.py_buffer(np.ascontiguousarray(names.offsets, np.int64))
     arr = pa.LargeBinaryArray.from_buffers(pa.large_binary(), len(names), [None, offsets, data])
     pq.write_table(pa.table({"name": arr}), os.path.join(out, "names.parquet"),
                    compression="zstd")
     files += 1
-    from .analysis.metrics import link_sizes
-    from .analysis.roles import (constant_types, entity_containers, platform_link_types,
-                                 state_pairs, variable_pairs)
-    from .colors import usage
-    from .stats import deepest
-    seconds, counts, per_type = usage(trace)
-    counts[:, 1] = np.bincount(trace.links.value, minlength=len(trace.values))  # (all)
-    whole = {"values": [seconds, *counts.T],
-             "types": [per_type, platform_link_types(trace), constant_types(trace),
-                       deepest(trace.states.type, trace.states.imbrication,
-                                len(trace.types)), *type_spans(trace).T]}
-    for name, colors, cols in (("types", trace.type_colors, TYPE_USAGE),
-                               ("values", trace.value_colors, VALUE_USAGE)):
-        write_small(name, {**getattr(trace, name).columns, **_extra(getattr(trace, name)),
-                           **{c: colors[:, k] for k, c in enumerate(RGBA)},
-                           **dict(zip(cols, whole[name]))})
-    write_small("containers", {**trace.containers.columns, **_extra(trace.containers),
-                               "entities": entity_containers(trace)})
-    write_small("state_pairs", {"key": state_pairs(trace)})
-    write_small("variable_pairs", dict(zip(PAIRS, variable_pairs(trace))))
-    t0, t1 = float(trace.containers.start[0]), float(trace.containers.end[0])
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .analysis.metrics import link_bytes
-    from .analysis.overview import fine_bins, fine_edges, state_counts
-    from .analysis.timeslice import nesting_parents_of
-    state_values = np.flatnonzero(trace.types.kind[trace.values.type] == Kind.STATE)
-    col_of_value = np.full(len(trace.values), -1, np.int32)
+    n_types, n_values = len(frame.types), len(frame.values)
+    summary = Summary(n_types, n_values, len(frame.containers))
+    t0, t1 = frame.start_time, frame.end_time
+    state_values = np.flatnonzero(frame.types.kind[frame.values.type] == Kind.STATE)
+    col_of_value = np.full(n_values, -1, np.int32)
     col_of_value[state_values] = np.arange(len(state_values), dtype=np.int32)
     edges = fine_edges(t0, t1, fine_bins(len(state_values)))
     overview = np.zeros((len(edges) - 1, len(state_values)))  # (bucket by bucket: summed)
     queued = collections.deque()  # the buckets on their way (pyarrow frees the GIL)
-    written = {name: [] for name in ENTITIES}  # (file, rows) of each table
+    written = {name: [] for name in ENTITIES}  # (file, rows, slices) of each table
     with ThreadPoolExecutor(WRITERS) as pool:
-        for name in ENTITIES:
-            t = getattr(trace, name)
-            time = t.columns["time" if name == "events" else "start"]
-            owner = t.start_container if name == "links" else t.container
-            bucket = (owner // size).astype(np.int32)
-            slot = _slots(time, t0, t1) if len(time) else bucket
-            columns = {**t.columns, **_extra(t)}
-            if name == "links":
-                columns["bytes"] = link_bytes(trace)
-            by_bucket = np.argsort(bucket, kind="stable")  # (one bucket's copy at a time)
-            cuts = np.searchsorted(bucket[by_bucket], np.arange(BUCKETS + 1))
-            for b in np.flatnonzero(np.diff(cuts)).tolist() or [0]:
-                rows = by_bucket[cuts[b]:cuts[b + 1]]
-                rows = rows[np.lexsort((time[rows], owner[rows], slot[rows]))]
-                if name == "states" and len(rows) and len(state_values):
-                    st = trace.states
-                    parent = nesting_parents_of(st.container[rows], st.type[rows],
-                                                st.start[rows], st.imbrication[rows]) \
-                        if st.imbrication[rows].max() > 0 else np.full(len(rows), -1)
-                    overview += state_counts(col_of_value[st.value[rows]], parent,
-                                             st.start[rows], st.end[rows],
-                                             len(state_values)).means(edges)
-                part = os.path.join(name, f"bucket={b}", "part-0.parquet")
-                os.makedirs(os.path.join(out, os.path.dirname(part)), exist_ok=True)
-                queued.append(pool.submit(_write_bucket, os.path.join(out, part),
-                                          columns, rows, slot[rows]))
-                ends = t.columns["time" if name == "events" else "end"][rows]
-                spread = np.bincount(slot[rows] * TIME_SLICES + _slots(ends, t0, t1),
+        for b, part in buckets:
+            trace = _with_entities(frame, {name: {c: part[name][c] for c in SCHEMA[name]}
+                                           for name in ENTITIES},
+                                   {name: {k: part[name][f"extra.{k}"] for k in extra[name]}
+                                    for name in ENTITIES})
+            why = check(trace)
+            if why:
+                raise TraceError(str(frame.source), None, f"cannot be stored: {why}")
+            links = part["links"]
+            row = links.pop("row")
+            links.update(bytes=link_bytes(trace), row=row)  # (before row, as ever)
+            summary.add(trace, links["bytes"])  # (rows in the trace's order)
+            del trace
+            for name in ENTITIES:
+                columns = part.pop(name)
+                if not len(columns["row"]) and (b or counts[name]):
+                    continue  # (an empty table: its schema in bucket 0)
+                start, _ = time_of(name, columns)
+                order = np.lexsort((start, owner_of(name, columns), _slots(start, t0, t1)))
+                for c in columns:  # (sorted a column at a time: no second copy)
+                    columns[c] = columns[c][order]
+                start, end = time_of(name, columns)
+                slot = _slots(start, t0, t1)
+                if name == "states" and len(order) and len(state_values):
+                    parent = nesting_parents_of(columns["container"], columns["type"], start,
+                                                columns["imbrication"]) \
+                        if columns["imbrication"].max() > 0 else np.full(len(order), -1)
+                    overview += state_counts(col_of_value[columns["value"]], parent, start,
+                                             end, len(state_values)).means(edges)
+                part_file = os.path.join(name, f"bucket={b}", "part-0.parquet")
+                os.makedirs(os.path.join(out, os.path.dirname(part_file)), exist_ok=True)
+                queued.append(pool.submit(_write_bucket, os.path.join(out, part_file),
+                                          columns, slot))
+                spread = np.bincount(slot * TIME_SLICES + _slots(end, t0, t1),
                                      minlength=TIME_SLICES ** 2)
-                at = np.flatnonzero(spread)
-                written[name].append((part, len(rows), [(int(k) // TIME_SLICES,
-                                                         int(k) % TIME_SLICES, int(spread[k]))
-                                                        for k in at]))
-                while len(queued) > WRITERS:  # (as many buckets' copies as writers)
+                written[name].append((part_file, len(order),
+                                      [(int(k) // TIME_SLICES, int(k) % TIME_SLICES,
+                                        int(spread[k])) for k in np.flatnonzero(spread)]))
+                del columns, order, start, end, slot
+                while len(queued) > WRITERS:  # (as many tables' files as writers)
                     queued.popleft().result()
                 files += 1
+            give_back()  # (the threads' arenas keep what a bucket freed otherwise)
         while queued:
             queued.popleft().result()
+    whole = summary.result()
+    for name, colors, cols, values in (
+            ("types", frame.type_colors, TYPE_USAGE,
+             [whole["per_type"], whole["platform"], whole["constant"], whole["deepest"],
+              *whole["spans"].T]),
+            ("values", frame.value_colors, VALUE_USAGE, [whole["seconds"], *whole["counts"].T])):
+        write_small(name, {**getattr(frame, name).columns, **_extra(getattr(frame, name)),
+                           **{c: colors[:, k] for k, c in enumerate(RGBA)},
+                           **dict(zip(cols, values))})
+    write_small("containers", {**frame.containers.columns, **_extra(frame.containers),
+                               "entities": whole["entities"]})
+    write_small("state_pairs", {"key": whole["state_pairs"]})
+    write_small("variable_pairs", dict(zip(PAIRS, whole["variable_pairs"])))
     write_small("overview", {"means": overview.ravel()})  # (a column each: 1e6 values
     #                                                     made a footer Parquet refuses)
-    meta = {"mark": MARK, "format": FORMAT, "source": str(trace.source),
-            "time_unit": trace.time_unit, "unit_note": trace.unit_note,
-            "report": [list(r) for r in trace.report], "other_records": trace.other_records,
-            "bucket_size": size, "time_slices": TIME_SLICES, "span": [t0, t1],
-            "link_sizes": list(link_sizes(trace)),
+    meta = {"mark": MARK, "format": FORMAT, "source": str(frame.source),
+            "time_unit": frame.time_unit, "unit_note": frame.unit_note,
+            "report": [list(r) for r in frame.report], "other_records": frame.other_records,
+            "bucket_size": bucket_size(len(frame.containers)), "time_slices": TIME_SLICES,
+            "span": [t0, t1], "link_sizes": list(whole["link_sizes"]),
             "overview": state_values.tolist(),
-            "extra": {t: list(getattr(trace, t).extra) for t in SCHEMA},
+            "extra": {t: list(getattr(frame, t).extra) if t not in ENTITIES else extra[t]
+                      for t in SCHEMA},
             "files": written}
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
     return files + 1
+
+
+def _with_entities(frame, columns, extra):
+    """A Trace of `frame`'s names, types, values and containers with the entity
+    `columns` (table -> SCHEMA's columns) and `extra` (table -> field -> codes)."""
+    small = ("containers", "types", "values")
+    return Trace(frame.names, {**{t: getattr(frame, t) for t in small},
+                               **{t: Table(t, columns[t], extra.get(t)) for t in ENTITIES}},
+                 frame.type_colors, frame.value_colors, source=frame.source,
+                 time_unit=frame.time_unit)
 
 
 def _slots(time, t0, t1):
@@ -214,17 +282,16 @@ def _slots(time, t0, t1):
                    TIME_SLICES - 1).astype(np.int32)
 
 
-def _write_bucket(path, columns, rows, slot):
-    """Write the `rows` of the table of `columns` (each a column, sorted by time slice
-    `slot`, then container and time) to the Parquet file `path`: a row group or more
-    each time slice, zstd, with statistics; a `row` column keeps their rows."""
+def _write_bucket(path, columns, slot):
+    """Write the table of `columns` (its rows sorted by time slice `slot`, then
+    container and time) to the Parquet file `path`: a row group or more each time
+    slice, zstd, with statistics."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    tb = pa.table({**{c: np.ascontiguousarray(v[rows]) for c, v in columns.items()},
-                   "row": rows.astype(np.int64)})
+    tb = pa.table({c: np.ascontiguousarray(v) for c, v in columns.items()})
     at = np.searchsorted(slot, np.arange(TIME_SLICES + 1))
     with pq.ParquetWriter(path, tb.schema, compression="zstd", write_statistics=True) as w:
-        if not len(rows):  # an empty table: its schema
+        if not len(slot):  # an empty table: its schema
             w.write_table(tb)
         for a, z in zip(at[:-1].tolist(), at[1:].tolist()):
             if z > a:

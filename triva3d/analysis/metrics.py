@@ -40,10 +40,28 @@ def link_sizes(trace):
     and the warnings go by."""
     if trace.whole is not None:
         return LinkSizes(*trace.whole.link_sizes)
-    from .roles import platform_link_types
+    from .roles import link_counts, platform_of
     size = link_bytes(trace)
+    links, instant = link_counts(trace)
+    return sizes_of(size_range(size), links, sized_counts(trace.links.type, size, len(links)),
+                    platform_of(links, instant))
+
+
+def size_range(size):
+    """(links of a size above 0, the smallest and the largest such size) of `size`."""
     ok = np.isfinite(size) & (size > 0)
-    msg = ~platform_link_types(trace)[trace.links.type]
-    return LinkSizes(len(size), int(ok.sum()), float(size[ok].min()) if ok.any() else np.nan,
-                     float(size[ok].max()) if ok.any() else np.nan, int(msg.sum()),
-                     int(np.isfinite(size[msg]).sum()))
+    return (int(ok.sum()), float(size[ok].min()) if ok.any() else np.nan,
+            float(size[ok].max()) if ok.any() else np.nan)
+
+
+def sized_counts(types, size, n_types):
+    """Per type: the links (of `types`, sizes `size`) whose size is known."""
+    return np.bincount(types[np.isfinite(size)], minlength=n_types)
+
+
+def sizes_of(positive, links, sized, platform):
+    """LinkSizes from size_range's (positive, smallest, largest) and roles.link_counts'
+    links and sized_counts per type (summed over the parts of a run), `platform` its mask."""
+    msg = ~platform
+    return LinkSizes(int(links.sum()), *positive, int(links[msg].sum()),
+                     int(sized[msg].sum()))

@@ -40,16 +40,21 @@ def platform_link_types(trace):
     """Mask over types: link types that describe the platform (see the module)."""
     if trace.whole is not None:
         return trace.whole.platform_types.copy()
-    ln = trace.links
-    out = np.zeros(len(trace.types), bool)
-    kinds = np.flatnonzero(trace.types.kind == Kind.LINK)
-    if not len(ln) or not len(kinds):
-        return out
-    at_start = (ln.start == ln.end) & (ln.start == trace.start_time)
-    for t in kinds:
-        mine = ln.type == t
-        out[t] = mine.any() and at_start[mine].all()
-    if np.isin(ln.type, np.flatnonzero(out)).sum() < 2:
+    return platform_of(*link_counts(trace))
+
+
+def link_counts(trace):
+    """Per type: its links, and those of zero length at the trace's start: what
+    platform_of goes by, summed over the parts of a run."""
+    ln, nt = trace.links, len(trace.types)
+    instant = (ln.start == ln.end) & (ln.start == trace.start_time)
+    return np.bincount(ln.type, minlength=nt), np.bincount(ln.type[instant], minlength=nt)
+
+
+def platform_of(links, instant):
+    """Mask over types: the platform's link types, from link_counts' first two."""
+    out = (links > 0) & (links == instant)
+    if links[out].sum() < 2:
         out[:] = False  # one instantaneous message is a message
     return out
 
@@ -79,17 +84,22 @@ def constant_types(trace):
     """Mask over types: variable types with one value per container."""
     if trace.whole is not None:
         return trace.whole.constant_types.copy()
+    present, differs = constancy(trace)
+    return present & ~differs
+
+
+def constancy(trace):
+    """Masks over types: those with variable pieces, and those whose pieces differ
+    on one container (a container's pieces lie in one part of a run: or-ed over parts)."""
     var = trace.variables
     nt = len(trace.types)
-    out = np.zeros(nt, bool)
-    out[np.unique(var.type)] = True
-    if len(var):
-        key = var.container.astype(np.int64) * nt + var.type
-        order = np.lexsort((var.value, key))
-        k, v = key[order], var.value[order]
-        differs = (k[1:] == k[:-1]) & (v[1:] != v[:-1])
-        out[np.unique(var.type[order][1:][differs])] = False
-    return out
+    present, differs = np.zeros(nt, bool), np.zeros(nt, bool)
+    present[var.type] = True
+    key = var.container.astype(np.int64) * nt + var.type
+    order = np.lexsort((var.value, key))
+    k, v = key[order], var.value[order]
+    differs[var.type[order][1:][(k[1:] == k[:-1]) & (v[1:] != v[:-1])]] = True
+    return present, differs
 
 
 def variable_roles(trace, rules=None):
@@ -174,13 +184,30 @@ def entity_containers(trace):
     """Mask over containers: those with states, events or message ends."""
     if trace.whole is not None:
         return trace.whole.entity_containers.copy()
+    return entities_of(*entity_parts(trace), platform_link_types(trace))
+
+
+def entity_parts(trace):
+    """(mask over containers: those with states, events or ends of links that are not
+    instantaneous at the start; the keys type * len(containers) + container of the
+    ends of those that are), or-ed and joined over the parts of a run."""
     out = np.zeros(len(trace.containers), bool)
     out[trace.states.container] = True
     out[trace.events.container] = True
     ln = trace.links
-    msg = ~platform_link_types(trace)[ln.type]
-    out[ln.start_container[msg]] = True
-    out[ln.end_container[msg]] = True
+    instant = (ln.start == ln.end) & (ln.start == trace.start_time)
+    out[ln.start_container[~instant]] = True
+    out[ln.end_container[~instant]] = True
+    ty = ln.type[instant].astype(np.int64) * len(out)
+    return out, np.unique(np.r_[ty + ln.start_container[instant],
+                                ty + ln.end_container[instant]])
+
+
+def entities_of(mask, instant_ends, platform):
+    """entity_containers from entity_parts and the platform's link types."""
+    out = mask.copy()
+    n = len(out)
+    out[instant_ends[~platform[instant_ends // n]] % n] = True
     return out
 
 
