@@ -3,6 +3,7 @@
 Bad input prints one line `triva3d: error: FILE:LINE: reason` and exits 2.
 """
 import argparse
+import contextlib
 import errno
 import json
 import math
@@ -19,7 +20,6 @@ def _load(args, as_asked=True, path=None, state=None, part=False):
     tree), and the seconds it took. `part`: of a store, only what `state` draws
     needs (ViewState.part) where the options need no more; "skeleton": of a store,
     no entity, but what the whole run says (engine.read_skeleton)."""
-    from tqdm import tqdm
     from .bases import by_task
     from .load import load
     from .engine import read_part
@@ -31,12 +31,7 @@ def _load(args, as_asked=True, path=None, state=None, part=False):
     logical = getattr(args, "time", None) == "logical"
     window = None if not store or cut or getattr(args, "clusters", None) or logical else \
         () if part == "skeleton" else state.part()
-    with tqdm(unit="B", unit_scale=True, delay=1.0, leave=False, desc="reading",
-              disable=not sys.stderr.isatty()) as bar:  # the library never prints
-
-        def progress(done, total):
-            bar.total = total
-            bar.update(done - bar.n)
+    with _reading() as progress:
         dask = getattr(args, "dask", None)
         if dask and window is None:
             raise OptionsError("--dask reduces the messages per pair of a store (triva3d "
@@ -45,7 +40,7 @@ def _load(args, as_asked=True, path=None, state=None, part=False):
                                "the whole run")
         trace = read_part(store, window, dask) if window is not None else load(
             path or args.trace, lenient=args.lenient, cache=not args.no_cache,
-            progress=None if bar.disable else progress)
+            progress=progress)
     if cut and getattr(args, "clusters", None):
         raise OptionsError("clusters group processes, by task each task is a container: "
                            "not both")
@@ -61,6 +56,20 @@ def _load(args, as_asked=True, path=None, state=None, part=False):
     for note in trace.notes:
         print(f"triva3d: note: {note}", file=sys.stderr)
     return trace, time.perf_counter() - t0
+
+
+@contextlib.contextmanager
+def _reading():
+    """A bar of the bytes read, on a terminal (the library never prints): yields its
+    f(bytes read, bytes in all), or None."""
+    from tqdm import tqdm
+    with tqdm(unit="B", unit_scale=True, delay=1.0, leave=False, desc="reading",
+              disable=not sys.stderr.isatty()) as bar:
+
+        def progress(done, total):
+            bar.total = total
+            bar.update(done - bar.n)
+        yield None if bar.disable else progress
 
 
 #: Options that name files a command reads, and files it writes.
@@ -269,15 +278,16 @@ def cmd_compare(args):
 
 
 def cmd_ingest(args):
-    from .store import check_out, ingest
-    check_out(args.output)  # (before the trace is read)
-    trace, seconds = _load(args, as_asked=False)
+    from .spill import ingest_file
     t0 = time.perf_counter()
-    n = ingest(trace, args.output)
-    print(f"{args.output}: a store of {len(trace.states)} states, {len(trace.links)} links, "
-          f"{len(trace.variables)} variable pieces, {len(trace.events)} events in {n} files "
-          f"(read in {seconds:.2f} s, written in {time.perf_counter() - t0:.2f} s)",
-          file=sys.stderr)
+    with _reading() as progress:
+        trace, counts, n = ingest_file(args.trace, args.output, lenient=args.lenient,
+                                       cache=not args.no_cache, progress=progress)
+    for note in trace.notes:
+        print(f"triva3d: note: {note}", file=sys.stderr)
+    print(f"{args.output}: a store of {counts['states']} states, {counts['links']} links, "
+          f"{counts['variables']} variable pieces, {counts['events']} events in {n} files "
+          f"(in {time.perf_counter() - t0:.2f} s)", file=sys.stderr)
 
 
 def _bounds(what, form):

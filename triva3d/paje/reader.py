@@ -55,13 +55,17 @@ class _Progress:
             self.report(self.read, self.total)
 
 
-def read_paje(path, lenient=False, progress=None):
+def read_paje(path, lenient=False, progress=None, spill=None):
     """Parse and simulate the Pajé trace at `path`. Raises TraceError on bad input.
     `progress`: None, or a callable f(bytes read, bytes in all) called after each
-    block (an exception it raises stops the read)."""
+    block (an exception it raises stops the read). `spill`: None, or (hand, rows):
+    whenever the simulation holds `rows` entity rows, hand(*SimState.hand_over())
+    takes those that can no longer change, and the last at the end; the Trace then
+    holds no entity (spill.py)."""
     path = os.fspath(path)
     with interpreted():  # a few names
         sim = SimState(lenient)
+    sim.spill = spill
     bar = _Progress(progress)
     _read_file(sim, path, [], bar)
     if not sim.header.defs:  # no event could have been read: only blanks and comments
@@ -112,6 +116,8 @@ def _read_file(sim, path, chain, bar):
                     with bar.interpreted():
                         _run(sim, buf, data, batch, lines, path, chain + [path], bar)
                     pool.append(batch)
+                    if sim.spill:
+                        sim.spill_if_full()
     if sim.header.current is not None:
         raise TraceError(path, "end", f"%EventDef at line {sim.header.current.line} has no "
                                       "%EndEventDef")

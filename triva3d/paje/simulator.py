@@ -57,6 +57,10 @@ TRACE_COLUMNS = {
 }
 GROWTH = 1.5
 INITIAL = 4096
+#: The entity tables, and the kind of their types.
+ENTITY_TABLES = ("states", "links", "variables", "events")
+KIND_OF = {"states": Kind.STATE, "links": Kind.LINK, "variables": Kind.VARIABLE,
+           "events": Kind.EVENT}
 TYPE_KIND = {D.DEF_CONTAINER_TYPE: Kind.CONTAINER, D.DEF_STATE_TYPE: Kind.STATE,
              D.DEF_EVENT_TYPE: Kind.EVENT, D.DEF_VARIABLE_TYPE: Kind.VARIABLE,
              D.DEF_LINK_TYPE: Kind.LINK}
@@ -181,6 +185,10 @@ class SimState:
         self.defs = []                       # index -> EventDef
         self.notes = []                      # recoveries and remarks made in Python
         self.files = []                      # every file read (PajeTraceFile included)
+        self.ids = {}                        # group -> (numbers of the rows kept by
+        #                                      hand_over, the next number)
+        self.spill = None                    # spill.py's (hand, rows) or None
+        self.kept = 0                        # rows held after the last hand-over
         self._root()
 
     # -- set-up --------------------------------------------------------------
@@ -413,6 +421,88 @@ class SimState:
         return [bytes(buf[s:e]) for s, e in zip(self.toks_s[:n].tolist(),
                                                 self.toks_e[:n].tolist())]
 
+    # -- bounded memory (spill.py) ------------------------------------------------
+    def held(self):
+        """Entity rows held."""
+        return sum(int(self.istate[GROUPS[TRACE_COLUMNS[t][0]][0]]) for t in ENTITY_TABLES)
+
+    def hand_over(self, final=False):
+        """Take out the entity rows that can no longer change, keeping (renumbered)
+        the open states, the pending links and each (container, type)'s last row, which
+        the time-order checks read (`final`, after `finish`'s destroy: keep none).
+        Returns (table -> its columns: SCHEMA's, `extra.NAME` of every field known and
+        `row`, the rows' numbers in the order of the Trace `build` would make, a
+        link's counting the links dropped before it; the numbers of the links dropped,
+        never completed). A link key is then checked for reuse among the links held
+        only."""
+        a, ist = self.a, self.istate
+        kinds = np.array(self.type_kind, np.int8)[a["slot_type"][:int(ist[K.I_NSLOT])]]
+        out, dropped = {}, np.empty(0, I8)
+        for table in ENTITY_TABLES:
+            group, arrays, extra = TRACE_COLUMNS[table]
+            count = GROUPS[group][0]
+            n = int(ist[count])
+            rows = self.row_ids(group, n)
+            last = a["slot_last"][:len(kinds)][kinds == KIND_OF[table]]
+            keep = np.zeros(n, bool)
+            if not final:
+                keep[last[last >= 0]] = True
+                if table == "states":
+                    keep |= np.isnan(a["st_end"][:n])
+            if table == "links":
+                done = a["ln_done"][:n]
+                gone = (done == 0) & (final | (a["cont_destroyed"][a["ln_cont"][:n]] == 1))
+                keep |= (done == 0) & ~gone
+                dropped = rows[gone]
+                given = ~keep & ~gone
+            else:
+                given = ~keep
+            at = np.flatnonzero(given)
+            cols = dict(zip(SCHEMA[table], (a[x][:n][at] for x in arrays)))
+            cols.update({f"extra.{f}": a[extra][at, i] for i, f in enumerate(self.extra_names)})
+            cols["row"] = rows[at]
+            out[table] = cols
+            self._compact(table, np.flatnonzero(keep), rows, kinds)
+        return out, dropped
+
+    def spill_if_full(self):
+        """Hand over (to self.spill's hand) when the rows held reach its rows, or twice
+        what the last hand-over kept."""
+        hand, rows = self.spill
+        if self.held() >= max(rows, 2 * self.kept):
+            hand(*self.hand_over())
+            self.kept = self.held()
+
+    def row_ids(self, group, n):
+        """The numbers of the `n` rows held of `group`."""
+        ids, base = self.ids.get(group, (np.empty(0, I8), 0))
+        return np.concatenate([ids, np.arange(base, base + n - len(ids), dtype=I8)])
+
+    def _compact(self, table, keep, rows, kinds):
+        """Keep only the rows `keep` (increasing; `rows` their numbers) of `table`'s
+        group, renumbering what points at them (states below, stacks' tops, the last
+        rows of the slots, whose types' `kinds` are given, the link index)."""
+        a, ist = self.a, self.istate
+        group, _, _ = TRACE_COLUMNS[table]
+        count, arrays, index, extra = GROUPS[group]
+        n, k = int(ist[count]), len(keep)
+        for arr in list(arrays) + [extra]:
+            a[arr][:k] = a[arr][keep]
+        ist[count] = k
+        ids, base = self.ids.get(group, (rows[:0], 0))
+        self.ids[group] = rows[keep], base + n - len(ids)
+        new = np.full(n + 1, -1, I4)  # (new[-1]: none)
+        new[keep] = np.arange(k, dtype=I4)
+        ns = len(kinds)
+        mine = kinds == KIND_OF[table]
+        a["slot_last"][:ns][mine] = new[a["slot_last"][:ns][mine]]
+        if table == "states":
+            a["st_below"][:k] = new[a["st_below"][:k]]
+            a["slot_top"][:ns][mine] = new[a["slot_top"][:ns][mine]]
+        if index:
+            a[index[0]][:] = K.EMPTY
+            K.rehash(a[index[0]], a[index[1]], np.flatnonzero(a["ln_done"][:k] != 2))
+
     # -- the end ---------------------------------------------------------------
     def finish(self, source):
         """Close everything; the arguments of Trace.from_columns (`build`). Strict:
@@ -427,6 +517,8 @@ class SimState:
         if self.istate[K.I_ERR] == K.E_INCOMPLETE_LINKS:
             raise TraceError(source, "end", MESSAGES[K.E_INCOMPLETE_LINKS].format(
                 **self.pending_links(int(a["work"][0]))), lenient_reads=True)
+        if self.spill:
+            self.spill[0](*self.hand_over(final=True))
         return self.build(source)
 
     def _take(self, group, arrays, keep=None):

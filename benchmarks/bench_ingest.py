@@ -1,0 +1,88 @@
+"""Ingest in bounded memory (issue 34.3): `triva3d ingest TRACE -o DIR` of synthetic
+Pajé traces (gen_trace.py: 3 200 processes, nested states, a message with a unique
+key for every 10 events or so, variables, events), each in a fresh process: its time
+and peak RSS, against the same store made from the trace read whole (load, then
+store.ingest), and `pj_dump -q` of the trace where PajeNG is installed, up to
+--whole-max events (their peaks grow with the trace). The two stores are compared
+file by file. Prints its figures.
+
+Usage: python benchmarks/bench_ingest.py [--events 1e6 1e7] [--dir /tmp/triva3d-bench]
+"""
+import argparse
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WHOLE = ["-c", "import sys; from triva3d import load; from triva3d.store import ingest; "
+         "ingest(load(sys.argv[1], cache=False), sys.argv[2])"]
+
+
+def run(argv, **kw):
+    """(seconds, peak RSS in MB) of a fresh process running `argv`."""
+    t = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kw)
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    if os.waitstatus_to_exitcode(status):
+        sys.exit(p.stderr.read().decode())
+    return wall, usage.ru_maxrss / 1024
+
+
+def same_files(a, b):
+    """Whether the folders `a` and `b` hold the same files byte for byte (store.json
+    but its source)."""
+    for root, _, files in os.walk(a):
+        for f in files:
+            x = os.path.join(root, f)
+            y = os.path.join(b, os.path.relpath(x, a))
+            if f != "store.json" and not filecmp.cmp(x, y, shallow=False):
+                return False
+    return True
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--events", type=float, nargs="+", default=[1e6, 1e7])
+    p.add_argument("--dir", default="/tmp/triva3d-bench")
+    p.add_argument("--whole-max", type=float, default=3e7,
+                   help="read whole and pj_dump (the comparisons) up to this many events")
+    a = p.parse_args()
+    os.makedirs(a.dir, exist_ok=True)
+    sys.path.insert(0, HERE)
+    env = dict(os.environ, TRIVA3D_CACHE_DIR=os.path.join(a.dir, "cache"))
+    for n in a.events:
+        path = os.path.join(a.dir, f"synthetic-{n:.0e}.trace")
+        countfile = path + ".events"
+        if not (os.path.exists(path) and os.path.exists(countfile)):
+            from gen_trace import generate
+            t = time.perf_counter()
+            with open(countfile, "w") as f:
+                f.write(str(generate(int(n), path)))
+            print(f"generated {path} in {time.perf_counter() - t:.1f} s")
+        events = int(open(countfile).read())
+        size = os.path.getsize(path) / 2**20
+        print(f"== {path}: {events} events, {size:.0f} MiB")
+        streamed, whole = (os.path.join(a.dir, f"ingest-{k}") for k in ("streamed", "whole"))
+        for out in (streamed, whole):
+            shutil.rmtree(out, ignore_errors=True)
+        t, peak = run([sys.executable, "-m", "triva3d.cli", "ingest", "--no-cache", path,
+                       "-o", streamed], env=env)
+        print(f"ingest (bounded)     {t:6.1f} s  peak {peak:6.0f} MB  "
+              f"{events / t / 1e6:.2f} M events/s")
+        if events <= a.whole_max:
+            t, peak = run([sys.executable, *WHOLE, path, whole], env=env)
+            print(f"load + ingest whole  {t:6.1f} s  peak {peak:6.0f} MB  "
+                  f"same files: {same_files(streamed, whole)}")
+            shutil.rmtree(whole)
+        if shutil.which("pj_dump") and events <= a.whole_max:
+            t, peak = run(["pj_dump", "-q", path])
+            print(f"pj_dump -q           {t:6.1f} s  peak {peak:6.0f} MB")
+        shutil.rmtree(streamed)
+
+
+if __name__ == "__main__":
+    main()

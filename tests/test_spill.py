@@ -1,0 +1,260 @@
+"""Ingest in bounded memory (spill.py): a Pajé trace simulated while its finished rows
+are handed over and spilled writes the very store that the trace read whole does,
+file by file, while the simulation holds a bounded number of rows."""
+import glob
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import DATA, HEADER, SIZED_LINK
+from test_fuzz import mutated
+from triva3d import load
+from triva3d.errors import Triva3dError
+from triva3d.paje import reader
+from triva3d.paje.simulator import SimState
+from triva3d.spill import ingest_file
+from triva3d.store import ingest, read_store
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def small_batches(monkeypatch):
+    """Lexed batches of 16 lines: a hand-over can come after every 16 lines."""
+    monkeypatch.setattr(reader, "LEX_LINES", 16)
+
+
+def stores_differ(a, b):
+    """What differs between the stores in folders `a` and `b` (every Parquet file's
+    columns and row groups, store.json but its source), or None."""
+    files = [sorted(os.path.relpath(p, d) for p in glob.glob(f"{d}/**/*.parquet",
+                                                               recursive=True))
+             for d in (a, b)]
+    if files[0] != files[1]:
+        return f"files {set(files[0]) ^ set(files[1])}"
+    for f in files[0]:
+        x, y = (pq.ParquetFile(os.path.join(d, f)) for d in (a, b))
+        if x.metadata.num_row_groups != y.metadata.num_row_groups:
+            return f"{f}: row groups"
+        x, y = x.read(), y.read()
+        if x.column_names != y.column_names:
+            return f"{f}: columns {x.column_names} {y.column_names}"
+        for c in x.column_names:
+            u, v = (t.column(c).to_numpy(zero_copy_only=False) for t in (x, y))
+            if not (len(u) == len(v) and np.array_equal(u, v, equal_nan=u.dtype.kind == "f")):
+                return f"{f}: column {c}"
+    meta = [json.loads(Path(d, "store.json").read_text()) for d in (a, b)]
+    for m in meta:
+        del m["source"]
+    return None if meta[0] == meta[1] else "store.json"
+
+
+def both_ways(path, tmp_path, lenient=False, rows=1):
+    """The error both give (asserted the same), else what differs between the stores
+    of `path` read whole and streamed, holding `rows` rows (None: nothing)."""
+    errors = []
+    for way, out in (("whole", tmp_path / "whole"), ("streamed", tmp_path / "streamed")):
+        try:
+            if way == "whole":
+                ingest(load(path, lenient=lenient, cache=False), out)
+            else:
+                ingest_file(path, out, lenient=lenient, cache=False, rows=rows)
+            errors.append(None)
+        except Triva3dError as e:
+            errors.append(str(e))
+        assert not (out / ".spill").exists()
+    assert errors[0] == errors[1]
+    return errors[0] or stores_differ(tmp_path / "whole", tmp_path / "streamed")
+
+
+PAJE = sorted(p.name for p in (DATA / "paje").glob("*.trace")) if DATA.is_dir() else []
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
+@pytest.mark.parametrize("name", PAJE + ["multiple_files/root.trace"])
+@pytest.mark.parametrize("lenient", [False, True])
+def test_a_streamed_trace_is_the_store_of_the_trace_read_whole(name, lenient, tmp_path,
+                                                               small_batches):
+    """Every Pajé trace of the shared data (native_paje.trace: both refuse it in strict
+    mode, with the same error), strict and lenient, handed over every 16 lines."""
+    got = both_ways(DATA / "paje" / name, tmp_path, lenient)
+    assert got is None or (name == "native_paje.trace" and not lenient and "legacy" in got)
+
+
+TYPES = """\
+0 P 0 "Process"
+2 S P "State"
+1 V P "Var" "1 0 0"
+3 E P "Mark"
+4 L 0 P P "Msg"
+4 LP P P P "Self"
+"""
+
+
+@st.composite
+def runs(draw):
+    """A Pajé trace of processes made and destroyed along the run, with nested
+    states, variables changed at the same time or later, events, and messages whose
+    ends come in either order (an end first: its start at once, at the same time),
+    some sized, some pending when their container goes (lenient: dropped), keys
+    never reused."""
+    lines, alive, made, t, key = [], [], 0, 0.0, 0
+    depth, valued = {}, set()
+    pending = {}  # key -> (link type, its container)
+    for _ in range(draw(st.integers(1, 200))):
+        t += draw(st.sampled_from([0.0, 0.0, 0.25, 1.0]))
+        op = draw(st.sampled_from(["create", "destroy", "push", "pop", "set", "var", "add",
+                                   "event", "start", "end"] if alive else ["create"]))
+        p = draw(st.sampled_from(alive)) if alive else None
+        v = draw(st.integers(0, 3))
+        if op == "create":
+            made += 1
+            alive.append(made)
+            depth[made] = 0
+            lines.append(f'6 {t} p{made} P 0 "P{made}"')
+        elif op == "destroy":
+            alive.remove(p)
+            lines.append(f"7 {t} P p{p}")
+        elif op in ("push", "set"):
+            depth[p] = depth[p] + 1 if op == "push" else 1
+            lines.append(f"{12 if op == 'push' else 11} {t} p{p} S s{v}")
+        elif op == "pop" and depth[p]:
+            depth[p] -= 1
+            lines.append(f"13 {t} p{p} S")
+        elif op == "var" or op == "add" and p in valued:
+            valued.add(p)
+            lines.append(f"{8 if op == 'var' else 9} {t} p{p} V {v}")
+        elif op == "event":
+            lines.append(f"17 {t} p{p} E e{v}")
+        elif op == "start" or op == "end" and not pending:
+            key += 1
+            kind, owner = draw(st.sampled_from([("L", "0"), ("LP", f"p{p}")]))
+            first = draw(st.sampled_from(["15", "16", "20"]))
+            size = f" {draw(st.sampled_from(['8', '1e6', 'x']))}" if first == "20" else ""
+            lines.append(f"{first} {t} {owner} {kind} p{p} m k{key}{size}")
+            if first == "16":
+                lines.append(f"15 {t} {owner} {kind} p{p} m k{key}")
+            else:
+                pending[key] = kind, owner
+        elif op == "end":
+            k = draw(st.sampled_from(sorted(pending)))
+            kind, owner = pending.pop(k)
+            lines.append(f"16 {t} {owner} {kind} p{p} m k{k}")
+    return HEADER + SIZED_LINK + TYPES + "\n".join(lines) + "\n"
+
+
+@settings(max_examples=60)
+@given(runs(), st.booleans(), st.sampled_from([1, 8, 1 << 21]))
+def test_generated_runs_stream_to_the_store_of_the_trace_read_whole(tmp_path_factory, trace,
+                                                                    lenient, rows):
+    reader.LEX_LINES, saved = 4, reader.LEX_LINES  # (a fixture is not per example)
+    try:
+        tmp = tmp_path_factory.mktemp("run")
+        (tmp / "t.trace").write_text(trace)
+        got = both_ways(tmp / "t.trace", tmp, lenient, rows)
+    finally:
+        reader.LEX_LINES = saved
+    assert got is None or "t.trace" in got, got  # (an error names the file)
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
+@settings(max_examples=60)
+@given(mutated())
+def test_mutated_traces_stream_as_they_read_whole(tmp_path_factory, data):
+    """Lenient, on damaged traces: the same store or the same error, except where a
+    link key is reused (checked among the links held only, when streamed)."""
+    reader.LEX_LINES, saved = 8, reader.LEX_LINES
+    try:
+        tmp = tmp_path_factory.mktemp("mutated")
+        (tmp / "t.trace").write_bytes(data)
+        try:
+            reused = any("reused link keys" in r[0]
+                         for r in load(tmp / "t.trace", lenient=True, cache=False).report)
+        except Triva3dError:
+            reused = False
+        if not reused:
+            got = both_ways(tmp / "t.trace", tmp, lenient=True)
+            assert got is None or "t.trace" in got, got  # (an error names the file)
+    finally:
+        reader.LEX_LINES = saved
+
+
+def test_a_refused_trace_leaves_the_store_there_and_no_spill(tmp_path, small_batches):
+    """A trace refused late (a state ending before it starts, found as a bucket is
+    written; an incomplete link, found at the end) is one line naming the trace; the
+    store ingested before into the same folder stays whole, and nothing spilled
+    stays; into a new folder, no folder stays."""
+    from triva3d import cli
+    good = ROOT / "examples" / "small.trace"
+    ingest_file(good, tmp_path / "s", cache=False)
+    before = read_store(tmp_path / "s")
+    bodies = {"ending before it starts": '5 r S "run" "1 0 0"\n11 0 p1 S r\n11 3 p1 S r\n'
+                             '15 1 0 L p1 r m\n16 2 0 L p2 r m\n',
+              "incomplete link": "".join(f"11 {t} p1 S s{t % 3}\n" for t in range(200)) +
+                                 "15 300 0 L p1 m k\n"}
+    for why, body in bodies.items():
+        bad = tmp_path / "bad.trace"
+        bad.write_text(HEADER + TYPES_2 + body)
+        for out in (tmp_path / "s", tmp_path / "new"):
+            err = subprocess.run([sys.executable, "-m", "triva3d.cli", "ingest", "--no-cache",
+                                  str(bad), "-o", str(out)], capture_output=True, text=True,
+                                 env=dict(os.environ, PYTHONPATH=str(ROOT))).stderr
+            assert len(err.strip().splitlines()) == 1 and str(bad) in err and why in err, err
+        assert not (tmp_path / "new").exists() and not (tmp_path / "s" / ".spill").exists()
+        after = read_store(tmp_path / "s")
+        assert [len(getattr(after, t)) for t in ("states", "links")] == \
+            [len(getattr(before, t)) for t in ("states", "links")]
+    assert cli.main(["ingest", str(good), "-o", str(tmp_path / "s")]) == 0
+
+
+def test_the_simulation_holds_a_bounded_number_of_rows(tmp_path, monkeypatch):
+    """Streamed, a run of 20 000 entities (4 processes: nested states, variables,
+    events, messages between them) never has more than a few hundred rows held
+    (`rows` 256, batches of 16 lines), where read whole it holds them all; what it
+    writes is the store of the trace read whole."""
+    monkeypatch.setattr(reader, "LEX_LINES", 16)
+    lines = [f'6 0 p{k} P 0 "P{k}"' for k in range(3, 5)]
+    for i in range(4000):
+        p, q = f"p{1 + i % 4}", f"p{1 + (i + 1) % 4}"
+        lines += [f"12 {i} {p} S s{i % 3}", f"12 {i + 0.2} {p} S t", f"13 {i + 0.4} {p} S",
+                  f"8 {i} {p} V {i % 7}", f"17 {i + 0.1} {p} E e",
+                  f"15 {i + 0.5} 0 L {p} m k{i}", f"16 {i + 0.9} 0 L {q} m k{i}",
+                  f"13 {i + 0.95} {p} S"]
+    path = tmp_path / "t.trace"
+    path.write_text(HEADER + TYPES_2 + "\n".join(lines) + "\n")
+    held = []
+    spill_if_full = SimState.spill_if_full
+
+    def watch(sim):
+        held.append(sim.held())
+        spill_if_full(sim)
+    monkeypatch.setattr(SimState, "spill_if_full", watch)
+    assert both_ways(path, tmp_path, rows=256) is None
+    whole = load(path, cache=False)
+    assert sum(len(getattr(whole, t)) for t in ("states", "links", "variables", "events")) \
+        == 20000
+    assert len(held) > 100 and max(held) < 256 + 8 * 16
+
+
+TYPES_2 = TYPES + '6 0 p1 P 0 "P1"\n6 0 p2 P 0 "P2"\n'
+
+
+def test_ingest_says_what_it_wrote(tmp_path, capsys):
+    """`triva3d ingest TRACE -o DIR` of a Pajé trace says the rows of each table and
+    the files written, and DIR reads as the trace does."""
+    from triva3d import cli
+    from conftest import dump_lines
+    small = ROOT / "examples" / "small.trace"
+    assert cli.main(["ingest", "--no-cache", str(small), "-o", str(tmp_path / "s")]) == 0
+    err = capsys.readouterr().err
+    assert "a store of 1066 states, 291 links, 364 variable pieces, 226 events in 112 files" \
+        in err, err
+    assert dump_lines(read_store(tmp_path / "s")) == dump_lines(load(small, cache=False))

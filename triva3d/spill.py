@@ -1,0 +1,144 @@
+"""Ingest in bounded memory (issue 34.3): a Pajé trace's simulation hands over, every
+SPILL_ROWS entity rows, the rows that can no longer change (SimState.hand_over);
+they go to files in the store's folder, one a hand-over and table, sorted by
+container, and are read back one container bucket at a time for store.write_store.
+Memory is then the rows held (open states, pending links, each (container, type)'s
+last row), the names, and one bucket; the spilled rows take about their own size on
+disk until the store is written. Other formats are read whole, then written."""
+import os
+import shutil
+import stat
+
+import numpy as np
+
+from .store import (BUCKETS, ENTITIES, SMALL, SPILL, bucket_size, check_out, ingest, owner_of,
+                    write_store)
+from .trace import SCHEMA
+
+#: Entity rows the simulation holds before it hands over those done with.
+SPILL_ROWS = 1 << 21
+
+
+class Spill:
+    """The hand-overs of a simulation (SimState.hand_over), spilled to `folder`."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.chunks = {name: [] for name in ENTITIES}  # (folder, its columns) each
+        self.fields = []                                # extra fields, in order
+        self.given = {name: set() for name in ENTITIES}  # fields given a value
+        self.dropped = []                               # links never completed
+        self.counts = dict.fromkeys(ENTITIES, 0)
+
+    def __call__(self, tables, dropped):
+        """Spill one hand-over: `tables` (table -> columns), `dropped` link numbers."""
+        self.dropped.append(dropped)
+        for name, columns in tables.items():
+            n = len(columns["row"])
+            for c, v in columns.items():
+                if c.startswith("extra."):
+                    field = c[len("extra."):]
+                    if field not in self.fields:
+                        self.fields.append(field)
+                    if n and v.max() >= 0:
+                        self.given[name].add(field)
+            if not n:
+                continue
+            self.counts[name] += n
+            order = np.argsort(owner_of(name, columns), kind="stable")
+            chunk = os.path.join(self.folder, f"{name}-{len(self.chunks[name])}")
+            os.makedirs(chunk)
+            for c, v in columns.items():
+                np.save(os.path.join(chunk, f"{c}.npy"), v[order])
+            self.chunks[name].append((chunk, list(columns)))
+
+    def extra(self):
+        """Table -> the extra fields given a value in it, in the trace's order."""
+        return {name: [f for f in self.fields if f in self.given[name]] for name in ENTITIES}
+
+    def buckets(self, n_containers):
+        """store.write_store's buckets: (bucket, table -> columns) of every bucket
+        holding entities, and of bucket 0, each table's rows in the trace's order."""
+        size, extra = bucket_size(n_containers), self.extra()
+        dropped = np.sort(np.concatenate(self.dropped + [np.empty(0, np.int64)]))
+        for b in range(BUCKETS):
+            part = {name: self._read(name, b * size, (b + 1) * size, extra[name])
+                    for name in ENTITIES}
+            if b and not any(len(p["row"]) for p in part.values()):
+                continue
+            links = part["links"]
+            links["row"] = links["row"] - np.searchsorted(dropped, links["row"])
+            yield b, part
+
+    def _read(self, name, lo, hi, fields):
+        """Table `name`'s spilled rows of containers `lo` to `hi` - 1: SCHEMA's
+        columns, `extra.F` of `fields` (-1 where a hand-over had no such field) and
+        `row`, in the order of `row`."""
+        spans = []  # (chunk, its columns, first row, end)
+        owner_column = "start_container" if name == "links" else "container"
+        for chunk, columns in self.chunks[name]:
+            owner = np.load(os.path.join(chunk, f"{owner_column}.npy"), mmap_mode="r")
+            i, j = np.searchsorted(owner, (lo, hi)).tolist()
+            if j > i:
+                spans.append((chunk, columns, i, j))
+        dtypes = {**SCHEMA[name], "row": np.int64}
+
+        def column(c):  # (one column's pieces at a time: memory, the part and a column)
+            return np.concatenate([np.load(os.path.join(chunk, f"{c}.npy"), mmap_mode="r")[i:j]
+                                   if c in columns else np.full(j - i, -1, np.int32)
+                                   for chunk, columns, i, j in spans]) \
+                if spans else np.zeros(0, dtypes.get(c, np.int32))
+        row = column("row")
+        order = np.argsort(row, kind="stable")
+        return {**{c: column(c)[order] for c in list(SCHEMA[name]) +
+                   [f"extra.{f}" for f in fields]}, "row": row[order]}
+
+
+def ingest_file(path, out, lenient=False, cache=True, progress=None, rows=SPILL_ROWS):
+    """Write the trace at `path` as a store in `out`: a Pajé trace in bounded memory
+    (a link key is then checked for reuse among the links the simulation holds, not
+    all; the cache is neither read nor written), any other read whole (load.load)
+    then written. Returns (the Trace read, without its entities where spilled; each
+    table's rows; the files written)."""
+    from .load import PAJE, load, reader_of
+    from .memory import give_back
+    from .paje.reader import read_paje
+    check_out(out)
+    try:  # (a pipe or FIFO is Pajé, read once: not sniffed)
+        piped = stat.S_ISFIFO(os.stat(path).st_mode) or stat.S_ISCHR(os.stat(path).st_mode)
+    except OSError:
+        piped = False
+    reader = None if piped else reader_of(path)
+    if reader is not None and reader[0] is not PAJE:
+        trace = load(path, lenient=lenient, cache=cache, progress=progress)
+        return trace, {name: len(getattr(trace, name)) for name in ENTITIES}, ingest(trace, out)
+    folder, made = os.path.join(out, SPILL), not os.path.exists(out)
+    if os.path.isdir(folder):
+        shutil.rmtree(folder)
+    os.makedirs(folder)
+    staging = os.path.join(folder, "store")  # (a store in `out` stays until this one is made)
+    try:
+        spill = Spill(folder)
+        frame = read_paje(reader[1] if reader else path, lenient, progress, (spill, rows))
+        give_back()  # (the simulation's columns, freed)
+        files = write_store(frame, spill.buckets(len(frame.containers)), staging,
+                            spill.extra(), spill.counts)
+        replace(staging, out)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        if made and os.path.isdir(out) and not os.listdir(out):
+            os.rmdir(out)
+    return frame, spill.counts, files
+
+
+def replace(new, out):
+    """Move the store made in `new` into `out` in place of what a store there holds,
+    its store.json last."""
+    for name in ("store.json", *ENTITIES, *(f"{t}.parquet" for t in SMALL)):
+        path = os.path.join(out, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.remove(path)
+    for name in sorted(os.listdir(new), key=lambda n: n == "store.json"):
+        os.rename(os.path.join(new, name), os.path.join(out, name))
