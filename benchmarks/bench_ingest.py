@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -23,25 +24,25 @@ WHOLE = ["-c", "import sys; from triva3d import load; from triva3d.store import 
 
 def run(argv, **kw):
     """(seconds, peak RSS in MB) of a fresh process running `argv`."""
-    t = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kw)
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t
-    if os.waitstatus_to_exitcode(status):
-        sys.exit(p.stderr.read().decode())
+    with tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, **kw)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t
+        if os.waitstatus_to_exitcode(status):
+            err.seek(0)
+            sys.exit(err.read().decode())
     return wall, usage.ru_maxrss / 1024
 
 
 def same_files(a, b):
-    """Whether the folders `a` and `b` hold the same files byte for byte (store.json
-    but its source)."""
-    for root, _, files in os.walk(a):
-        for f in files:
-            x = os.path.join(root, f)
-            y = os.path.join(b, os.path.relpath(x, a))
-            if f != "store.json" and not filecmp.cmp(x, y, shallow=False):
-                return False
-    return True
+    """Whether the folders `a` and `b` hold the same files, byte for byte (store.json
+    but its source: not compared)."""
+    files = [sorted(os.path.relpath(os.path.join(r, f), d) for r, _, fs in os.walk(d)
+                    for f in fs) for d in (a, b)]
+    return files[0] == files[1] and all(
+        f.endswith("store.json") or filecmp.cmp(os.path.join(a, f), os.path.join(b, f),
+                                                shallow=False) for f in files[0])
 
 
 def main():

@@ -1,18 +1,20 @@
 """Ingest in bounded memory (issue 34.3): a Pajé trace's simulation hands over, every
 SPILL_ROWS entity rows, the rows that can no longer change (SimState.hand_over);
 they go to files in the store's folder, one a hand-over and table, sorted by
-container, and are read back one container bucket at a time for store.write_store.
-Memory is then the rows held (open states, pending links, each (container, type)'s
-last row), the names, and one bucket; the spilled rows take about their own size on
-disk until the store is written. Other formats are read whole, then written."""
+container (the links' keys apart, in the trace's order), and are read back one
+container bucket at a time for store.write_store, the keys a block at a time for its
+names. Memory is then the rows held (open states, pending links, each living
+(container, type)'s last row), the names but the links' keys, and one bucket (a
+range of containers: as big as their rows); the spilled rows take about their own
+size on disk until the store is written. Other formats are read whole, then written."""
 import os
 import shutil
 import stat
 
 import numpy as np
 
-from .store import (BUCKETS, ENTITIES, SMALL, SPILL, bucket_size, check_out, ingest, owner_of,
-                    write_store)
+from .store import (BUCKETS, ENTITIES, OWNER, SMALL, SPILL, bucket_size, check_out, ingest,
+                    owner_of, write_store)
 from .trace import SCHEMA
 
 #: Entity rows the simulation holds before it hands over those done with.
@@ -26,13 +28,24 @@ class Spill:
         self.folder = folder
         self.chunks = {name: [] for name in ENTITIES}  # (folder, its columns) each
         self.fields = []                                # extra fields, in order
-        self.given = {name: set() for name in ENTITIES}  # fields given a value
+        self.valued = {name: set() for name in ENTITIES}  # fields given a value
         self.dropped = []                               # links never completed
         self.counts = dict.fromkeys(ENTITIES, 0)
+        self.keys = []                                  # folders of the links' keys
 
-    def __call__(self, tables, dropped):
-        """Spill one hand-over: `tables` (table -> columns), `dropped` link numbers."""
+    def __call__(self, tables, keys, dropped):
+        """Spill one hand-over (SimState.hand_over): `tables` (table -> columns), the
+        links' `keys`, `dropped` link numbers."""
         self.dropped.append(dropped)
+        links = tables["links"]
+        if len(links["row"]):  # (the keys in the trace's order, for the names)
+            chunk = os.path.join(self.folder, f"keys-{len(self.keys)}")
+            os.makedirs(chunk)
+            for c, v in (("row", links["row"]), ("bytes", keys),
+                         ("starts", np.concatenate([[0], np.cumsum(links["key_length"])]))):
+                np.save(os.path.join(chunk, f"{c}.npy"), v)
+            self.keys.append(chunk)
+        del links["key_length"]
         for name, columns in tables.items():
             n = len(columns["row"])
             for c, v in columns.items():
@@ -41,20 +54,20 @@ class Spill:
                     if field not in self.fields:
                         self.fields.append(field)
                     if n and v.max() >= 0:
-                        self.given[name].add(field)
+                        self.valued[name].add(field)
             if not n:
                 continue
             self.counts[name] += n
             order = np.argsort(owner_of(name, columns), kind="stable")
             chunk = os.path.join(self.folder, f"{name}-{len(self.chunks[name])}")
             os.makedirs(chunk)
-            for c, v in columns.items():
-                np.save(os.path.join(chunk, f"{c}.npy"), v[order])
+            for k, v in enumerate(columns.values()):  # (files by number: a field's name
+                np.save(os.path.join(chunk, f"{k}.npy"), v[order])  # may hold a '/')
             self.chunks[name].append((chunk, list(columns)))
 
     def extra(self):
         """Table -> the extra fields given a value in it, in the trace's order."""
-        return {name: [f for f in self.fields if f in self.given[name]] for name in ENTITIES}
+        return {name: [f for f in self.fields if f in self.valued[name]] for name in ENTITIES}
 
     def buckets(self, n_containers):
         """store.write_store's buckets: (bucket, table -> columns) of every bucket
@@ -70,21 +83,48 @@ class Spill:
             links["row"] = links["row"] - np.searchsorted(dropped, links["row"])
             yield b, part
 
+    def link_keys(self, block=1 << 20):
+        """Blocks (lengths, bytes end to end) of every link's key, in the trace's
+        order (store.write_store's keys): the links numbered in each `block` at once."""
+        from .paje.kernel import gather_bytes
+        chunks = [tuple(np.load(os.path.join(k, f"{c}.npy"), mmap_mode="r")
+                        for c in ("row", "starts", "bytes")) for k in self.keys]
+        end = max((int(row[-1]) + 1 for row, _, _ in chunks), default=0)
+        for first in range(0, end, block):
+            rows, starts, lengths, data, base = [], [], [], [], 0
+            for row, offsets, text in chunks:
+                i, j = np.searchsorted(row, (first, first + block)).tolist()
+                if j > i:
+                    rows.append(row[i:j])
+                    o = offsets[i:j + 1]
+                    starts.append(o[:-1] - o[0] + base)
+                    lengths.append(np.diff(o).astype(np.int32))
+                    data.append(text[o[0]:o[-1]])
+                    base += int(o[-1] - o[0])
+            if not rows:
+                continue
+            order = np.argsort(np.concatenate(rows), kind="stable")
+            lengths = np.concatenate(lengths)[order]
+            out = np.empty(base, np.uint8)
+            gather_bytes(np.concatenate(data), np.concatenate(starts)[order], lengths, out)
+            yield lengths, out
+
     def _read(self, name, lo, hi, fields):
         """Table `name`'s spilled rows of containers `lo` to `hi` - 1: SCHEMA's
         columns, `extra.F` of `fields` (-1 where a hand-over had no such field) and
         `row`, in the order of `row`."""
         spans = []  # (chunk, its columns, first row, end)
-        owner_column = "start_container" if name == "links" else "container"
         for chunk, columns in self.chunks[name]:
-            owner = np.load(os.path.join(chunk, f"{owner_column}.npy"), mmap_mode="r")
+            owner = np.load(os.path.join(chunk, f"{columns.index(OWNER[name])}.npy"),
+                            mmap_mode="r")
             i, j = np.searchsorted(owner, (lo, hi)).tolist()
             if j > i:
                 spans.append((chunk, columns, i, j))
         dtypes = {**SCHEMA[name], "row": np.int64}
 
         def column(c):  # (one column's pieces at a time: memory, the part and a column)
-            return np.concatenate([np.load(os.path.join(chunk, f"{c}.npy"), mmap_mode="r")[i:j]
+            return np.concatenate([np.load(os.path.join(chunk, f"{columns.index(c)}.npy"),
+                                           mmap_mode="r")[i:j]
                                    if c in columns else np.full(j - i, -1, np.int32)
                                    for chunk, columns, i, j in spans]) \
                 if spans else np.zeros(0, dtypes.get(c, np.int32))
@@ -98,8 +138,9 @@ def ingest_file(path, out, lenient=False, cache=True, progress=None, rows=SPILL_
     """Write the trace at `path` as a store in `out`: a Pajé trace in bounded memory
     (a link key is then checked for reuse among the links the simulation holds, not
     all; the cache is neither read nor written), any other read whole (load.load)
-    then written. Returns (the Trace read, without its entities where spilled; each
-    table's rows; the files written)."""
+    then written. The store is made in `out`/SPILL/store, then moved in: a store
+    there stays until then. Returns (the Trace read, without its entities where
+    spilled; each table's rows; the files written)."""
     from .load import PAJE, load, reader_of
     from .memory import give_back
     from .paje.reader import read_paje
@@ -109,26 +150,29 @@ def ingest_file(path, out, lenient=False, cache=True, progress=None, rows=SPILL_
     except OSError:
         piped = False
     reader = None if piped else reader_of(path)
-    if reader is not None and reader[0] is not PAJE:
-        trace = load(path, lenient=lenient, cache=cache, progress=progress)
-        return trace, {name: len(getattr(trace, name)) for name in ENTITIES}, ingest(trace, out)
     folder, made = os.path.join(out, SPILL), not os.path.exists(out)
     if os.path.isdir(folder):
         shutil.rmtree(folder)
     os.makedirs(folder)
-    staging = os.path.join(folder, "store")  # (a store in `out` stays until this one is made)
+    staging = os.path.join(folder, "store")
     try:
-        spill = Spill(folder)
-        frame = read_paje(reader[1] if reader else path, lenient, progress, (spill, rows))
-        give_back()  # (the simulation's columns, freed)
-        files = write_store(frame, spill.buckets(len(frame.containers)), staging,
-                            spill.extra(), spill.counts)
+        if reader is not None and reader[0] is not PAJE:
+            trace = load(path, lenient=lenient, cache=cache, progress=progress)
+            counts = {name: len(getattr(trace, name)) for name in ENTITIES}
+            files = ingest(trace, staging)
+        else:
+            spill = Spill(folder)
+            trace = read_paje(reader[1] if reader else path, lenient, progress, (spill, rows))
+            give_back()  # (the simulation's columns, freed)
+            counts = spill.counts
+            files = write_store(trace, spill.buckets(len(trace.containers)), staging,
+                                spill.extra(), counts, spill.link_keys())
         replace(staging, out)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         if made and os.path.isdir(out) and not os.listdir(out):
             os.rmdir(out)
-    return frame, spill.counts, files
+    return trace, counts, files
 
 
 def replace(new, out):

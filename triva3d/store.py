@@ -24,6 +24,7 @@ Trace (dump for dump).
 """
 import collections
 import functools
+import itertools
 import json
 import os
 import stat
@@ -32,15 +33,20 @@ import numpy as np
 
 from .errors import OptionsError, TraceError, out_of_memory
 from .output import writing
-from .trace import SCHEMA, Kind, Names, Table, Trace, Whole, check
+from .trace import ENTITY_KINDS, SCHEMA, Kind, Names, Table, Trace, Whole, check
 
 FORMAT = 8
 MARK = "triva3d-store"
 #: Rows per row group at most, at most this many container buckets, time slices.
 ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16
+#: Names in a row group of names.parquet.
+NAME_GROUP = 1 << 20
 #: Buckets written at once by ingest (each its own file; threads).
 WRITERS = min(4, os.cpu_count() or 1)
-ENTITIES = ("states", "links", "variables", "events")
+ENTITIES = tuple(ENTITY_KINDS)
+#: The column of each entity table that buckets it: its container (a link's sender).
+OWNER = {"states": "container", "links": "start_container", "variables": "container",
+         "events": "container"}
 RGBA = ("r", "g", "b", "a")
 #: The columns of trace.Whole beside the values (its value_counts: three) and types.
 VALUE_USAGE = ("seconds", "states", "links", "events")
@@ -104,7 +110,7 @@ def bucket_size(n_containers):
 
 def owner_of(name, columns):
     """The container column that buckets table `name` (a link: its sender)."""
-    return columns["start_container" if name == "links" else "container"]
+    return columns[OWNER[name]]
 
 
 def time_of(name, columns):
@@ -133,13 +139,16 @@ def _buckets_of(trace, size):
                   for rows in [by_bucket[cuts[b]:cuts[b + 1]]]}
 
 
-def write_store(frame, buckets, out, extra, counts):
+def write_store(frame, buckets, out, extra, counts, keys=None):
     """Write a store in the folder `out` (made if needed; a store there, or what an
     interrupted ingest left, is replaced; check_out refuses anything else): the
     names, types, values and containers of the Trace `frame` (its entities unused),
     and the entities of `buckets`, (bucket, table -> columns: SCHEMA's, `extra.NAME`
     for the fields `extra` (table -> names) lists and `row`, in the trace's order) in
-    increasing bucket order; `counts`: each table's rows in all.
+    increasing bucket order; `counts`: each table's rows in all; `keys`: None (the
+    frame's names are all, the links' key columns given), or blocks (lengths, bytes
+    end to end) of every link's key in the trace's order, appended to the names (the
+    links' key column: their number there).
     A TraceError where a part breaks what a read checks (trace.check). What the
     whole run says is summed over the buckets (summary.Summary); store.json, written
     last, makes it a store. Returns the number of files written."""
@@ -175,11 +184,9 @@ def write_store(frame, buckets, out, extra, counts):
                        os.path.join(out, f"{name}.parquet"), compression="zstd")
         files += 1
     names = frame.names
-    data = pa.py_buffer(np.ascontiguousarray(names.arena))
-    offsets = pa.py_buffer(np.ascontiguousarray(names.offsets, np.int64))
-    arr = pa.LargeBinaryArray.from_buffers(pa.large_binary(), len(names), [None, offsets, data])
-    pq.write_table(pa.table({"name": arr}), os.path.join(out, "names.parquet"),
-                   compression="zstd")
+    _write_names(os.path.join(out, "names.parquet"), itertools.chain(
+        [(names.offsets, names.arena)],
+        ((np.concatenate([[0], np.cumsum(lengths)]), data) for lengths, data in keys or ())))
     files += 1
     n_types, n_values = len(frame.types), len(frame.values)
     summary = Summary(n_types, n_values, len(frame.containers))
@@ -205,6 +212,8 @@ def write_store(frame, buckets, out, extra, counts):
             links.update(bytes=link_bytes(trace), row=row)  # (before row, as ever)
             summary.add(trace, links["bytes"])  # (rows in the trace's order)
             del trace
+            if keys is not None:
+                links["key"] = (len(names) + links["row"]).astype(np.int32)
             for name in ENTITIES:
                 columns = part.pop(name)
                 if not len(columns["row"]) and (b or counts[name]):
@@ -264,6 +273,37 @@ def write_store(frame, buckets, out, extra, counts):
     with writing(os.path.join(out, "store.json")) as f:
         json.dump(meta, f, indent=1, default=_plain)
     return files + 1
+
+
+def _write_names(path, pieces):
+    """Write the names of `pieces` (each (n + 1 offsets, from any base, into its
+    bytes)), end to end, as the Parquet file `path`: row groups of NAME_GROUP names
+    wherever the pieces break."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    held, count = [], 0  # (names not written yet: (offsets, bytes) each)
+
+    def flush():
+        ends = [np.zeros(1, np.int64)]
+        for offsets, data in held:
+            ends.append(offsets[1:] - offsets[0] + ends[-1][-1])
+        data = np.concatenate([d[o[0]:o[-1]] for o, d in held])
+        w.write_table(pa.table({"name": pa.LargeBinaryArray.from_buffers(
+            pa.large_binary(), count, [None, pa.py_buffer(np.concatenate(ends)),
+                                       pa.py_buffer(data)])}), row_group_size=NAME_GROUP)
+    with pq.ParquetWriter(path, pa.schema([("name", pa.large_binary())]),
+                          compression="zstd") as w:
+        for offsets, data in pieces:
+            at, n = 0, len(offsets) - 1
+            while at < n:
+                take = min(NAME_GROUP - count, n - at)
+                held.append((np.asarray(offsets[at:at + take + 1], np.int64), data))
+                count, at = count + take, at + take
+                if count == NAME_GROUP:
+                    flush()
+                    held, count = [], 0
+        if count:
+            flush()
 
 
 def _with_entities(frame, columns, extra):

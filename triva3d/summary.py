@@ -1,5 +1,5 @@
 """What the whole run says (the columns of trace.Whole that a store keeps), summed
-part by part: store.ingest writes a store one container bucket at a time, from a
+part by part: store.write_store writes a store one container bucket at a time, from a
 Trace in memory or from a Pajé trace read in bounded memory (spill.py), and never
 needs every entity at once. A container's states, variable pieces and events, and a
 link (by its sender), lie in one part."""

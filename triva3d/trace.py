@@ -137,6 +137,9 @@ def depth_of(parent):
 
 #: Column layout of every table: name -> (column -> dtype). Kept in one place so
 #: the simulator, the cache and the tests agree.
+#: The entity tables, and the kind of their types.
+ENTITY_KINDS = {"states": Kind.STATE, "links": Kind.LINK, "variables": Kind.VARIABLE,
+                "events": Kind.EVENT}
 SCHEMA = {
     "types": {"kind": np.int8, "parent": np.int32, "name": np.int32, "alias": np.int32,
               "start_type": np.int32, "end_type": np.int32},
@@ -228,8 +231,7 @@ def check(trace):
     trows = np.arange(sizes["types"])
     if (ty.parent[1:] >= trows[1:]).any():
         return "a type comes before its parent"
-    for table, kind in (("states", Kind.STATE), ("links", Kind.LINK), ("events", Kind.EVENT),
-                        ("variables", Kind.VARIABLE)):
+    for table, kind in ENTITY_KINDS.items():
         t = getattr(trace, table)
         if len(t) and (ty.kind[t.type] != kind).any():
             return f"{table} has an entity whose type is of another kind"

@@ -210,7 +210,7 @@ class DefTable:
         else:
             self.isname[i, 1:d.nfields] = 1
             numbers = [F_TIME] + ([F_VALUE] if SET_VARIABLE <= d.kind <= SUB_VARIABLE else [])
-            for f in numbers:
+            for f in numbers + [F_KEY]:  # (a link's key: kept by the link, not a name)
                 if d.pos[f] >= 0:
                     self.isname[i, d.pos[f]] = 0
         self.n = max(self.n, i + 1)

@@ -26,8 +26,8 @@ ST_DONE, ST_PYLINE, ST_GROW, ST_ERROR = 0, 1, 2, 3
 
 # Integer state slots (istate).
 (I_LINE, I_POS, I_NCONT, I_NSTATE, I_NLINK, I_NVAR, I_NEVENT, I_NTOK, I_NARENA, I_NVAL,
- I_NSLOT, I_ERR, I_ERR_S, I_ERR_E, I_LENIENT) = range(15)
-N_ISTATE = 15
+ I_NSLOT, I_ERR, I_ERR_S, I_ERR_E, I_LENIENT, I_NKARENA) = range(16)
+N_ISTATE = 16
 
 # Error codes; names and messages live in simulator.py.
 (E_NONE, E_UNTERMINATED, E_UNKNOWN_EVENT, E_FIELD_COUNT, E_BAD_NUMBER, E_UNKNOWN_CONTAINER,
@@ -417,18 +417,41 @@ def new_slot(c, ty, i, h, istate, slot_cont, slot_type, slot_last, slot_top, slo
 
 
 @jit
-def find_link(c, ty, key, ln_cont, ln_type, ln_key, link_slots, h):
-    """(row, index slot) of the link of (container, type, key); row -1 when none.
+def find_link(c, ty, h, i, ln_cont, ln_type, ln_hash, link_slots):
+    """(row, index slot) of the first link of (container, type) and hash `h` from
+    index slot `i` on; row -1 when none (same_key tells its key).
     (One more array here slows the whole loop 2.5x: keep this signature lean.)"""
     mask = link_slots.shape[0] - 1
-    i = h & mask
+    i &= mask
     while True:
         r = link_slots[i]
         if r == EMPTY:
             return -1, i
-        if ln_key[r] == key and ln_cont[r] == c and ln_type[r] == ty:
+        if ln_hash[r] == h and ln_cont[r] == c and ln_type[r] == ty:
             return r, i
         i = (i + 1) & mask
+
+
+@hot
+def same_key(buf, s, e, karena, start, n):
+    """Whether buf[s:e] is the key of `n` bytes at karena[start]."""
+    if e - s != n:
+        return False
+    for k in range(n):
+        if karena[start + k] != buf[s + k]:
+            return False
+    return True
+
+
+@jit
+def gather_bytes(arena, starts, lengths, out):
+    """out: the bytes arena[s:s + n] of each (s, n) of `starts`, `lengths`, end to end."""
+    o = 0
+    for i in range(starts.shape[0]):
+        s = starts[i]
+        for k in range(lengths[i]):
+            out[o + k] = arena[s + k]
+        o += lengths[i]
 
 
 @hot
@@ -470,7 +493,8 @@ ARGS = {
     "states": ("st_cont", "st_type", "st_value", "st_start", "st_end", "st_imbr", "st_below",
                "st_extra"),
     "links": ("ln_cont", "ln_type", "ln_value", "ln_sc", "ln_ec", "ln_start", "ln_end",
-              "ln_key", "ln_done", "ln_hash", "link_slots", "ln_extra"),
+              "ln_kstart", "ln_klen", "ln_done", "ln_hash", "link_slots", "ln_extra",
+              "karena"),
     "variables": ("vr_cont", "vr_type", "vr_start", "vr_end", "vr_value", "vr_extra"),
     "events": ("ev_cont", "ev_type", "ev_value", "ev_time", "ev_extra"),
 }
@@ -494,8 +518,8 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
     (slot_cont, slot_type, slot_last, slot_top, slot_next, slot_pending, slot_hash,
      slot_slots) = slots
     st_cont, st_type, st_value, st_start, st_end, st_imbr, st_below, st_extra = states
-    (ln_cont, ln_type, ln_value, ln_sc, ln_ec, ln_start, ln_end, ln_key, ln_done, ln_hash,
-     link_slots, ln_extra) = links
+    (ln_cont, ln_type, ln_value, ln_sc, ln_ec, ln_start, ln_end, ln_kstart, ln_klen, ln_done,
+     ln_hash, link_slots, ln_extra, karena) = links
     vr_cont, vr_type, vr_start, vr_end, vr_value, vr_extra = variables
     ev_cont, ev_type, ev_value, ev_time, ev_extra = events
     lenient = istate[I_LENIENT] != 0
@@ -524,6 +548,7 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
             return ST_PYLINE
         # room for everything this line can add
         if (istate[I_NARENA] + (nxt - line_start) > arena.shape[0]
+                or istate[I_NKARENA] + (nxt - line_start) > karena.shape[0]
                 or istate[I_NTOK] + maxtok > tk_start.shape[0]
                 or 2 * (istate[I_NTOK] + maxtok) > tok_slots.shape[0]
                 or istate[I_NVAL] + 1 > val_type.shape[0]
@@ -797,9 +822,13 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
                     slot_last[s] = r
                     copy_extra(vr_extra, r, def_extra, d, tokid)
             else:  # links, matched by (container, type, key); either end may come first
-                key = tokid[def_pos[d, F_KEY]]
-                h = mix3(c, ty, key)
-                r, slot_i = find_link(c, ty, key, ln_cont, ln_type, ln_key, link_slots, h)
+                p = def_pos[d, F_KEY]  # (a key is not a name: its bytes kept by its link)
+                ks, ke = toks_s[p], toks_e[p]
+                h = mix3(c, ty, lx_h[f + p])
+                r, slot_i = find_link(c, ty, h, h, ln_cont, ln_type, ln_hash, link_slots)
+                while r >= 0 and not same_key(buf, ks, ke, karena, ln_kstart[r], ln_klen[r]):
+                    r, slot_i = find_link(c, ty, h, slot_i + 1, ln_cont, ln_type, ln_hash,
+                                          link_slots)
                 if r >= 0 and ln_done[r]:
                     if fail(E_KEY_REUSED, lenient, istate, recov, recov_line):
                         return ST_ERROR
@@ -813,7 +842,12 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
                     ln_cont[r] = c
                     ln_type[r] = ty
                     ln_value[r] = val
-                    ln_key[r] = key
+                    ka = istate[I_NKARENA]
+                    for k in range(ke - ks):
+                        karena[ka + k] = buf[ks + k]
+                    istate[I_NKARENA] = ka + ke - ks
+                    ln_kstart[r] = ka
+                    ln_klen[r] = ke - ks
                     ln_done[r] = 0
                     ln_hash[r] = h
                     if kind == START_LINK:

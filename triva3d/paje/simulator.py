@@ -11,7 +11,7 @@ import numpy as np
 from . import defs as D
 from . import kernel as K
 from ..errors import TraceError
-from ..trace import SCHEMA, Kind, Names
+from ..trace import ENTITY_KINDS, SCHEMA, Kind, Names
 
 I4, I8, F8, U8 = np.int32, np.int64, np.float64, np.uint8
 
@@ -34,9 +34,10 @@ GROUPS = {
     "states": (K.I_NSTATE, {"st_cont": I4, "st_type": I4, "st_value": I4, "st_start": F8,
                             "st_end": F8, "st_imbr": np.int16, "st_below": I4}, None, "st_extra"),
     "links": (K.I_NLINK, {"ln_cont": I4, "ln_type": I4, "ln_value": I4, "ln_sc": I4,
-                          "ln_ec": I4, "ln_start": F8, "ln_end": F8, "ln_key": I4,
-                          "ln_done": np.int8, "ln_hash": I8}, ("link_slots", "ln_hash"),
-              "ln_extra"),
+                          "ln_ec": I4, "ln_start": F8, "ln_end": F8, "ln_kstart": I8,
+                          "ln_klen": I4, "ln_done": np.int8, "ln_hash": I8},
+              ("link_slots", "ln_hash"), "ln_extra"),
+    "karena": (K.I_NKARENA, {"karena": U8}, None, None),  # the links' keys, end to end
     "variables": (K.I_NVAR, {"vr_cont": I4, "vr_type": I4, "vr_start": F8, "vr_end": F8,
                              "vr_value": F8}, None, "vr_extra"),
     "events": (K.I_NEVENT, {"ev_cont": I4, "ev_type": I4, "ev_value": I4, "ev_time": F8},
@@ -50,17 +51,13 @@ TRACE_COLUMNS = {
     "states": ("states", ["st_cont", "st_type", "st_value", "st_start", "st_end", "st_imbr"],
                "st_extra"),
     "links": ("links", ["ln_cont", "ln_type", "ln_value", "ln_sc", "ln_ec", "ln_start",
-                        "ln_end", "ln_key"], "ln_extra"),
+                        "ln_end"], "ln_extra"),  # (and the key: its bytes, link_keys)
     "variables": ("variables", ["vr_cont", "vr_type", "vr_start", "vr_end", "vr_value"],
                   "vr_extra"),
     "events": ("events", ["ev_cont", "ev_type", "ev_value", "ev_time"], "ev_extra"),
 }
 GROWTH = 1.5
 INITIAL = 4096
-#: The entity tables, and the kind of their types.
-ENTITY_TABLES = ("states", "links", "variables", "events")
-KIND_OF = {"states": Kind.STATE, "links": Kind.LINK, "variables": Kind.VARIABLE,
-           "events": Kind.EVENT}
 TYPE_KIND = {D.DEF_CONTAINER_TYPE: Kind.CONTAINER, D.DEF_STATE_TYPE: Kind.STATE,
              D.DEF_EVENT_TYPE: Kind.EVENT, D.DEF_VARIABLE_TYPE: Kind.VARIABLE,
              D.DEF_LINK_TYPE: Kind.LINK}
@@ -188,7 +185,7 @@ class SimState:
         self.ids = {}                        # group -> (numbers of the rows kept by
         #                                      hand_over, the next number)
         self.spill = None                    # spill.py's (hand, rows) or None
-        self.kept = 0                        # rows held after the last hand-over
+        self.held_after = 0                  # rows held after the last hand-over
         self._root()
 
     # -- set-up --------------------------------------------------------------
@@ -233,7 +230,7 @@ class SimState:
     # -- growth ----------------------------------------------------------------
     def reserve(self, line_bytes, groups=GROUPS):
         """Grow every group (of `groups`) that could overflow while handling one line."""
-        margin = {"tokens": D.MAX_FIELDS + 1, "arena": line_bytes}
+        margin = {"tokens": D.MAX_FIELDS + 1, "arena": line_bytes, "karena": line_bytes}
         for name in groups:
             count_slot, arrays, index, extra = GROUPS[name]
             n = int(self.istate[count_slot])
@@ -394,7 +391,8 @@ class SimState:
         a = self.a
         n = int(self.istate[K.I_NLINK])
         rows = np.flatnonzero((a["ln_cont"][:n] == c) & (a["ln_done"][:n] == 0))
-        key = self.token_text(a["ln_key"][rows[0]]) if len(rows) else "?"
+        key = self.link_keys(rows[:1])[1].tobytes().decode("utf-8", "replace") \
+            if len(rows) else "?"
         return dict(pending=len(rows), container=self.token_text(a["cont_name"][c]), key=key)
 
     def scan(self, buf, pos, end):
@@ -424,26 +422,30 @@ class SimState:
     # -- bounded memory (spill.py) ------------------------------------------------
     def held(self):
         """Entity rows held."""
-        return sum(int(self.istate[GROUPS[TRACE_COLUMNS[t][0]][0]]) for t in ENTITY_TABLES)
+        return sum(int(self.istate[GROUPS[TRACE_COLUMNS[t][0]][0]]) for t in ENTITY_KINDS)
 
     def hand_over(self, final=False):
         """Take out the entity rows that can no longer change, keeping (renumbered)
-        the open states, the pending links and each (container, type)'s last row, which
-        the time-order checks read (`final`, after `finish`'s destroy: keep none).
-        Returns (table -> its columns: SCHEMA's, `extra.NAME` of every field known and
-        `row`, the rows' numbers in the order of the Trace `build` would make, a
-        link's counting the links dropped before it; the numbers of the links dropped,
+        the open states, the pending links and each living (container, type)'s last
+        row, which the time-order checks read (`final`, after `finish`'s destroy: keep
+        none).
+        Returns (table -> its columns: SCHEMA's but a link's key, `extra.NAME` of every
+        field known and `row`, the rows' numbers in the order of the Trace `build`
+        would make, a link's counting the links dropped before it, and a link's
+        `key_length`; the links' keys end to end; the numbers of the links dropped,
         never completed). A link key is then checked for reuse among the links held
         only."""
         a, ist = self.a, self.istate
-        kinds = np.array(self.type_kind, np.int8)[a["slot_type"][:int(ist[K.I_NSLOT])]]
-        out, dropped = {}, np.empty(0, I8)
-        for table in ENTITY_TABLES:
+        ns = int(ist[K.I_NSLOT])
+        kinds = np.array(self.type_kind, np.int8)[a["slot_type"][:ns]]
+        live = a["cont_destroyed"][a["slot_cont"][:ns]] == 0  # (a destroyed one's: unread)
+        out, dropped, keys = {}, np.empty(0, I8), None
+        for table in ENTITY_KINDS:
             group, arrays, extra = TRACE_COLUMNS[table]
             count = GROUPS[group][0]
             n = int(ist[count])
             rows = self.row_ids(group, n)
-            last = a["slot_last"][:len(kinds)][kinds == KIND_OF[table]]
+            last = a["slot_last"][:ns][(kinds == ENTITY_KINDS[table]) & live]
             keep = np.zeros(n, bool)
             if not final:
                 keep[last[last >= 0]] = True
@@ -459,19 +461,21 @@ class SimState:
                 given = ~keep
             at = np.flatnonzero(given)
             cols = dict(zip(SCHEMA[table], (a[x][:n][at] for x in arrays)))
+            if table == "links":
+                cols["key_length"], keys = self.link_keys(at)
             cols.update({f"extra.{f}": a[extra][at, i] for i, f in enumerate(self.extra_names)})
             cols["row"] = rows[at]
             out[table] = cols
             self._compact(table, np.flatnonzero(keep), rows, kinds)
-        return out, dropped
+        return out, keys, dropped
 
     def spill_if_full(self):
         """Hand over (to self.spill's hand) when the rows held reach its rows, or twice
         what the last hand-over kept."""
         hand, rows = self.spill
-        if self.held() >= max(rows, 2 * self.kept):
+        if self.held() >= max(rows, 2 * self.held_after):
             hand(*self.hand_over())
-            self.kept = self.held()
+            self.held_after = self.held()
 
     def row_ids(self, group, n):
         """The numbers of the `n` rows held of `group`."""
@@ -484,7 +488,7 @@ class SimState:
         rows of the slots, whose types' `kinds` are given, the link index)."""
         a, ist = self.a, self.istate
         group, _, _ = TRACE_COLUMNS[table]
-        count, arrays, index, extra = GROUPS[group]
+        count, arrays, _, extra = GROUPS[group]
         n, k = int(ist[count]), len(keep)
         for arr in list(arrays) + [extra]:
             a[arr][:k] = a[arr][keep]
@@ -494,14 +498,17 @@ class SimState:
         new = np.full(n + 1, -1, I4)  # (new[-1]: none)
         new[keep] = np.arange(k, dtype=I4)
         ns = len(kinds)
-        mine = kinds == KIND_OF[table]
+        mine = kinds == ENTITY_KINDS[table]
         a["slot_last"][:ns][mine] = new[a["slot_last"][:ns][mine]]
         if table == "states":
             a["st_below"][:k] = new[a["st_below"][:k]]
             a["slot_top"][:ns][mine] = new[a["slot_top"][:ns][mine]]
-        if index:
-            a[index[0]][:] = K.EMPTY
-            K.rehash(a[index[0]], a[index[1]], np.flatnonzero(a["ln_done"][:k] != 2))
+        if table == "links":
+            K.rehash(a["link_slots"], a["ln_hash"], np.flatnonzero(a["ln_done"][:k] != 2))
+            lengths, keys = self.link_keys(np.arange(k))  # (their keys, end to end)
+            a["karena"][:len(keys)] = keys
+            a["ln_kstart"][:k] = np.cumsum(lengths) - lengths
+            ist[K.I_NKARENA] = len(keys)
 
     # -- the end ---------------------------------------------------------------
     def finish(self, source):
@@ -531,12 +538,26 @@ class SimState:
             out.append(x if keep is None else x[keep])
         return out
 
+    def link_keys(self, rows):
+        """(lengths, bytes end to end) of the keys of the held links `rows`."""
+        a = self.a
+        lengths = a["ln_klen"][rows]
+        out = np.empty(int(lengths.sum()), U8)
+        K.gather_bytes(a["karena"], a["ln_kstart"][rows], lengths, out)
+        return lengths, out
+
     def build(self, source):
-        """The arguments of Trace.from_columns for what was simulated."""
+        """The arguments of Trace.from_columns for what was simulated: the names are
+        the tokens', then each link's key (a link's key column: its own)."""
         a = self.a
         nl = int(self.istate[K.I_NLINK])
         done = a["ln_done"][:nl] > 0
         keep = None if done.all() else np.flatnonzero(done)  # lenient: incomplete links go
+        if keep is None:  # (the keys of the links held, in their order)
+            key_lengths, keys = a["ln_klen"][:nl].copy(), a.pop("karena")
+            keys.resize(int(self.istate[K.I_NKARENA]), refcheck=False)
+        else:
+            key_lengths, keys = self.link_keys(keep)
         columns, extra = {}, {}
         for table, (group, arrays, extra_arr) in TRACE_COLUMNS.items():
             cols = self._take(group, arrays + [extra_arr], keep if table == "links" else None)
@@ -545,6 +566,8 @@ class SimState:
                             for i, name in enumerate(self.extra_names)
                             if (extra_cols[:, i] >= 0).any()}
             columns[table] = dict(zip(SCHEMA[table], cols))
+        nt = int(self.istate[K.I_NTOK])
+        columns["links"]["key"] = np.arange(nt, nt + len(key_lengths), dtype=I4)
         nv = int(self.istate[K.I_NVAL])
         columns["values"] = {"type": a["val_type"][:nv].copy(), "name": a["val_name"][:nv].copy(),
                              "alias": a["val_alias"][:nv].copy()}
@@ -558,12 +581,16 @@ class SimState:
         value_colors = np.full((nv, 4), np.nan, np.float32)
         for v, c in self.value_color.items():
             value_colors[v] = c
-        nt = int(self.istate[K.I_NTOK])
-        offsets = np.empty(nt + 1, I8)
+        na = int(self.istate[K.I_NARENA])
+        offsets = np.empty(nt + len(key_lengths) + 1, I8)
         offsets[:nt] = a["tk_start"][:nt]
-        offsets[nt] = self.istate[K.I_NARENA]
+        offsets[nt] = na
+        np.cumsum(key_lengths, out=offsets[nt + 1:])
+        offsets[nt + 1:] += na
         arena = a.pop("arena")
-        arena.resize(int(self.istate[K.I_NARENA]), refcheck=False)
+        arena.resize(na + len(keys), refcheck=False)
+        arena[na:] = keys
+        del keys
         cont = columns["containers"]
         span = f" (the trace spans {cont['start'][0]:.9g} .. {cont['end'][0]:.9g})"
         report = [(RECOVERY[c] + (span if c in MOVED_IN_TIME else ""), int(self.recov[c]),
