@@ -97,6 +97,19 @@ def test_smpi_pushes_and_pops_at_one_time(paje, tmp_path):
     assert sorted(zip(states.start, states.imbrication)) == [(1, 0), (2, 1), (2, 1), (2, 1)]
 
 
+def test_a_key_reused_when_read_leniently_converts_to_a_trace_pajeng_reads(paje, tmp_path):
+    """A key completed, then used again (lenient: a new link): its two links, each
+    with its own key name of the same text, are written with keys told apart, so the
+    converted trace reads strictly, both links as they were."""
+    t = paje("15 0 0 L p1 m k0\n16 1 0 L p2 m k0\n15 2 0 L p1 m k0\n16 3 0 L p2 m k0\n",
+             lenient=True)
+    assert t.names.displays(t.links.key) == ["k0", "k0"]
+    writer.write_paje(t, tmp_path / "b.trace")
+    back = load(tmp_path / "b.trace", cache=False)
+    assert sorted(zip(back.links.start, back.links.end)) == [(0, 1), (2, 3)]
+    assert sorted(back.names.displays(back.links.key)) == ["k0#0", "k0#1"]
+
+
 def test_every_real_paje_trace_converts_to_its_own_dump(data, tmp_path):
     """dump(load(convert(T))) == dump(load(T)) for each Pajé trace of the data (native_paje
     read leniently, as PajeNG refuses it)."""

@@ -444,6 +444,13 @@ def same_key(buf, s, e, karena, start, n):
 
 
 @jit
+def name_hashes(arena, offsets, codes, out):
+    """out: the fnv hash of each name `codes` of a Names (its arena, offsets)."""
+    for i in range(codes.shape[0]):
+        out[i] = fnv(arena, offsets[codes[i]], offsets[codes[i] + 1])
+
+
+@jit
 def gather_bytes(arena, starts, lengths, out):
     """out: the bytes arena[s:s + n] of each (s, n) of `starts`, `lengths`, end to end."""
     o = 0

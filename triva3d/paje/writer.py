@@ -207,7 +207,7 @@ class _Body:
             _refuse(tr, set(bad))
         self.eid = len(names) + 1
         self.key = ln.key.astype(np.int64)
-        numbered = np.flatnonzero(_shared_keys(ln) | (ln.key < 0))
+        numbered = np.flatnonzero(_shared_keys(ln, names) | (ln.key < 0))
         codes, which = np.unique(self.key[numbered], return_inverse=True)
         base = [_unquote(names.raw(c)) if c >= 0 else b"" for c in codes.tolist()]
         keys = [token(base[j] + b"#%d" % i) for j, i in zip(which.reshape(-1).tolist(),
@@ -532,12 +532,20 @@ def _zero_places(st, z):
     return push, pop
 
 
-def _shared_keys(ln):
+def _shared_keys(ln, names):
     """Links whose key another link of its container and type also has (OTF2 tags,
-    for one): a Pajé key names one link, so they get a number after it."""
-    order = np.lexsort((ln.key, ln.type, ln.container))
+    for one; a Pajé key reused, read leniently: each link's key is its own name, so
+    keys are told by their text's hash): a Pajé key names one link, so they get a
+    number after it (two keys of one hash as well)."""
+    from .kernel import name_hashes
+    key = np.full(len(ln), -1, np.int64)
+    named = np.flatnonzero(ln.key >= 0)
+    hashes = np.empty(len(named), np.int64)
+    name_hashes(names.arena, names.offsets, ln.key[named].astype(np.int64), hashes)
+    key[named] = hashes
+    order = np.lexsort((key, ln.type, ln.container))
     same = np.ones(max(len(ln) - 1, 0), bool)
-    for col in (ln.container, ln.type, ln.key):
+    for col in (ln.container, ln.type, key):
         c = col[order]
         same &= c[1:] == c[:-1]
     shared = np.zeros(len(ln), bool)
