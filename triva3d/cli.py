@@ -59,11 +59,11 @@ def _load(args, as_asked=True, path=None, state=None, part=False):
 
 
 @contextlib.contextmanager
-def _reading():
-    """A bar of the bytes read, on a terminal (the library never prints): yields its
-    f(bytes read, bytes in all), or None."""
+def _reading(desc="reading", unit="B"):
+    """A bar of the bytes read (or other `unit`s done), on a terminal (the library
+    never prints): yields its f(done, in all), or None."""
     from tqdm import tqdm
-    with tqdm(unit="B", unit_scale=True, delay=1.0, leave=False, desc="reading",
+    with tqdm(unit=unit, unit_scale=unit == "B", delay=1.0, leave=False, desc=desc,
               disable=not sys.stderr.isatty()) as bar:
 
         def progress(done, total):
@@ -280,9 +280,10 @@ def cmd_compare(args):
 def cmd_ingest(args):
     from .spill import ingest_file
     t0 = time.perf_counter()
-    with _reading() as progress:
+    with _reading() as progress, _reading("writing", " buckets") as writing:
         trace, counts, n = ingest_file(args.trace, args.output, lenient=args.lenient,
-                                       cache=not args.no_cache, progress=progress)
+                                       cache=not args.no_cache, progress=progress,
+                                       writing=writing)
     for note in trace.notes:
         print(f"triva3d: note: {note}", file=sys.stderr)
     print(f"{args.output}: a store of {counts['states']} states, {counts['links']} links, "

@@ -134,13 +134,15 @@ class Spill:
                    [f"extra.{f}" for f in fields]}, "row": row[order]}
 
 
-def ingest_file(path, out, lenient=False, cache=True, progress=None, rows=SPILL_ROWS):
+def ingest_file(path, out, lenient=False, cache=True, progress=None, writing=None,
+                rows=SPILL_ROWS):
     """Write the trace at `path` as a store in `out`: a Pajé trace in bounded memory
     (a link key is then checked for reuse among the links the simulation holds, not
     all; the cache is neither read nor written), any other read whole (load.load)
     then written. The store is made in `out`/SPILL/store, then moved in: a store
-    there stays until then. Returns (the Trace read, without its entities where
-    spilled; each table's rows; the files written)."""
+    there stays until then. `progress`: load.load's; `writing`: write_store's
+    progress. Returns (the Trace read, without its entities where spilled; each
+    table's rows; the files written)."""
     from .load import PAJE, load, reader_of
     from .memory import give_back
     from .paje.reader import read_paje
@@ -159,14 +161,14 @@ def ingest_file(path, out, lenient=False, cache=True, progress=None, rows=SPILL_
         if reader is not None and reader[0] is not PAJE:
             trace = load(path, lenient=lenient, cache=cache, progress=progress)
             counts = {name: len(getattr(trace, name)) for name in ENTITIES}
-            files = ingest(trace, staging)
+            files = ingest(trace, staging, writing)
         else:
             spill = Spill(folder)
             trace = read_paje(reader[1] if reader else path, lenient, progress, (spill, rows))
             give_back()  # (the simulation's columns, freed)
             counts = spill.counts
             files = write_store(trace, spill.buckets(len(trace.containers)), staging,
-                                spill.extra(), counts, spill.link_keys())
+                                spill.extra(), counts, spill.link_keys(), writing)
         replace(staging, out)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -90,9 +90,9 @@ def check_out(out):
                            "or an empty folder")
 
 
-def ingest(trace, out):
-    """Write `trace` (in memory) as a store in the folder `out` (write_store; checked
-    whole first: a store there stays where it is refused)."""
+def ingest(trace, out, progress=None):
+    """Write `trace` (in memory) as a store in the folder `out` (write_store, its
+    `progress`; checked whole first: a store there stays where it is refused)."""
     check_out(out)
     why = check(trace)
     if why:
@@ -100,7 +100,8 @@ def ingest(trace, out):
     size = bucket_size(len(trace.containers))
     extra = {name: list(getattr(trace, name).extra) for name in ENTITIES}
     return write_store(trace, _buckets_of(trace, size), out, extra,
-                       {name: len(getattr(trace, name)) for name in ENTITIES})
+                       {name: len(getattr(trace, name)) for name in ENTITIES},
+                       progress=progress)
 
 
 def bucket_size(n_containers):
@@ -139,7 +140,7 @@ def _buckets_of(trace, size):
                   for rows in [by_bucket[cuts[b]:cuts[b + 1]]]}
 
 
-def write_store(frame, buckets, out, extra, counts, keys=None):
+def write_store(frame, buckets, out, extra, counts, keys=None, progress=None):
     """Write a store in the folder `out` (made if needed; a store there, or what an
     interrupted ingest left, is replaced; check_out refuses anything else): the
     names, types, values and containers of the Trace `frame` (its entities unused),
@@ -148,7 +149,8 @@ def write_store(frame, buckets, out, extra, counts, keys=None):
     increasing bucket order; `counts`: each table's rows in all; `keys`: None (the
     frame's names are all, the links' key columns given), or blocks (lengths, bytes
     end to end) of every link's key in the trace's order, appended to the names (the
-    links' key column: their number there).
+    links' key column: their number there); `progress`: None, or f(buckets written,
+    BUCKETS), called after each.
     A TraceError where a part breaks what a read checks (trace.check). What the
     whole run says is summed over the buckets (summary.Summary); store.json, written
     last, makes it a store. Returns the number of files written."""
@@ -244,8 +246,12 @@ def write_store(frame, buckets, out, extra, counts, keys=None):
                     queued.popleft().result()
                 files += 1
             give_back()  # (the threads' arenas keep what a bucket freed otherwise)
+            if progress:
+                progress(b + 1, BUCKETS)
         while queued:
             queued.popleft().result()
+    if progress:
+        progress(BUCKETS, BUCKETS)
     whole = summary.result()
     for name, colors, cols, values in (
             ("types", frame.type_colors, TYPE_USAGE,
