@@ -399,11 +399,11 @@ def _bundles_local(store, up, level):
     """Whether every bundle at `level` (ends moved up by `up`) holds messages of one
     links bucket only (links are bucketed by their sender, a bundle by its sender's
     end): then each bucket's busiest are found alone, in one read."""
-    from .store import meta_of
+    from .store import bucket_of, meta_of
     a = np.arange(len(up))
     for _ in range(level):
         a = up[a]
-    bucket = np.arange(len(up)) // meta_of(store)["bucket_size"]
+    bucket = bucket_of(np.asarray(meta_of(store)["bucket_starts"]), np.arange(len(up)))
     lo, hi = np.full(len(up), len(up)), np.zeros(len(up), np.int64)
     np.minimum.at(lo, a, bucket)
     np.maximum.at(hi, a, bucket)

@@ -13,8 +13,8 @@ import stat
 
 import numpy as np
 
-from .store import (BUCKETS, ENTITIES, OWNER, SMALL, SPILL, bucket_size, check_out, ingest,
-                    owner_of, write_store)
+from .store import (ENTITIES, OWNER, SMALL, SPILL, bucket_starts, check_out, ingest, owner_of,
+                    write_store)
 from .trace import SCHEMA
 
 #: Entity rows the simulation holds before it hands over those done with.
@@ -32,6 +32,7 @@ class Spill:
         self.dropped = []                               # links never completed
         self.counts = dict.fromkeys(ENTITIES, 0)
         self.keys = []                                  # folders of the links' keys
+        self.rows = np.zeros(0, np.int64)               # rows spilled per container
 
     def __call__(self, tables, keys, dropped):
         """Spill one hand-over (SimState.hand_over): `tables` (table -> columns), the
@@ -58,7 +59,11 @@ class Spill:
             if not n:
                 continue
             self.counts[name] += n
-            order = np.argsort(owner_of(name, columns), kind="stable")
+            owner = owner_of(name, columns)
+            rows = np.bincount(owner)
+            rows[:len(self.rows)] += self.rows[:len(rows)]
+            self.rows = np.concatenate([rows, self.rows[len(rows):]])
+            order = np.argsort(owner, kind="stable")
             chunk = os.path.join(self.folder, f"{name}-{len(self.chunks[name])}")
             os.makedirs(chunk)
             for k, v in enumerate(columns.values()):  # (files by number: a field's name
@@ -69,13 +74,20 @@ class Spill:
         """Table -> the extra fields given a value in it, in the trace's order."""
         return {name: [f for f in self.fields if f in self.valued[name]] for name in ENTITIES}
 
-    def buckets(self, n_containers):
+    def starts(self, n_containers):
+        """store.bucket_starts of the rows spilled, for `n_containers` containers."""
+        rows = np.zeros(n_containers, np.int64)
+        rows[:len(self.rows)] = self.rows
+        return bucket_starts(rows)
+
+    def buckets(self, starts):
         """store.write_store's buckets: (bucket, table -> columns) of every bucket
-        holding entities, and of bucket 0, each table's rows in the trace's order."""
-        size, extra = bucket_size(n_containers), self.extra()
+        (of `starts`) holding entities, and of bucket 0, each table's rows in the
+        trace's order."""
+        extra = self.extra()
         dropped = np.sort(np.concatenate(self.dropped + [np.empty(0, np.int64)]))
-        for b in range(BUCKETS):
-            part = {name: self._read(name, b * size, (b + 1) * size, extra[name])
+        for b in range(len(starts) - 1):
+            part = {name: self._read(name, starts[b], starts[b + 1], extra[name])
                     for name in ENTITIES}
             if b and not any(len(p["row"]) for p in part.values()):
                 continue
@@ -167,7 +179,8 @@ def ingest_file(path, out, lenient=False, cache=True, progress=None, writing=Non
             trace = read_paje(reader[1] if reader else path, lenient, progress, (spill, rows))
             give_back()  # (the simulation's columns, freed)
             counts = spill.counts
-            files = write_store(trace, spill.buckets(len(trace.containers)), staging,
+            starts = spill.starts(len(trace.containers))
+            files = write_store(trace, starts, spill.buckets(starts), staging,
                                 spill.extra(), counts, spill.link_keys(), writing)
         replace(staging, out)
     finally:

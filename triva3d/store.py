@@ -13,7 +13,8 @@ overview: analysis.overview's means in its fine_bins, bins by state values flatt
 in one column),
 and a dataset per entity table (`states/`,
 `links/`, `variables/`, `events/`) partitioned by container bucket
-(`bucket=K`: containers K * size to (K + 1) * size - 1; a link by its sender, with
+(`bucket=K`: containers bucket_starts[K] to bucket_starts[K + 1] - 1, ranges of about
+equal rows; a link by its sender, with
 its Size parsed in a column `bytes`, NaN where none) and, inside each bucket's file,
 by time: TIME_SLICES equal slices of the trace's span, an entity in the slice of its
 start (or time), each slice its own row groups (of at most ROW_GROUP rows) sorted by
@@ -35,7 +36,7 @@ from .errors import OptionsError, TraceError, out_of_memory
 from .output import writing
 from .trace import ENTITY_KINDS, SCHEMA, Kind, Names, Table, Trace, Whole, check
 
-FORMAT = 8
+FORMAT = 9
 MARK = "triva3d-store"
 #: Rows per row group at most, at most this many container buckets, time slices.
 ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16
@@ -97,16 +98,27 @@ def ingest(trace, out, progress=None):
     why = check(trace)
     if why:
         raise TraceError(str(trace.source), None, f"cannot be stored: {why}")
-    size = bucket_size(len(trace.containers))
+    n = len(trace.containers)
+    starts = bucket_starts(sum(np.bincount(owner_of(name, getattr(trace, name).columns),
+                                           minlength=n) for name in ENTITIES))
     extra = {name: list(getattr(trace, name).extra) for name in ENTITIES}
-    return write_store(trace, _buckets_of(trace, size), out, extra,
+    return write_store(trace, starts, _buckets_of(trace, starts), out, extra,
                        {name: len(getattr(trace, name)) for name in ENTITIES},
                        progress=progress)
 
 
-def bucket_size(n_containers):
-    """The containers of a bucket, for a trace of `n_containers` (BUCKETS at most)."""
-    return max(1, -(-n_containers // BUCKETS))
+def bucket_starts(rows):
+    """The first container of each bucket, then the containers' count: ranges of
+    containers of about equal entity rows (`rows`: each container's), BUCKETS at
+    most (a container's rows in one bucket, so it may hold more)."""
+    cum = np.concatenate([[0], np.cumsum(rows, dtype=np.int64)])
+    cuts = np.searchsorted(cum, np.arange(1, BUCKETS) * (cum[-1] / BUCKETS))
+    return np.unique(np.concatenate([[0], np.minimum(cuts, len(rows)), [len(rows)]]))
+
+
+def bucket_of(starts, containers):
+    """The bucket of each of `containers` (bucket_starts' `starts`)."""
+    return np.searchsorted(starts, containers, side="right") - 1
 
 
 def owner_of(name, columns):
@@ -120,18 +132,18 @@ def time_of(name, columns):
         (columns["start"], columns["end"])
 
 
-def _buckets_of(trace, size):
+def _buckets_of(trace, starts):
     """(bucket, table -> its columns and `row`: the bucket's rows in the trace's
-    order) of every bucket holding entities, and of bucket 0."""
+    order) of every bucket (of `starts`) holding entities, and of bucket 0."""
     tables = {}
     for name in ENTITIES:
         t = getattr(trace, name)
         columns = {**t.columns, **_extra(t)}
-        bucket = owner_of(name, columns) // size
+        bucket = bucket_of(starts, owner_of(name, columns))
         by_bucket = np.argsort(bucket, kind="stable")
         tables[name] = columns, by_bucket, np.searchsorted(bucket[by_bucket],
-                                                          np.arange(BUCKETS + 1))
-    for b in range(BUCKETS):
+                                                          np.arange(len(starts)))
+    for b in range(len(starts) - 1):
         if b and not any(cuts[b + 1] > cuts[b] for _, _, cuts in tables.values()):
             continue
         yield b, {name: {**{c: v[rows] for c, v in columns.items()},
@@ -140,17 +152,18 @@ def _buckets_of(trace, size):
                   for rows in [by_bucket[cuts[b]:cuts[b + 1]]]}
 
 
-def write_store(frame, buckets, out, extra, counts, keys=None, progress=None):
+def write_store(frame, starts, buckets, out, extra, counts, keys=None, progress=None):
     """Write a store in the folder `out` (made if needed; a store there, or what an
     interrupted ingest left, is replaced; check_out refuses anything else): the
     names, types, values and containers of the Trace `frame` (its entities unused),
-    and the entities of `buckets`, (bucket, table -> columns: SCHEMA's, `extra.NAME`
+    and the entities of `buckets` (of the containers from `starts`, bucket_starts),
+    (bucket, table -> columns: SCHEMA's, `extra.NAME`
     for the fields `extra` (table -> names) lists and `row`, in the trace's order) in
     increasing bucket order; `counts`: each table's rows in all; `keys`: None (the
     frame's names are all, the links' key columns given), or blocks (lengths, bytes
     end to end) of every link's key in the trace's order, appended to the names (the
     links' key column: their number there); `progress`: None, or f(buckets written,
-    BUCKETS), called after each.
+    buckets), called after each.
     A TraceError where a part breaks what a read checks (trace.check). What the
     whole run says is summed over the buckets (summary.Summary); store.json, written
     last, makes it a store. Returns the number of files written."""
@@ -247,11 +260,11 @@ def write_store(frame, buckets, out, extra, counts, keys=None, progress=None):
                 files += 1
             give_back()  # (the threads' arenas keep what a bucket freed otherwise)
             if progress:
-                progress(b + 1, BUCKETS)
+                progress(b + 1, len(starts) - 1)
         while queued:
             queued.popleft().result()
     if progress:
-        progress(BUCKETS, BUCKETS)
+        progress(len(starts) - 1, len(starts) - 1)
     whole = summary.result()
     for name, colors, cols, values in (
             ("types", frame.type_colors, TYPE_USAGE,
@@ -270,7 +283,7 @@ def write_store(frame, buckets, out, extra, counts, keys=None, progress=None):
     meta = {"mark": MARK, "format": FORMAT, "source": str(frame.source),
             "time_unit": frame.time_unit, "unit_note": frame.unit_note,
             "report": [list(r) for r in frame.report], "other_records": frame.other_records,
-            "bucket_size": bucket_size(len(frame.containers)), "time_slices": TIME_SLICES,
+            "bucket_starts": np.asarray(starts).tolist(), "time_slices": TIME_SLICES,
             "span": [t0, t1], "link_sizes": list(whole["link_sizes"]),
             "overview": state_values.tolist(),
             "extra": {t: list(getattr(frame, t).extra) if t not in ENTITIES else extra[t]
@@ -419,15 +432,15 @@ def meta_of(path):
 
 
 def entity_files(path, name, readable=False):
-    """The files of the store at `path` holding its table `name` (sorted), as its
+    """The files of the store at `path` holding its table `name`, in bucket order, as its
     store.json lists them; a TraceError naming one that is missing or is not the one
     written there (its rows, its containers: another bucket's, a stale copy), and
     with `readable` one whose footer cannot be read (else the read says so)."""
     meta = meta_of(path)
     try:
-        listed = sorted((os.path.join(path, part), rows) for part, rows, _ in
-                        meta["files"][name])
-        size = int(meta["bucket_size"])
+        listed = sorted(((os.path.join(path, part), rows) for part, rows, _ in
+                         meta["files"][name]), key=lambda f: _bucket_number(f[0]))
+        starts = [int(x) for x in meta["bucket_starts"]]
     except (KeyError, TypeError, ValueError):
         raise TraceError(path, None, "not a readable triva3d store of this version: "
                                      "ingest again") from None
@@ -438,15 +451,22 @@ def entity_files(path, name, readable=False):
         except OSError:
             raise TraceError(f, None, "missing: the store is incomplete, ingest again") \
                 from None
-        bucket = int(os.path.basename(os.path.dirname(f)).partition("=")[2])
+        bucket = _bucket_number(f)
         if not stat.S_ISREG(st.st_mode):  # (a named pipe would never end)
             raise TraceError(f, None, "not a readable store partition: not a regular file")
-        _check_file(f, st.st_size, st.st_mtime_ns, rows, bucket * size,
-                    (bucket + 1) * size, column, readable)
+        if not 0 <= bucket < len(starts) - 1:
+            raise TraceError(f, None, "not a partition of this store: no such bucket")
+        _check_file(f, st.st_size, st.st_mtime_ns, rows, starts[bucket], starts[bucket + 1],
+                    column, readable)
     return [f for f, _ in listed]
 
 
 @functools.lru_cache(maxsize=1024)
+def _bucket_number(f):
+    """The bucket of the partition file `f` (.../bucket=K/part-0.parquet): K."""
+    return int(os.path.basename(os.path.dirname(f)).partition("=")[2])
+
+
 def _check_file(f, size, stamp, rows, lo, hi, column, readable=False):
     """A TraceError where the partition file `f` (of `size` bytes at `stamp`) does not
     hold `rows` rows of the containers lo to hi - 1 in `column` (its footer's
