@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import conftest
 from conftest import DATA, HEADER, SIZED_LINK
 from test_fuzz import mutated
 from triva3d import load
@@ -91,14 +92,7 @@ def test_a_streamed_trace_is_the_store_of_the_trace_read_whole(name, lenient, tm
     assert got is None or (name == "native_paje.trace" and not lenient and "legacy" in got)
 
 
-TYPES = """\
-0 P 0 "Process"
-2 S P "State"
-1 V P "Var" "1 0 0"
-3 E P "Mark"
-4 L 0 P P "Msg"
-4 LP P P P "Self"
-"""
+TYPES = conftest.TYPES + '4 LP P P P "Self"\n'  # (processes p1, p2 from the start)
 
 
 @st.composite
@@ -121,35 +115,35 @@ def runs(draw):
             made += 1
             alive.append(made)
             depth[made] = 0
-            lines.append(f'6 {t} p{made} P 0 "P{made}"')
+            lines.append(f'6 {t} q{made} P 0 "Q{made}"')
         elif op == "destroy":
             alive.remove(p)
-            lines.append(f"7 {t} P p{p}")
+            lines.append(f"7 {t} P q{p}")
         elif op in ("push", "set"):
             depth[p] = depth[p] + 1 if op == "push" else 1
-            lines.append(f"{12 if op == 'push' else 11} {t} p{p} S s{v}")
+            lines.append(f"{12 if op == 'push' else 11} {t} q{p} S s{v}")
         elif op == "pop" and depth[p]:
             depth[p] -= 1
-            lines.append(f"13 {t} p{p} S")
+            lines.append(f"13 {t} q{p} S")
         elif op == "var" or op == "add" and p in valued:
             valued.add(p)
-            lines.append(f"{8 if op == 'var' else 9} {t} p{p} V {v}")
+            lines.append(f"{8 if op == 'var' else 9} {t} q{p} V {v}")
         elif op == "event":
-            lines.append(f"17 {t} p{p} E e{v}")
+            lines.append(f"17 {t} q{p} E e{v}")
         elif op == "start" or op == "end" and not pending:
             key += 1
-            kind, owner = draw(st.sampled_from([("L", "0"), ("LP", f"p{p}")]))
+            kind, owner = draw(st.sampled_from([("L", "0"), ("LP", f"q{p}")]))
             first = draw(st.sampled_from(["15", "16", "20"]))
             size = f" {draw(st.sampled_from(['8', '1e6', 'x']))}" if first == "20" else ""
-            lines.append(f"{first} {t} {owner} {kind} p{p} m k{key}{size}")
+            lines.append(f"{first} {t} {owner} {kind} q{p} m k{key}{size}")
             if first == "16":
-                lines.append(f"15 {t} {owner} {kind} p{p} m k{key}")
+                lines.append(f"15 {t} {owner} {kind} q{p} m k{key}")
             else:
                 pending[key] = kind, owner
         elif op == "end":
             k = draw(st.sampled_from(sorted(pending)))
             kind, owner = pending.pop(k)
-            lines.append(f"16 {t} {owner} {kind} p{p} m k{k}")
+            lines.append(f"16 {t} {owner} {kind} q{p} m k{k}")
     return HEADER + SIZED_LINK + TYPES + "\n".join(lines) + "\n"
 
 
@@ -204,7 +198,7 @@ def test_a_refused_trace_leaves_the_store_there_and_no_spill(tmp_path, small_bat
                                  "15 300 0 L p1 m k\n"}
     for why, body in bodies.items():
         bad = tmp_path / "bad.trace"
-        bad.write_text(HEADER + TYPES_2 + body)
+        bad.write_text(HEADER + TYPES + body)
         for out in (tmp_path / "s", tmp_path / "new"):
             err = subprocess.run([sys.executable, "-m", "triva3d.cli", "ingest", "--no-cache",
                                   str(bad), "-o", str(out)], capture_output=True, text=True,
@@ -215,6 +209,17 @@ def test_a_refused_trace_leaves_the_store_there_and_no_spill(tmp_path, small_bat
         assert [len(getattr(after, t)) for t in ("states", "links")] == \
             [len(getattr(before, t)) for t in ("states", "links")]
     assert cli.main(["ingest", str(good), "-o", str(tmp_path / "s")]) == 0
+
+
+def rows_held(monkeypatch):
+    """The rows the simulation holds each time it may hand over (a list, filled)."""
+    held, spill_if_full = [], SimState.spill_if_full
+
+    def watch(sim):
+        held.append(sim.held())
+        spill_if_full(sim)
+    monkeypatch.setattr(SimState, "spill_if_full", watch)
+    return held
 
 
 def test_the_simulation_holds_a_bounded_number_of_rows(tmp_path, monkeypatch):
@@ -231,22 +236,13 @@ def test_the_simulation_holds_a_bounded_number_of_rows(tmp_path, monkeypatch):
                   f"15 {i + 0.5} 0 L {p} m k{i}", f"16 {i + 0.9} 0 L {q} m k{i}",
                   f"13 {i + 0.95} {p} S"]
     path = tmp_path / "t.trace"
-    path.write_text(HEADER + TYPES_2 + "\n".join(lines) + "\n")
-    held = []
-    spill_if_full = SimState.spill_if_full
-
-    def watch(sim):
-        held.append(sim.held())
-        spill_if_full(sim)
-    monkeypatch.setattr(SimState, "spill_if_full", watch)
+    path.write_text(HEADER + TYPES + "\n".join(lines) + "\n")
+    held = rows_held(monkeypatch)
     assert both_ways(path, tmp_path, rows=256) is None
     whole = load(path, cache=False)
     assert sum(len(getattr(whole, t)) for t in ("states", "links", "variables", "events")) \
         == 20000
     assert len(held) > 100 and max(held) < 256 + 8 * 16
-
-
-TYPES_2 = TYPES + '6 0 p1 P 0 "P1"\n6 0 p2 P 0 "P2"\n'
 
 
 def test_ingest_says_what_it_wrote(tmp_path, capsys):
@@ -285,13 +281,7 @@ def test_short_lived_containers_are_let_go_and_odd_field_names_spill(tmp_path, m
                   f"21 {i} q{i} E e {i % 5}", f"7 {i + 0.5} P q{i}"]
     path = tmp_path / "t.trace"
     path.write_text(HEADER + event + TYPES + "\n".join(lines) + "\n")
-    held = []
-    spill_if_full = SimState.spill_if_full
-
-    def watch(sim):
-        held.append(sim.held())
-        spill_if_full(sim)
-    monkeypatch.setattr(SimState, "spill_if_full", watch)
+    held = rows_held(monkeypatch)
     assert both_ways(path, tmp_path, rows=256) is None
     assert len(held) > 100 and max(held) < 256 + 16
     assert list(read_store(tmp_path / "streamed").events.extra) == ["bytes/s"]
