@@ -100,7 +100,11 @@ def test_smpi_pushes_and_pops_at_one_time(paje, tmp_path):
 def test_a_key_reused_when_read_leniently_converts_to_a_trace_pajeng_reads(paje, tmp_path):
     """A key completed, then used again (lenient: a new link): its two links, each
     with its own key name of the same text, are written with keys told apart, so the
-    converted trace reads strictly, both links as they were."""
+    converted trace reads strictly, both links as they were: their keys numbered
+    after '#', in quotes (out of quotes, PajeNG reads '#' as a comment's start, even
+    within a word: where it is installed, pj_dump reads the trace too)."""
+    import shutil
+    import subprocess
     t = paje("15 0 0 L p1 m k0\n16 1 0 L p2 m k0\n15 2 0 L p1 m k0\n16 3 0 L p2 m k0\n",
              lenient=True)
     assert t.names.displays(t.links.key) == ["k0", "k0"]
@@ -108,6 +112,18 @@ def test_a_key_reused_when_read_leniently_converts_to_a_trace_pajeng_reads(paje,
     back = load(tmp_path / "b.trace", cache=False)
     assert sorted(zip(back.links.start, back.links.end)) == [(0, 1), (2, 3)]
     assert sorted(back.names.displays(back.links.key)) == ["k0#0", "k0#1"]
+    assert '"k0#1"' in (tmp_path / "b.trace").read_text()
+    if shutil.which("pj_dump"):
+        out = subprocess.run(["pj_dump", str(tmp_path / "b.trace")], capture_output=True,
+                             text=True)
+        assert out.returncode == 0 and out.stdout.count("Link,") == 2, out.stderr
+
+
+def test_a_hash_within_a_word_begins_a_comment_as_pajeng_reads_it(paje):
+    """`12 0 p1 S a#b`: pj_dump reads the state value "a" (the rest a comment); in
+    quotes, "a#b" is the value."""
+    t = paje('12 0 p1 S a#b\n13 1 p1 S\n12 2 p1 S "a#b"\n13 3 p1 S\n')
+    assert [t.display_name("values", v) for v in t.states.value] == ["a", "a#b"]
 
 
 def test_every_real_paje_trace_converts_to_its_own_dump(data, tmp_path):

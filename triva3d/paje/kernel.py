@@ -54,8 +54,9 @@ hot = lazy(cache=True, nogil=True, inline="always")  # no call overhead, no refc
 # ---------------------------------------------------------------- tokenizer
 @hot
 def tokenize(buf, pos, end, toks_s, toks_e):
-    """Split the line at `pos` into tokens (quoted strings keep their quotes; `#` at a
-    token start begins a comment). Returns (ntokens, next line start, ok)."""
+    """Split the line at `pos` into tokens (quoted strings keep their quotes; `#` out
+    of quotes begins a comment, also within a word, as PajeNG reads it). Returns
+    (ntokens, next line start, ok)."""
     n = 0
     i = pos
     cap = toks_s.shape[0]
@@ -84,7 +85,7 @@ def tokenize(buf, pos, end, toks_s, toks_e):
         else:
             while i < end:
                 c = buf[i]
-                if c == 32 or c == 9 or c == 13 or c == 10:
+                if c == 32 or c == 9 or c == 13 or c == 10 or c == 35:
                     break
                 i += 1
         if n < cap:

@@ -59,12 +59,13 @@ def token(raw):
     none: as written when it is one token (a quoted name keeps its quotes), else in
     double quotes. Pajé has no escape: a quoted name ends at the next '"' and any
     token at a line break, so a name with a line break, or with a '"' where it needs
-    quotes (a space, a tab, a leading '"' or '#'), cannot be written."""
+    quotes (a space, a tab, a '#' anywhere: a comment out of quotes, a leading '"'),
+    cannot be written."""
     if b"\n" in raw:
         return None
     if len(raw) >= 2 and raw[0] == raw[-1] == 34 and b'"' not in raw[1:-1]:
         return raw
-    if raw and not _SEPARATOR.search(raw) and raw[0] not in b'"#':
+    if raw and not _SEPARATOR.search(raw) and raw[0] != 34 and b"#" not in raw:
         return raw
     return None if b'"' in raw else b'"' + raw + b'"'
 
@@ -397,21 +398,22 @@ def _shown(raw):
 
 @jit
 def _plain(arena, offsets):
-    """Names that are their own token (`token`): printable ASCII, and one word not
-    starting with '"' or '#', or quoted with no '"' inside."""
+    """Names that are their own token (`token`): printable ASCII, and one word with
+    no '#' not starting with '"', or quoted with no '"' inside."""
     plain = np.zeros(offsets.shape[0] - 1, np.bool_)
     for i in range(plain.shape[0]):
         s, e = offsets[i], offsets[i + 1]
         if e == s:
             continue
-        ascii, space, inner = True, False, False
+        ascii, space, inner, hash_ = True, False, False, False
         for j in range(s, e):
             b = arena[j]
             ascii &= 32 <= b <= 126
             space |= b == 32
+            hash_ |= b == 35
             inner |= b == 34 and s < j < e - 1
         quoted = e - s >= 2 and arena[s] == 34 and arena[e - 1] == 34 and not inner
-        plain[i] = ascii and (quoted or not (space or arena[s] == 34 or arena[s] == 35))
+        plain[i] = ascii and (quoted or not (space or hash_ or arena[s] == 34))
     return plain
 
 
