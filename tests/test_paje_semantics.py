@@ -496,3 +496,11 @@ def test_a_read_that_stops_stops_its_second_thread(trace_file, monkeypatch):
         assert not t.is_alive() and ended == [True]
     assert closed_with == [[], []]
     assert not [t for t in threading.enumerate() if t.name == "triva3d-lex"]
+
+
+def test_a_quoted_key_is_the_unquoted_one(paje):
+    """`"k1"` starts the link `k1` ends, as PajeNG matches them (pj_dump: one link, key
+    k1); a key's quotes are not kept."""
+    t = paje('15 0 0 L p1 m "k1"\n16 1 0 L p2 m k1\n')
+    assert len(t.links) == 1 and t.names.displays(t.links.key) == ["k1"]
+    assert t.names[int(t.links.key[0])] == "k1"

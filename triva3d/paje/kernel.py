@@ -832,7 +832,12 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
             else:  # links, matched by (container, type, key); either end may come first
                 p = def_pos[d, F_KEY]  # (a key is not a name: its bytes kept by its link)
                 ks, ke = toks_s[p], toks_e[p]
-                h = mix3(c, ty, lx_h[f + p])
+                kh = lx_h[f + p]
+                if ke - ks >= 2 and buf[ks] == 34 and buf[ke - 1] == 34:
+                    ks += 1  # "k1" is k1, as PajeNG reads it
+                    ke -= 1
+                    kh = fnv(buf, ks, ke)
+                h = mix3(c, ty, kh)
                 r, slot_i = find_link(c, ty, h, h, ln_cont, ln_type, ln_hash, link_slots)
                 while r >= 0 and not same_key(buf, ks, ke, karena, ln_kstart[r], ln_klen[r]):
                     r, slot_i = find_link(c, ty, h, slot_i + 1, ln_cont, ln_type, ln_hash,
