@@ -60,9 +60,9 @@ class Spill:
                 continue
             self.counts[name] += n
             owner = owner_of(name, columns)
-            rows = np.bincount(owner)
-            rows[:len(self.rows)] += self.rows[:len(rows)]
-            self.rows = np.concatenate([rows, self.rows[len(rows):]])
+            rows = np.bincount(owner, minlength=len(self.rows))
+            rows[:len(self.rows)] += self.rows
+            self.rows = rows
             order = np.argsort(owner, kind="stable")
             chunk = os.path.join(self.folder, f"{name}-{len(self.chunks[name])}")
             os.makedirs(chunk)
@@ -76,9 +76,7 @@ class Spill:
 
     def starts(self, n_containers):
         """store.bucket_starts of the rows spilled, for `n_containers` containers."""
-        rows = np.zeros(n_containers, np.int64)
-        rows[:len(self.rows)] = self.rows
-        return bucket_starts(rows)
+        return bucket_starts(np.pad(self.rows, (0, n_containers - len(self.rows))))
 
     def buckets(self, starts):
         """store.write_store's buckets: (bucket, table -> columns) of every bucket

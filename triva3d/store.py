@@ -444,7 +444,7 @@ def entity_files(path, name, readable=False):
     except (KeyError, TypeError, ValueError):
         raise TraceError(path, None, "not a readable triva3d store of this version: "
                                      "ingest again") from None
-    column = "start_container" if name == "links" else "container"
+    column = OWNER[name]
     for f, rows in listed:
         try:
             st = os.stat(f)

@@ -5,7 +5,7 @@ needs every entity at once. A container's states, variable pieces and events, an
 link (by its sender), lie in one part."""
 import numpy as np
 
-from .analysis.metrics import LinkSizes, sized_counts, size_range, sizes_of
+from .analysis.metrics import sized_counts, size_range, sizes_of
 from .analysis.roles import (constancy, entities_of, entity_parts, link_counts, platform_of,
                              state_pairs, variable_pairs)
 from .colors import usage
@@ -76,4 +76,4 @@ class Summary:
                                          platform),
                     state_pairs=np.unique(np.concatenate(self.state_pairs + [np.empty(0, int)])),
                     variable_pairs=tuple(p[order] for p in pairs),
-                    link_sizes=LinkSizes(*sizes_of(range_, self.links, self.sized, platform)))
+                    link_sizes=sizes_of(range_, self.links, self.sized, platform))

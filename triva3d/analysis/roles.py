@@ -47,8 +47,14 @@ def link_counts(trace):
     """Per type: its links, and those of zero length at the trace's start: what
     platform_of goes by, summed over the parts of a run."""
     ln, nt = trace.links, len(trace.types)
-    instant = (ln.start == ln.end) & (ln.start == trace.start_time)
+    instant = _instant(trace)
     return np.bincount(ln.type, minlength=nt), np.bincount(ln.type[instant], minlength=nt)
+
+
+def _instant(trace):
+    """Mask over links: those of zero length at the trace's start."""
+    ln = trace.links
+    return (ln.start == ln.end) & (ln.start == trace.start_time)
 
 
 def platform_of(links, instant):
@@ -195,7 +201,7 @@ def entity_parts(trace):
     out[trace.states.container] = True
     out[trace.events.container] = True
     ln = trace.links
-    instant = (ln.start == ln.end) & (ln.start == trace.start_time)
+    instant = _instant(trace)
     out[ln.start_container[~instant]] = True
     out[ln.end_container[~instant]] = True
     ty = ln.type[instant].astype(np.int64) * len(out)

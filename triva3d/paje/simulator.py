@@ -456,10 +456,10 @@ class SimState:
                 gone = (done == 0) & (final | (a["cont_destroyed"][a["ln_cont"][:n]] == 1))
                 keep |= (done == 0) & ~gone
                 dropped = rows[gone]
-                given = ~keep & ~gone
+                handed = ~keep & ~gone
             else:
-                given = ~keep
-            at = np.flatnonzero(given)
+                handed = ~keep
+            at = np.flatnonzero(handed)
             cols = dict(zip(SCHEMA[table], (a[x][:n][at] for x in arrays)))
             if table == "links":
                 cols["key_length"], keys = self.link_keys(at)
