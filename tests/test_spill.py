@@ -11,11 +11,12 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import conftest
-from conftest import DATA, HEADER, SIZED_LINK
+import otf2gen
+from conftest import DATA, HEADER, SIZED_LINK, mutate_bytes
 from test_fuzz import mutated
 from triva3d import load
 from triva3d.errors import Triva3dError
@@ -285,3 +286,77 @@ def test_short_lived_containers_are_let_go_and_odd_field_names_spill(tmp_path, m
     assert both_ways(path, tmp_path, rows=256) is None
     assert len(held) > 100 and max(held) < 256 + 16
     assert list(read_store(tmp_path / "streamed").events.extra) == ["bytes/s"]
+
+
+#: OTF2 archives written as their tools write them (otf2gen), each with what it holds.
+WRITTEN = {"ring": otf2gen.mpi_ring,  # MPI messages, collectives
+           "threads": lambda p: otf2gen.threads(p, 3),  # OpenMP teams, forks
+           "accelerator": otf2gen.accelerator, "metrics": otf2gen.metrics_only,
+           "openmp_io_rma": otf2gen.openmp_io_rma,  # tasks, I/O, RMA puts and gets
+           "apex": otf2gen.apex_tasks}  # tasks' GUIDs: dependencies across threads
+SHARED_OTF2 = sorted(p.parent.name for p in (DATA / "otf2").glob("*/traces.otf2")) \
+    if DATA.is_dir() else []
+
+
+@pytest.mark.parametrize("name", sorted(WRITTEN))
+@pytest.mark.parametrize("lenient", [False, True])
+def test_an_archive_streamed_is_the_store_of_the_archive_read_whole(name, lenient, tmp_path):
+    """An OTF2 archive read a location at a time (each its own batch: its messages'
+    ends a partition of their own) writes the very store of the archive read whole."""
+    WRITTEN[name](tmp_path / "a")
+    assert both_ways(tmp_path / "a", tmp_path, lenient) is None
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
+@pytest.mark.parametrize("name", SHARED_OTF2)
+def test_shared_archives_stream_to_the_store_of_the_archive_read_whole(name, tmp_path):
+    """Score-P's archives of the shared data (messages, PAPI counters), a location at
+    a time."""
+    assert both_ways(DATA / "otf2" / name, tmp_path) is None
+
+
+@settings(max_examples=30, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_mutated_archives_stream_as_they_read_whole(tmp_path_factory, data):
+    """An archive's event file overwritten, cut or grown: the same store or the same
+    error, strict and lenient, read whole or a location at a time. (Its definitions
+    are read by the OTF2 library alike both ways; damaged, they once read differently
+    from one read to the next in a long run of such tests.)"""
+    root = tmp_path_factory.mktemp("mutated")
+    data.draw(st.sampled_from([otf2gen.mpi_ring, otf2gen.openmp_io_rma]))(root / "a")
+    files = sorted((root / "a").rglob("*.evt"))
+    path = data.draw(st.sampled_from(files))
+    path.write_bytes(mutate_bytes(data.draw, path.read_bytes()))
+    for lenient in (False, True):
+        got = both_ways(root / "a", root, lenient)
+        assert got is None or "a" in got, got
+
+
+def test_an_archive_is_handed_over_a_batch_of_locations_at_a_time(tmp_path, monkeypatch):
+    """16 ranks of 2496 records each, batches of 5000 records (a batch: the locations
+    that start within its records): each of the 8 hand-overs holds three locations'
+    rows at most, the messages' ends are kept in 8 partitions (their senders'
+    batches), and the store is the archive's read whole."""
+    from triva3d.otf2 import reader as otf2_reader
+    from triva3d.spill import Spill
+    otf2gen.big(tmp_path / "a", 40000, ranks=16)
+    handed, partitions = [], set()
+    spill, add = Spill.__call__, otf2_reader._Messages.add
+
+    def watch(self, tables, keys=None, dropped=None):
+        handed.append({name: len(t["row"]) for name, t in tables.items()})
+        spill(self, tables, keys, dropped)
+
+    def kept(self, side, partition, ends):
+        partitions.update(partition.tolist())
+        add(self, side, partition, ends)
+    monkeypatch.setattr(Spill, "__call__", watch)
+    monkeypatch.setattr(otf2_reader._Messages, "add", kept)
+    assert both_ways(tmp_path / "a", tmp_path, rows=5000) is None
+    whole = load(tmp_path / "a", cache=False)
+    per_location = np.bincount(whole.states.container).max()
+    states = [h["states"] for h in handed if "states" in h]
+    assert len(states) == 8 and max(states) <= 3 * per_location
+    assert sum(states) == len(whole.states) and partitions == set(range(8))
+    assert sum(h.get("links", 0) for h in handed) == len(whole.links) > 0

@@ -10,18 +10,20 @@ from .errors import out_of_memory
 #: A trace format: its name for people; `sniff(path, head)`, what this reader reads at
 #: `path` (whose first 4 KiB are `head`; an OTF2 folder: its anchor), or None when it
 #: is not of this format; `read(path, *, lenient, progress)`, its Trace; `patterns`,
-#: file-dialog patterns of its files; `cached`: whether a load keeps a cached copy.
-Reader = namedtuple("Reader", "name sniff read patterns cached")
+#: file-dialog patterns of its files; `cached`: whether a load keeps a cached copy;
+#: `streams`: whether `read` also takes `spill` (spill.py: a store written in bounded
+#: memory).
+Reader = namedtuple("Reader", "name sniff read patterns cached streams")
 
 
-def _read_paje(path, *, lenient, progress):
+def _read_paje(path, *, lenient, progress, spill=None):
     from .paje.reader import read_paje
-    return read_paje(path, lenient=lenient, progress=progress)
+    return read_paje(path, lenient=lenient, progress=progress, spill=spill)
 
 
-def _read_otf2(path, *, lenient, progress):
+def _read_otf2(path, *, lenient, progress, spill=None):
     from .otf2.reader import read_otf2
-    return read_otf2(path, lenient=lenient, progress=progress)
+    return read_otf2(path, lenient=lenient, progress=progress, spill=spill)
 
 
 def _sniff_paje(path, head):
@@ -48,11 +50,11 @@ def _sniff_cache(path, head):
     return path if head.startswith(b"PK\x03\x04") else None  # of these formats, the one zip
 
 
-PAJE = Reader("Pajé traces", _sniff_paje, _read_paje, ("*.trace", "*.paje"), True)
-READERS = (Reader("triva3d stores", _sniff_store, _read_store, ("store.json",), False),
-           Reader("OTF2 archives", _sniff_otf2, _read_otf2, ("*.otf2",), True),
+PAJE = Reader("Pajé traces", _sniff_paje, _read_paje, ("*.trace", "*.paje"), True, True)
+READERS = (Reader("triva3d stores", _sniff_store, _read_store, ("store.json",), False, False),
+           Reader("OTF2 archives", _sniff_otf2, _read_otf2, ("*.otf2",), True, True),
            Reader("triva3d caches", _sniff_cache, _cache.open_saved,
-                  ("*" + _cache.SUFFIX,), False),
+                  ("*" + _cache.SUFFIX,), False, False),
            PAJE)
 #: The file dialog's filter for traces: every format, each one, any file.
 DIALOG_FILTER = ";;".join(

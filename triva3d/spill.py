@@ -6,7 +6,11 @@ container bucket at a time for store.write_store, the keys a block at a time for
 names. Memory is then the rows held (open states, pending links, each living
 (container, type)'s last row), the names but the links' keys, and one bucket (a
 range of containers: as big as their rows); the spilled rows take about their own
-size on disk until the store is written. Other formats are read whole, then written."""
+size on disk until the store is written.
+An OTF2 archive is read a batch of locations at a time (about SPILL_ROWS records),
+each batch's rows handed over at its end, its MPI messages' ends spilled by their
+sender's batch and matched one such batch at a time at the end (otf2.reader).
+Formats that do not stream (load.Reader) are read whole, then written."""
 import os
 import shutil
 import stat
@@ -15,7 +19,7 @@ import numpy as np
 
 from .store import (ENTITIES, OWNER, SMALL, SPILL, bucket_starts, check_out, ingest, owner_of,
                     write_store)
-from .trace import SCHEMA
+from .trace import SCHEMA, Fields
 
 #: Entity rows the simulation holds before it hands over those done with.
 SPILL_ROWS = 1 << 21
@@ -27,35 +31,31 @@ class Spill:
     def __init__(self, folder):
         self.folder = folder
         self.chunks = {name: [] for name in ENTITIES}  # (folder, its columns) each
-        self.fields = []                                # extra fields, in order
-        self.valued = {name: set() for name in ENTITIES}  # fields given a value
+        self.fields = Fields()
         self.dropped = []                               # links never completed
         self.counts = dict.fromkeys(ENTITIES, 0)
         self.keys = []                                  # folders of the links' keys
         self.rows = np.zeros(0, np.int64)               # rows spilled per container
+        self.mend = None  # None, or f(table, columns) making a part read back final
 
-    def __call__(self, tables, keys, dropped):
-        """Spill one hand-over (SimState.hand_over): `tables` (table -> columns), the
-        links' `keys`, `dropped` link numbers."""
-        self.dropped.append(dropped)
-        links = tables["links"]
-        if len(links["row"]):  # (the keys in the trace's order, for the names)
+    def __call__(self, tables, keys=None, dropped=None):
+        """Spill one hand-over (SimState.hand_over): `tables` (table -> columns: SCHEMA's,
+        `extra.NAME` and `row`, the rows' numbers in the trace; a link's `key_length`
+        where `keys` are given), the links' `keys` end to end, `dropped` link numbers."""
+        if dropped is not None:
+            self.dropped.append(dropped)
+        links = tables.get("links", {})
+        if keys is not None and len(links["row"]):  # (the keys in the trace's order)
             chunk = os.path.join(self.folder, f"keys-{len(self.keys)}")
             os.makedirs(chunk)
             for c, v in (("row", links["row"]), ("bytes", keys),
                          ("starts", np.concatenate([[0], np.cumsum(links["key_length"])]))):
                 np.save(os.path.join(chunk, f"{c}.npy"), v)
             self.keys.append(chunk)
-        del links["key_length"]
+        links.pop("key_length", None)
         for name, columns in tables.items():
             n = len(columns["row"])
-            for c, v in columns.items():
-                if c.startswith("extra."):
-                    field = c[len("extra."):]
-                    if field not in self.fields:
-                        self.fields.append(field)
-                    if n and v.max() >= 0:
-                        self.valued[name].add(field)
+            self.fields.see(name, columns)
             if not n:
                 continue
             self.counts[name] += n
@@ -72,7 +72,7 @@ class Spill:
 
     def extra(self):
         """Table -> the extra fields given a value in it, in the trace's order."""
-        return {name: [f for f in self.fields if f in self.valued[name]] for name in ENTITIES}
+        return self.fields.of()
 
     def starts(self, n_containers):
         """store.bucket_starts of the rows spilled, for `n_containers` containers."""
@@ -91,6 +91,8 @@ class Spill:
                 continue
             links = part["links"]
             links["row"] = links["row"] - np.searchsorted(dropped, links["row"])
+            if self.mend:
+                part = {name: self.mend(name, columns) for name, columns in part.items()}
             yield b, part
 
     def link_keys(self, block=1 << 20):
@@ -146,40 +148,40 @@ class Spill:
 
 def ingest_file(path, out, lenient=False, cache=True, progress=None, writing=None,
                 rows=SPILL_ROWS):
-    """Write the trace at `path` as a store in `out`: a Pajé trace in bounded memory
-    (a link key is then checked for reuse among the links the simulation holds, not
-    all; the cache is neither read nor written), any other read whole (load.load)
-    then written. The store is made in `out`/SPILL/store, then moved in: a store
+    """Write the trace at `path` as a store in `out`: a Pajé trace or an OTF2 archive
+    in bounded memory (a Pajé link key is then checked for reuse among the links the
+    simulation holds, not all; the cache is neither read nor written), any other
+    read whole (load.load) then written. The store is made in `out`/SPILL/store, then moved in: a store
     there stays until then. `progress`: load.load's; `writing`: write_store's
     progress. Returns (the Trace read, without its entities where spilled; each
     table's rows; the files written)."""
     from .load import PAJE, load, reader_of
     from .memory import give_back
-    from .paje.reader import read_paje
     check_out(out)
     try:  # (a pipe or FIFO is Pajé, read once: not sniffed)
         piped = stat.S_ISFIFO(os.stat(path).st_mode) or stat.S_ISCHR(os.stat(path).st_mode)
     except OSError:
         piped = False
-    reader = None if piped else reader_of(path)
+    reader, read = (PAJE, path) if piped else reader_of(path) or (PAJE, path)
     folder, made = os.path.join(out, SPILL), not os.path.exists(out)
     if os.path.isdir(folder):
         shutil.rmtree(folder)
     os.makedirs(folder)
     staging = os.path.join(folder, "store")
     try:
-        if reader is not None and reader[0] is not PAJE:
+        if not reader.streams:
             trace = load(path, lenient=lenient, cache=cache, progress=progress)
             counts = {name: len(getattr(trace, name)) for name in ENTITIES}
             files = ingest(trace, staging, writing)
         else:
             spill = Spill(folder)
-            trace = read_paje(reader[1] if reader else path, lenient, progress, (spill, rows))
+            trace = reader.read(read, lenient=lenient, progress=progress, spill=(spill, rows))
             give_back()  # (the simulation's columns, freed)
             counts = spill.counts
             starts = spill.starts(len(trace.containers))
             files = write_store(trace, starts, spill.buckets(starts), staging,
-                                spill.extra(), counts, spill.link_keys(), writing)
+                                spill.extra(), counts, spill.link_keys() if spill.keys else None,
+                                writing)
         replace(staging, out)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

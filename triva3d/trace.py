@@ -156,6 +156,30 @@ SCHEMA = {
     "events": {"container": np.int32, "type": np.int32, "value": np.int32, "time": np.float64},
 }
 
+
+class Fields:
+    """The user-defined fields of entity tables handed over in parts (`extra.NAME`
+    columns, spill.py): in the order first met, and per table those given a value."""
+
+    def __init__(self):
+        self.order = {}  # (a dict: ordered, and found in constant time)
+        self.valued = {name: set() for name in ENTITY_KINDS}
+
+    def see(self, name, columns):
+        """Note the fields of table `name`'s part `columns`."""
+        for c, v in columns.items():
+            if c.startswith("extra."):
+                field = c[len("extra."):]
+                self.order.setdefault(field)
+                if len(v) and v.max() >= 0:
+                    self.valued[name].add(field)
+
+    def of(self):
+        """Table -> the fields given a value in it, in the order first met."""
+        return {name: [f for f in self.order if f in valued]
+                for name, valued in self.valued.items()}
+
+
 #: Columns that index another table (-1 allowed where marked), for `check`.
 REFERENCES = {
     ("types", "parent"): ("types", True), ("types", "start_type"): ("types", True),

@@ -27,6 +27,7 @@ Mapping (see the README):
 Global definitions are read with the `otf2` package; events with the C reader
 through ctypes and compiled callbacks (capi.py), then decoded per location with numpy.
 """
+import collections
 import ctypes
 import os
 import sys
@@ -36,7 +37,7 @@ import numpy as np
 
 from ..errors import TraceError
 from ..kernels import interpreted
-from ..trace import METRIC_CLASS, SCHEMA, Kind, Names, Trace
+from ..trace import ENTITY_KINDS, METRIC_CLASS, SCHEMA, Fields, Kind, Names, Trace
 from ..analysis import tasks
 from ..analysis.timeslice import nesting_parents_of
 from . import anchor_of, archive_files, capi
@@ -245,14 +246,15 @@ def _ref_text(x):
     return getattr(x, "name", None) or f"{type(x).__name__} {x._ref}"
 
 
-def _read_events(anchor, defs, lenient, report, progress=None):
-    """Records and attributes of every location (None where unreadable) and the other
-    kinds' counts, telling `progress` (see read_otf2) the bytes of event files read."""
+def _read_events(anchor, defs, lenient, report, take, progress=None):
+    """Read each location's records and attributes, given to take(ref, records,
+    attributes) (None, None where unreadable) in the definitions' order, telling
+    `progress` (see read_otf2) the bytes of event files read; the other kinds' counts."""
     r = capi.Reader_Open(anchor.encode())
     if not r:
         raise TraceError(anchor, None, "OTF2 cannot open this anchor file")
     cb = capi.Callbacks()
-    out, attrs, other = {}, {}, Counter()
+    other = Counter()
     try:
         capi.Reader_SetSerialCollectiveCallbacks(r)
         for ref, *_ in defs.locations:
@@ -285,8 +287,8 @@ def _read_events(anchor, defs, lenient, report, progress=None):
         sizes = [os.path.getsize(f) if os.path.isfile(f) else 0 for f in files]
         done, total = 0, sum(sizes)
         for (ref, name, _, _, n_events), path, size in zip(defs.locations, files, sizes):
-            out[ref], attrs[ref] = _read_location(r, cb, ref, name, n_events, defs, path,
-                                                  lenient, report, other)
+            take(ref, *_read_location(r, cb, ref, name, n_events, defs, path, lenient,
+                                      report, other))
             done += size
             if progress:
                 progress(done, total)
@@ -294,7 +296,7 @@ def _read_events(anchor, defs, lenient, report, progress=None):
     finally:
         capi.Reader_Close(r)
         cb.close()
-    return out, attrs, dict(other)
+    return dict(other)
 
 
 def _fail(lenient, report, path, what, message, count=1):
@@ -379,6 +381,12 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
 #: How an event file that OTF2 closed ends: END_OF_FILE, then the END_OF_CHUNK of
 #: its last chunk (OTF2_Buffer.h; earlier chunks are padded to the chunk size).
 _FILE_END = b"\x02\x01"
+#: The tick of what ends with the trace until its end is known (_Builder.mend).
+_OPEN = np.iinfo(np.int64).max
+#: The columns of the tasks' states kept for their dependencies (_Builder._dependencies).
+_TASKED = ("container", "type", "start", "end", "imbrication", tasks.GUID, tasks.PARENT)
+#: The columns of an MPI message's end (_Messages; a send's also its Size and Tag names).
+_ENDS = ("sender", "receiver", "comm", "tag", "time", "Size", "Tag")
 #: Archives of fewer events run the kernels of their tasks' nesting as Python
 #: (kernels.interpreted): sooner done than numba imported and its kernels loaded.
 INTERPRET_BELOW = 5000
@@ -396,10 +404,14 @@ def _whole(path):
         return False
 
 
-def read_otf2(path, lenient=False, progress=None):
+def read_otf2(path, lenient=False, progress=None, spill=None):
     """The Trace of the OTF2 archive at `path` (anchor file or its folder).
     `progress`: None, or a callable f(bytes read, bytes in all) called after each
-    location's events (an exception it raises stops the read)."""
+    location's events (an exception it raises stops the read). `spill`: None, or
+    (hand, rows), `hand` a spill.Spill: the entity rows are handed to it a batch of
+    locations at a time (about `rows` records), the MPI messages' ends spilled beside
+    it by their sender's batch, then matched a batch at a time; the Trace then holds
+    no entity. Its tables are the same whatever the batches."""
     anchor = anchor_of(path)
     if anchor is None:
         raise TraceError(str(path), None, "not an OTF2 anchor file (nor a folder with one)")
@@ -420,35 +432,62 @@ def read_otf2(path, lenient=False, progress=None):
         _fail(lenient, report, anchor, "a timer resolution that is not positive, taken as "
               "1 GHz", f"timer resolution {defs.resolution:g}")
         defs.resolution = 1e9
-    recs, attrs, other = _read_events(anchor, defs, lenient, report, progress)
-    events = sum(len(r) for r in recs.values() if r is not None)
-    with interpreted(events < INTERPRET_BELOW):
-        return _Builder(defs, anchor, recs, attrs, lenient, report).trace(other)
+    base = anchor[:-len(".otf2")]
+    held = np.array([min(n, os.path.getsize(f) // 2 + 1) if os.path.isfile(f) else 0
+                     for f, n in ((f"{base}/{loc[0]}.evt", loc[4]) for loc in defs.locations)],
+                    np.int64)  # (what a location's file can hold: 2 bytes a record or more)
+    if spill is None:
+        sink, batch_of, folder = _Whole(), np.zeros(len(held), np.int64), None
+    else:
+        sink, rows = spill
+        batch_of = (np.cumsum(held) - held) // max(rows, 1)
+        folder = os.path.join(sink.folder, "messages")
+        os.makedirs(folder)
+    with interpreted(held.sum() < INTERPRET_BELOW):
+        b = _Builder(defs, anchor, lenient, report, sink, batch_of, folder)
+        other = _read_events(anchor, defs, lenient, report, b.take, progress)
+        b.finish()
+        sink.mend = b.mend
+        if spill is None:
+            columns, extra = sink.tables()
+        else:
+            columns = {name: {c: np.zeros(0, d) for c, d in SCHEMA[name].items()}
+                       for name in ENTITY_KINDS}
+            extra = {}
+        return b.trace(columns, extra, other)
 
 
 class _Builder:
-    """Definitions and per-location records to the Trace's tables."""
+    """Definitions and each location's records to the Trace's tables, handed to
+    `sink` (spill.Spill, or _Whole) a batch of locations (`batch_of` each) at a time;
+    the MPI messages' ends kept by their sender's batch (_Messages, in `folder`:
+    None in memory) and matched at the end. What ends with the trace is given the
+    end _OPEN (np.inf in seconds) until its end is known (`mend`)."""
 
-    def __init__(self, defs, anchor, recs, attrs, lenient, report):
-        self.d, self.anchor, self.recs = defs, anchor, recs
-        self.lenient, self.report = lenient, report
+    def __init__(self, defs, anchor, lenient, report, sink, batch_of, folder):
+        self.d, self.anchor, self.lenient, self.report = defs, anchor, lenient, report
+        self.sink, self.batch_of, self.batch = sink, batch_of, 0
+        self.messages = _Messages(folder)
         self.names = _Interner()
         self.names("0")
         self.numbers = {}  # name code -> the integer it writes (integer attributes)
         self.notes = []  # lines for people about the load
-        self.attrs = {}
-        tables = {ref: a for ref, a in attrs.items() if a is not None and len(a)}
-        if tables:  # decoded at once: a task's GUID is on several threads
-            every = np.vstack(list(tables.values()))
-            codes = self.attribute_codes(every[:, 2], every[:, 3])
-            bounds = np.cumsum([0] + [len(a) for a in tables.values()])
-            for (ref, a), lo, hi in zip(tables.items(), bounds[:-1], bounds[1:]):
-                self.attrs[ref] = _Attributes(a, codes[lo:hi], self)
         self.types = []   # (kind, parent, name, start_type, end_type)
         self.metric_class = {}  # variable type -> its metric members' class (PAPI...)
         self.type_index = {}
         self.values = {}  # (type, name) -> row
         self.value_rows = []
+        self.containers()
+        self.index_of = {ref: i for i, (ref, *_) in enumerate(defs.locations)}
+        self.loc_rows = np.array([self.row_of_loc[ref] for ref, *_ in defs.locations] + [-1],
+                                 np.int64)  # (a location's container row; -1: none)
+        self.members = {}  # communicator -> its ranks' location indices, -1 last
+        self.first, self.last = defs.offset, defs.offset + defs.length  # ticks met
+        self.parts = {name: [] for name in ("states", "events", "variables")}
+        self.rows = dict.fromkeys(ENTITY_KINDS, 0)  # rows handed over
+        self.rma, self.tasked = [], []  # links of RMA, states of tasks (the GUIDs')
+        self.pairs = {}  # a link's (what, start type, end type) -> its provisional code
+        self.unmatched_leaves = self.unclosed = self.unmatched = self.early = 0
 
     # -- types and values --------------------------------------------------------
     def type(self, kind, parent, name, start=-1, end=-1):
@@ -466,7 +505,9 @@ class _Builder:
         return self.values[key]
 
     def seconds(self, ticks):
-        return (np.asarray(ticks, np.int64) - self.d.offset) / self.d.resolution
+        """Seconds from the clock's start of `ticks` (_OPEN: np.inf)."""
+        ticks = np.asarray(ticks, np.int64)
+        return np.where(ticks == _OPEN, np.inf, (ticks - self.d.offset) / self.d.resolution)
 
     # -- attributes --------------------------------------------------------------
     def attribute_field(self, ref):
@@ -556,59 +597,118 @@ class _Builder:
             rows.append((p, self.type(Kind.CONTAINER, rows[p][1], ltype), self.names(name)))
         self.cont = np.array(rows, np.int64).reshape(-1, 3)
 
-    # -- the trace ---------------------------------------------------------------
-    def trace(self, other):
-        d = self.d
-        self.containers()
-        start_ticks, end_ticks = d.offset, d.offset + d.length
-        for rec in self.recs.values():
-            if rec is not None and len(rec):
-                start_ticks = min(start_ticks, int(rec[:, 1].min()))  # lenient: before 0
-                end_ticks = max(end_ticks, int(rec[:, 1].max()))
-        self.start = float(self.seconds(start_ticks))
-        self.end, self.end_ticks = float(self.seconds(end_ticks)), end_ticks
-        st, ev, var = [], [], []
-        sends, recvs, rma = [], [], []
-        unmatched_leaves = unclosed = 0
-        for ref, rec in self.recs.items():
-            if rec is None or not len(rec):
+    # -- the records of a location -------------------------------------------------
+    def take(self, ref, rec, attrs):
+        """The records and attributes of location `ref` (None: not read), in order."""
+        i = self.index_of[ref]
+        if self.batch_of[i] != self.batch:
+            self.hand()
+            self.batch = int(self.batch_of[i])
+        if rec is None or not len(rec):
+            return
+        self.first = min(self.first, int(rec[:, 1].min()))  # (lenient: before the start)
+        self.last = max(self.last, int(rec[:, 1].max()))
+        c = self.row_of_loc[ref]
+        ctype = int(self.cont[c, 1])
+        kind = rec[:, 0]
+        self.at = _Attributes(attrs, self.attribute_codes(attrs[:, 2], attrs[:, 3]), self) \
+            if attrs is not None and len(attrs) else _NO_ATTRIBUTES
+        reg, t0, t1, dep, i0, i1, coll, bad, open_ = _nest(
+            kind, rec[:, 1], rec[:, 2], rec[:, 3], rec[:, 4], rec[:, 5], _OPEN)
+        self.unmatched_leaves += bad
+        self.unclosed += open_
+        dep = self._imbrication(dep, f"location {ref}: regions")
+        st, ev = self.parts["states"], self.parts["events"]
+        first = len(st)
+        if len(reg):
+            st.append(self._states(c, ctype, reg, t0, t1, dep, i0, i1))
+        if len(coll):
+            st.append(self._collective_states(c, ctype, coll))
+            ev.append(self._collective_events(c, ctype, coll))
+        present = np.bincount(kind, minlength=capi.SAMPLE + 1)  # which kinds to decode
+        for kinds, side in (((capi.SEND, capi.ISEND), "send"), ((capi.RECV, capi.IRECV), "receive")):
+            if present[list(kinds)].any():
+                self._message_ends(i, side, rec, np.flatnonzero(np.isin(kind, kinds)))
+        if present[capi.METRIC]:
+            self.parts["variables"].extend(self._variables(c, ctype, rec[kind == capi.METRIC]))
+        if present[capi.FORK:].any():  # threads, tasks, I/O, RMA, samples
+            st.extend(self._teams(c, ctype, rec) + self._io(c, ctype, rec) +
+                      self._tasks(c, ctype, rec))
+            ev.extend(self._threads(c, ctype, rec) + self._samples(c, ctype, rec))
+            m = np.isin(kind, (capi.RMA_PUT, capi.RMA_GET, capi.RMA_COMPLETE))
+            if m.any():
+                self.rma.append(self._rma(ref, rec[m], np.flatnonzero(m)))
+        self.tasked.extend({k: p[k] for k in _TASKED if k in p}
+                           for p in st[first:] if tasks.GUID in p)
+
+    def hand(self):
+        """Hand the batch's states, events and variables over (SCHEMA's columns,
+        `extra.NAME` and `row`)."""
+        tables = {}
+        for name, parts in self.parts.items():
+            if not parts:
                 continue
-            c = self.row_of_loc[ref]
-            ctype = int(self.cont[c, 1])
-            kind = rec[:, 0]
-            self.at = self.attrs.get(ref, _NO_ATTRIBUTES)
-            reg, t0, t1, dep, i0, i1, coll, bad, open_ = _nest(
-                kind, rec[:, 1], rec[:, 2], rec[:, 3], rec[:, 4], rec[:, 5], end_ticks)
-            unmatched_leaves += bad
-            unclosed += open_
-            dep = self._imbrication(dep, f"location {ref}: regions")
-            if len(reg):
-                st.append(self._states(c, ctype, reg, t0, t1, dep, i0, i1))
-            if len(coll):
-                st.append(self._collective_states(c, ctype, coll))
-                ev.append(self._collective_events(c, ctype, coll))
-            present = np.bincount(kind, minlength=capi.SAMPLE + 1)  # which kinds to decode
-            for kinds, into in (((capi.SEND, capi.ISEND), sends), ((capi.RECV, capi.IRECV), recvs)):
-                if present[list(kinds)].any():
-                    at = np.flatnonzero(np.isin(kind, kinds))
-                    r = rec[at]
-                    into.append(np.c_[np.full(len(r), ref), r[:, 1], r[:, 2] & 0xFFFFFFFF,
-                                      r[:, 2] >> 32, r[:, 3], r[:, 4], at].astype(np.int64))
-            if present[capi.METRIC]:
-                var.extend(self._variables(c, ctype, rec[kind == capi.METRIC]))
-            if present[capi.FORK:].any():  # threads, tasks, I/O, RMA, samples
-                st.extend(self._teams(c, ctype, rec) + self._io(c, ctype, rec) +
-                          self._tasks(c, ctype, rec))
-                ev.extend(self._threads(c, ctype, rec) + self._samples(c, ctype, rec))
-                m = np.isin(kind, (capi.RMA_PUT, capi.RMA_GET, capi.RMA_COMPLETE))
-                if m.any():
-                    rma.append((ref, rec[m], np.flatnonzero(m)))
-        if unmatched_leaves:
-            self._note("Leave events matching no Enter (or another region)", unmatched_leaves)
-        if unclosed:
-            self.report.append(("regions still open at the end, closed there", unclosed, None))
-        links = [self._links(sends, recvs), self._rma(rma), self._dependencies(st)]
-        return self._assemble(st, ev, var, links, other)
+            fields = dict.fromkeys(k for p in parts for k in p if k not in SCHEMA[name])
+            cols = {c: np.concatenate([p[c] for p in parts]).astype(dtype, copy=False)
+                    for c, dtype in SCHEMA[name].items()}
+            cols.update({f"extra.{k}": np.concatenate([
+                np.asarray(p[k], np.int32) if k in p else np.full(len(p["type"]), -1, np.int32)
+                for p in parts]) for k in fields})
+            tables[name] = self._numbered(name, cols)
+            parts.clear()
+        if tables:
+            self.sink(tables)
+
+    def _numbered(self, name, cols):
+        """`cols` with `row`, their numbers in table `name`."""
+        n = len(cols["type"])
+        cols["row"] = self.rows[name] + np.arange(n, dtype=np.int64)
+        self.rows[name] += n
+        return cols
+
+    def finish(self):
+        """Hand the last batch, then the links (messages, RMA, task dependencies), over;
+        the trace's start and end, the links' types."""
+        self.hand()
+        self.start, self.end = float(self.seconds(self.first)), float(self.seconds(self.last))
+        if self.unmatched_leaves:
+            self._note("Leave events matching no Enter (or another region)",
+                       self.unmatched_leaves)
+        if self.unclosed:
+            self.report.append(("regions still open at the end, closed there", self.unclosed,
+                                None))
+        for sends, receives in self.messages.partitions():
+            self._hand_links(self._links(sends, receives))
+        if self.unmatched:
+            self.report.append(("MPI messages without their other end (not drawn)",
+                                self.unmatched, None))
+        for links in self.rma:
+            self._hand_links(links)
+        for p in self.tasked:
+            p["end"] = np.where(np.isinf(p["end"]), self.end, p["end"])
+        self._hand_links(self._dependencies(self.tasked))
+        if self.early:  # unsynchronised clocks: drawn as instantaneous, and said
+            self.report.append(("messages received before they were sent (clock skew?), "
+                                "ending where they start", self.early, None))
+        nt = len(self.types) + 1  # (what, start type, end type) as one code
+        self.link_types = np.zeros(len(self.pairs), np.int32)
+        self.link_values = np.zeros(len(self.pairs), np.int32)
+        for p in sorted(self.pairs):
+            what, ab = divmod(p, nt * nt)
+            name, value = LINK_KINDS[what]
+            t = self.type(Kind.LINK, 0, name, *divmod(ab, nt))
+            self.link_types[self.pairs[p]], self.link_values[self.pairs[p]] = t, self.value(t, value)
+
+    def mend(self, name, columns):
+        """A part of table `name` made final: links typed (from their provisional
+        codes), ends at _OPEN at the trace's end."""
+        if name == "links":
+            columns["type"] = self.link_types[columns["type"]]
+            columns["value"] = self.link_values[columns["value"]]
+        end = columns.get("end")
+        if end is not None and len(end) and np.isinf(end).any():
+            columns["end"] = np.where(np.isinf(end), self.end, end)
+        return columns
 
     def _note(self, what, count):
         if not self.lenient:
@@ -677,7 +777,7 @@ class _Builder:
             v = value[m]
             last = np.r_[t[1:] > t[:-1], True]  # samples at one time: the last one holds
             t, v = t[last], v[last]
-            ends = np.r_[t[1:], max(self.end, t[-1])]
+            ends = np.r_[t[1:], np.inf]  # (the trace's end: mend)
             ty = self.type(Kind.VARIABLE, ctype, name)
             self.metric_class[ty] = group
             out.append({"container": np.full(len(t), c), "type": np.full(len(t), ty),
@@ -797,8 +897,7 @@ class _Builder:
         if not len(run):
             return []
         after = np.searchsorted(sw, run) + 1
-        end = np.where(after < len(sw), rec[sw[np.minimum(after, len(sw) - 1)], 1],
-                       max(int(rec[-1, 1]), int(self.end_ticks)))
+        end = np.where(after < len(sw), rec[sw[np.minimum(after, len(sw) - 1)], 1], _OPEN)
         t = self.type(Kind.STATE, ctype, "Task")
         return [self._part(c, t, np.full(len(run), self.value(t, "task")), rec[run, 1], end,
                            rows=run, **self._task_ids(rec[run]))]
@@ -821,102 +920,97 @@ class _Builder:
                                   rows=smp))
         return out
 
-    def _rma(self, parts):
-        """One-sided communication: links "RMA put" from the origin to the target and
-        "RMA get" from the target to the origin, from the operation to its completion
-        on the origin (matched by window and matching id; else instantaneous)."""
-        out = []
-        for ref, rec, at in parts:
-            ops = np.flatnonzero(rec[:, 0] != capi.RMA_COMPLETE)
-            done = np.flatnonzero(rec[:, 0] == capi.RMA_COMPLETE)
-            win = rec[ops, 2] & 0xFFFFFFFF
-            io, id_ = _match(np.c_[win, rec[ops, 4]], np.c_[rec[done, 2], rec[done, 4]])
-            end = rec[ops, 1].copy()
-            end[io] = rec[done[id_], 1]
-            completion = np.full(len(ops), -1, np.int64)
-            completion[io] = at[done[id_]]
-            remote = rec[ops, 2] >> 32
-            there = np.full(len(ops), -1, np.int64)  # the target's container row
-            for w in np.unique(win).tolist():
-                rows = np.array([self.row_of_loc.get(loc, -1) for loc in
-                                 self.d.comms.get(self.d.rma_wins.get(w), [])] + [-1], np.int64)
-                m = win == w
-                r = remote[m]
-                there[m] = rows[np.where((r >= 0) & (r < len(rows) - 1), r, -1)]
-            ok = there >= 0
-            if (~ok).any():
-                self.report.append(("RMA operations to a rank outside their window (not drawn)",
-                                    int((~ok).sum()), None))
-            put = rec[ops, 0] == capi.RMA_PUT
-            here = self.row_of_loc[ref]
-            out.append({"start_container": np.where(put, here, there)[ok],
-                        "end_container": np.where(put, there, here)[ok],
-                        "start": self.seconds(rec[ops, 1][ok]), "end": self.seconds(end[ok]),
-                        "Size": self.names.many(rec[ops, 3][ok]),
-                        "Tag": self.names.many(rec[ops, 4][ok]),
-                        "Task": np.full(ok.sum(), -1), "what": np.where(put, 1, 2)[ok],
-                        "a_loc": np.full(ok.sum(), ref),
-                        "a_row": at[ops][ok], "b_loc": np.full(ok.sum(), ref),
-                        "b_row": completion[ok]})
-        return {k: np.concatenate([p[k] for p in out]) for k in out[0]} if out else None
+    def _rma(self, ref, rec, at):
+        """One-sided communication of location `ref` (its records `rec`, numbered `at`):
+        links "RMA put" from the origin to the target and "RMA get" from the target to
+        the origin, from the operation to its completion on the origin (matched by
+        window and matching id; else instantaneous)."""
+        ops = np.flatnonzero(rec[:, 0] != capi.RMA_COMPLETE)
+        done = np.flatnonzero(rec[:, 0] == capi.RMA_COMPLETE)
+        win = rec[ops, 2] & 0xFFFFFFFF
+        io, id_ = _match(np.c_[win, rec[ops, 4]], np.c_[rec[done, 2], rec[done, 4]])
+        end = rec[ops, 1].copy()
+        end[io] = rec[done[id_], 1]
+        completion = np.full(len(ops), -1, np.int64)
+        completion[io] = at[done[id_]]
+        remote = rec[ops, 2] >> 32
+        there = np.full(len(ops), -1, np.int64)  # the target's container row
+        for w in np.unique(win).tolist():
+            rows = self.loc_rows[self._members(self.d.rma_wins.get(w))]
+            m = win == w
+            r = remote[m]
+            there[m] = rows[np.where((r >= 0) & (r < len(rows) - 1), r, -1)]
+        ok = there >= 0
+        if (~ok).any():
+            self.report.append(("RMA operations to a rank outside their window (not drawn)",
+                                int((~ok).sum()), None))
+        put = rec[ops, 0] == capi.RMA_PUT
+        here = self.row_of_loc[ref]
+        return {"start_container": np.where(put, here, there)[ok],
+                "end_container": np.where(put, there, here)[ok],
+                "start": self.seconds(rec[ops, 1][ok]), "end": self.seconds(end[ok]),
+                "what": np.where(put, 1, 2)[ok], "Size": self.names.many(rec[ops, 3][ok]),
+                "Tag": self.names.many(rec[ops, 4][ok]), "Task": np.full(ok.sum(), -1),
+                **{f"extra.{k}": v for k, v in self.at.of(at[ops][ok], completion[ok]).items()}}
 
-    def _links(self, sends, recvs):
-        """Match sends and receives per (communicator, sender, receiver, tag) in order."""
-        cols = ("loc", "time", "peer", "comm", "tag", "size", "row")
+    def _members(self, comm):
+        """The location indices of communicator `comm`'s ranks, then -1 (none)."""
+        if comm not in self.members:
+            self.members[comm] = np.array([self.index_of.get(m, -1) for m in
+                                           self.d.comms.get(comm, [])] + [-1], np.int64)
+        return self.members[comm]
 
-        def table(parts):
-            a = np.vstack(parts) if parts else np.zeros((0, len(cols)), np.int64)
-            return dict(zip(cols, a.T))
-        s, r = table(sends), table(recvs)
-        # the peer's location: rank -> location through the communicator's group
-        for t in (s, r):
-            peer = np.full(len(t["loc"]), -1, np.int64)
-            for comm in np.unique(t["comm"]).tolist():
-                members = self.d.comms.get(comm, [])
-                m = t["comm"] == comm
-                ranks = t["peer"][m]
-                ok = ranks < len(members)
-                got = np.full(m.sum(), -1, np.int64)
-                got[ok] = [members[q] for q in ranks[ok].tolist()]
-                peer[m] = got
-            t["peer_loc"] = peer
-        n_s, n_r = len(s["loc"]), len(r["loc"])
-        # Both sides of a (comm, sender, receiver, tag) come from one location each, in
-        # its (time) order: the k-th send of a key is the k-th receive's message. A rank
-        # outside its communicator matches nothing.
-        known_s = np.flatnonzero(s["peer_loc"] >= 0)
-        known_r = np.flatnonzero(r["peer_loc"] >= 0)
-        i_s, i_r = _match(np.c_[s["comm"], s["loc"], s["peer_loc"], s["tag"]][known_s],
-                          np.c_[r["comm"], r["peer_loc"], r["loc"], r["tag"]][known_r])
-        si, ri = known_s[i_s], known_r[i_r]
-        unmatched = n_s + n_r - 2 * len(si)
-        if unmatched:
-            self.report.append(("MPI messages without their other end (not drawn)", unmatched,
-                                None))
-        refs = np.array(list(self.row_of_loc), np.int64)
-        rows = np.array(list(self.row_of_loc.values()), np.int64)
-        order = np.argsort(refs)
+    def _message_ends(self, i, side, rec, at):
+        """Keep the ends (sends or receives: the records `at` of location i) of MPI
+        messages, their peer's location found from its rank through the communicator's
+        group, by their sender's batch; those whose peer is outside it are unmatched."""
+        r = rec[at]
+        comm, rank = r[:, 2] >> 32, r[:, 2] & 0xFFFFFFFF
+        peer = np.full(len(r), -1, np.int64)
+        for u in np.unique(comm).tolist():
+            members = self._members(u)
+            m = comm == u
+            q = rank[m]
+            peer[m] = members[np.where(q < len(members) - 1, q, -1)]
+        known = peer >= 0
+        self.unmatched += int(len(r) - known.sum())
+        own = np.full(len(r), i, np.int64)
+        sender, receiver = (own, peer) if side == "send" else (peer, own)
+        ends = {"sender": sender, "receiver": receiver, "comm": comm, "tag": r[:, 3],
+                "time": r[:, 1], **{f"extra.{k}": v for k, v in self.at.of(at).items()}}
+        if side == "send":  # (named here, location by location: the same names whatever
+            ends["Size"] = self.names.many(r[:, 4])  # the batches)
+            ends["Tag"] = self.names.many(r[:, 3])
+        self.messages.add(side, self.batch_of[sender[known]],
+                          {k: v[known] for k, v in ends.items()})
 
-        def row(loc):
-            return rows[order[np.searchsorted(refs[order], loc)]]
-        return {"start_container": row(s["loc"][si]), "end_container": row(r["loc"][ri]),
+    def _links(self, s, r):
+        """Match a partition's sends and receives per (sender, communicator, receiver,
+        tag) in order: both sides of a key come from one location each, in its (time)
+        order: the k-th send of a key is the k-th receive's message. Their records'
+        attributes: the send's, else the receive's."""
+        key = ("sender", "comm", "receiver", "tag")
+        si, ri = _match(np.column_stack([s[k] for k in key]),
+                        np.column_stack([r[k] for k in key]))
+        self.unmatched += len(s["time"]) + len(r["time"]) - 2 * len(si)
+        fields = {}
+        for k in dict.fromkeys(k for k in (*s, *r) if k.startswith("extra.")):
+            a = s[k][si] if k in s else np.full(len(si), -1)
+            fields[k] = np.where(a >= 0, a, r[k][ri] if k in r else -1)
+        return {"start_container": self.loc_rows[s["sender"][si]],
+                "end_container": self.loc_rows[r["receiver"][ri]],
                 "start": self.seconds(s["time"][si]), "end": self.seconds(r["time"][ri]),
-                "Size": self.names.many(s["size"][si]), "Tag": self.names.many(s["tag"][si]),
-                "Task": np.full(len(si), -1), "what": np.zeros(len(si), np.int64),
-                "a_loc": s["loc"][si], "a_row": s["row"][si], "b_loc": r["loc"][ri],
-                "b_row": r["row"][ri]}
+                "what": np.zeros(len(si), np.int64), "Size": s["Size"][si],
+                "Tag": s["Tag"][si], "Task": np.full(len(si), -1), **fields}
 
-    def _assemble(self, st, ev, var, links, other):
-        columns, extra = {}, {}
-        columns["links"], extra["links"] = self._link_table(links)  # (adds types, values)
+    def trace(self, columns, extra, other):
+        """The Trace of the entities `columns` (table -> SCHEMA's columns) and their
+        `extra` fields (table -> field -> name codes), and of what was read."""
         n_cont, nt = len(self.cont), len(self.types)
         columns["containers"] = {"parent": self.cont[:, 0], "type": self.cont[:, 1],
                                  "name": self.cont[:, 2], "alias": np.full(n_cont, -1),
                                  "start": np.full(n_cont, self.start),
                                  "end": np.full(n_cont, self.end)}
-        columns["states"], extra["states"] = _with_extras("states", st)
-        columns["events"], extra["events"] = _with_extras("events", ev)
-        columns["variables"] = _concat(var, list(SCHEMA["variables"]))
         ty = np.array(self.types, np.int64).reshape(-1, 5)
         columns["types"] = {"kind": ty[:, 0], "parent": ty[:, 1], "name": ty[:, 2],
                             "alias": np.full(nt, -1), "start_type": ty[:, 3],
@@ -933,37 +1027,29 @@ class _Builder:
                                   files=archive_files(self.anchor), other_records=other,
                                   notes=self.notes)
 
-    def _link_table(self, parts):
-        parts = [p for p in parts if p is not None]
-        links = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    def _hand_links(self, links):
+        """Hand links over (their containers, times, `what` (LINK_KINDS), the name codes
+        Size, Tag and Task, and `extra.NAME` attribute fields), typed and valued by
+        the provisional code of their (what, start type, end type) (finish, mend)."""
+        if links is None or not len(links["start"]):
+            return
         n = len(links["start"])
-        if not n:
-            return {c: [] for c in SCHEMA["links"]}, {}
-        st_type = self.cont[links["start_container"], 1]
-        en_type = self.cont[links["end_container"], 1]
-        nt = len(self.types) + 1  # (what, start type, end type) as one code
-        pairs, inv = np.unique((links["what"] * nt + st_type) * nt + en_type,
-                               return_inverse=True)
-        types, vals = [], []
-        for p in pairs.tolist():
-            what, ab = divmod(p, nt * nt)
-            a, b = divmod(ab, nt)
-            name, value = LINK_KINDS[what]
-            t = self.type(Kind.LINK, 0, name, a, b)
-            types.append(t)
-            vals.append(self.value(t, value))
-        inv = inv.reshape(-1)
-        early = links["end"] < links["start"]
-        if early.any():  # unsynchronised clocks: drawn as instantaneous, and said
-            self.report.append(("messages received before they were sent (clock skew?), "
-                                "ending where they start", int(early.sum()), None))
-        cols = {"container": np.zeros(n), "type": np.array(types)[inv],
-                "value": np.array(vals)[inv], "start_container": links["start_container"],
+        nt = len(self.types) + 1
+        pair = (links["what"] * nt + self.cont[links["start_container"], 1]) * nt + \
+            self.cont[links["end_container"], 1]
+        uniq, inv = np.unique(pair, return_inverse=True)
+        code = np.array([self.pairs.setdefault(p, len(self.pairs)) for p in uniq.tolist()],
+                        np.int32)[inv.reshape(-1)]
+        self.early += int(np.count_nonzero(links["end"] < links["start"]))
+        cols = {"container": np.zeros(n, np.int32), "type": code, "value": code,
+                "start_container": links["start_container"],
                 "end_container": links["end_container"], "start": links["start"],
                 "end": np.maximum(links["end"], links["start"]),
                 "key": np.where(links["Tag"] >= 0, links["Tag"], links["Task"])}
-        extra = {k: links[k] for k in ("Size", "Tag", "Task") if (links[k] >= 0).any()}
-        return cols, {**extra, **self._located_attributes(links)}
+        cols = {c: np.asarray(v, SCHEMA["links"][c]) for c, v in cols.items()}
+        cols.update({f"extra.{k}": np.asarray(links[k], np.int32) for k in ("Size", "Tag", "Task")})
+        cols.update({k: np.asarray(v, np.int32) for k, v in links.items() if k.startswith("extra.")})
+        self.sink({"links": self._numbered("links", cols)})
 
     def _dependencies(self, parts):
         """Links "Task dependency" between the tasks of the states that carry a GUID
@@ -998,26 +1084,7 @@ class _Builder:
         child_code = guid_codes[pieces.order[pieces.offsets[dep["child"]]]]
         return {"start_container": dep["start_container"], "end_container": dep["end_container"],
                 "start": dep["start"], "end": dep["end"], "Size": none, "Tag": none,
-                "Task": child_code, "what": np.full(n, DEPENDENCY), "a_loc": none, "a_row": none,
-                "b_loc": none, "b_row": none}
-
-    def _located_attributes(self, links):
-        """The attributes of links' records a (the send, the RMA operation), then b (the
-        receive, the completion) where a has none: {field: name codes}."""
-        n = len(links["start"])
-        fields = {}
-        for side in "ab":
-            locs, rows = links[f"{side}_loc"], links[f"{side}_row"]
-            for ref in np.unique(locs).tolist():
-                at = self.attrs.get(ref)
-                if at is None:
-                    continue
-                m = np.flatnonzero(locs == ref)
-                for name, col in at.of(rows[m]).items():
-                    f = fields.setdefault(name, np.full(n, -1, np.int32))
-                    f[m] = np.where(f[m] >= 0, f[m], col)
-        return fields
-
+                "Task": child_code, "what": np.full(n, DEPENDENCY)}
 
 class _Attributes:
     """One location's attributes as user-defined fields: per field, the records that
@@ -1088,17 +1155,70 @@ def _match(kb, ke):
     return o[first + k], o[first + np.repeat(n_begin, pairs) + k] - nb
 
 
-def _with_extras(name, parts):
-    """The columns and extra fields of a states or events table of parts: SCHEMA's
-    columns, and every other key of a part as an extra field (name codes; -1 in the
-    parts without it)."""
-    cols = list(SCHEMA[name])
-    extra = list(dict.fromkeys(k for p in parts for k in p if k not in cols))
-    fields = {k: np.concatenate([np.asarray(p[k], np.int32) if k in p else
-                                 np.full(len(p["type"]), -1, np.int32) for p in parts])
-              for k in extra}
-    return _concat(parts, cols), fields
+class _Messages:
+    """The ends of MPI messages (columns _ENDS and `extra.NAME` attributes) by
+    partition, their sender's batch: in memory, or where `folder` is given in its
+    files (a block each batch and partition)."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.blocks = collections.defaultdict(list)  # (partition, side) -> blocks
+
+    def add(self, side, partition, ends):
+        """Keep the `side` ("send" or "receive") `ends` of each partition."""
+        for p in np.unique(partition).tolist():
+            m = partition == p
+            block = {k: v[m] for k, v in ends.items()}
+            if self.folder:  # (one array; the names kept here: a field's may hold a '/')
+                path = os.path.join(self.folder, f"{side}-{p}-{len(self.blocks[p, side])}.npy")
+                np.save(path, np.vstack([v.astype(np.int64) for v in block.values()]))
+                block = (path, list(block))
+            self.blocks[p, side].append(block)
+
+    def partitions(self):
+        """(sends, receives) of each partition, in order (every block's columns; -1
+        in the blocks without a field); the files removed once read."""
+        for p in sorted({p for p, _ in self.blocks}):
+            yield tuple(self._joined(self.blocks.pop((p, side), [])) for side in ("send", "receive"))
+
+    @staticmethod
+    def _joined(blocks):
+        loaded = []
+        for b in blocks:
+            if isinstance(b, tuple):
+                path, names = b
+                b = dict(zip(names, np.load(path)))
+                os.remove(path)
+            loaded.append(b)
+        names = dict.fromkeys(k for b in loaded for k in b) or _ENDS
+        return {k: np.concatenate([b[k] if k in b else np.full(len(b["time"]), -1, np.int64)
+                                   for b in loaded]) if loaded else np.zeros(0, np.int64)
+                for k in names}
 
 
-def _concat(parts, cols):
-    return {c: np.concatenate([p[c] for p in parts]) if parts else np.zeros(0) for c in cols}
+class _Whole:
+    """read_otf2's sink for a Trace read whole: the tables handed over, kept, their
+    fields noted as spill.Spill notes them; `mend` (the builder's) applied at the end."""
+
+    def __init__(self):
+        self.parts = {name: [] for name in ENTITY_KINDS}
+        self.fields = Fields()
+        self.mend = None
+
+    def __call__(self, tables, keys=None, dropped=None):
+        for name, columns in tables.items():
+            self.fields.see(name, columns)
+            self.parts[name].append(columns)
+
+    def tables(self):
+        """(table -> SCHEMA's columns, table -> field -> name codes) of all the parts
+        (let go as they are joined)."""
+        columns, extra = {}, {}
+        for name, fields in self.fields.of().items():
+            parts = [self.mend(name, p) for p in self.parts.pop(name)]
+            columns[name] = {c: np.concatenate([p[c] for p in parts]) if parts else
+                             np.zeros(0, d) for c, d in SCHEMA[name].items()}
+            extra[name] = {f: np.concatenate([p.get(f"extra.{f}", np.full(len(p["row"]), -1,
+                                                                           np.int32))
+                                              for p in parts]) for f in fields}
+        return columns, extra
