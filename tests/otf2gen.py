@@ -123,7 +123,7 @@ def big(path, events, ranks=8):
                 ev.enter(t + 40, recv)
                 ev.mpi_recv(t + 50 + r, (r - 1) % ranks, comm, 0, 64)
                 ev.leave(t + 60 + r, recv)
-                ev.leave(t + 100, outer)
+                ev.leave(t + 100 + ranks, outer)
         return rounds * ranks * per_round
 
 
