@@ -294,3 +294,30 @@ def apex_tasks(path):
         w2.mpi_recv(590, 0, comm, 3, 8)
         w2.leave(595, reg["MPI_Recv"])
         task(w2, "remote", 600, 700, 6, 1, {**extra, note: "far"})
+
+
+def fields_met_late(path):
+    """Fields that a later location meets first in another table (1 GHz, ns): process
+    P0's thread t0 forks and joins a team [5, 60] (events' field `threads`); its
+    thread t1 creates, switches to and completes task 42 [10, 30] (the states' and
+    events' field `task`); t0 sends P1's thread t2 8 bytes (tag 0) at 10, received
+    at 20 carrying attribute R = 5, and t2 sends back at 30 with attribute S = 6,
+    received at 40 (the links' fields: R in the message of t0's batch, S in t2's)."""
+    with otf2.writer.open(str(path), timer_resolution=1_000_000_000) as w:
+        d = w.definitions
+        host = d.system_tree_node("h")
+        groups = [d.location_group(f"P{i}", system_tree_parent=host) for i in range(2)]
+        t0, t1 = (d.location(f"t{i}", group=groups[0]) for i in range(2))
+        t2 = d.location("t2", group=groups[1])
+        comm = _world(d, [t0, t2])
+        r, s = (d.attribute(n, "", Type.INT32) for n in "RS")
+        e0, e1, e2 = (w.event_writer_from_location(loc) for loc in (t0, t1, t2))
+        e0.omp_fork(5, 2)
+        e0.mpi_send(10, 1, comm, 0, 8)
+        e2.mpi_recv(20, 0, comm, 0, 8, attributes={r: 5})
+        e2.mpi_send(30, 0, comm, 0, 8, attributes={s: 6})
+        e0.mpi_recv(40, 1, comm, 0, 8)
+        e0.omp_join(60)
+        e1.omp_task_create(10, 42)
+        e1.omp_task_switch(20, 42)
+        e1.omp_task_complete(30, 42)

@@ -351,16 +351,21 @@ def _one_thread(path, events, resolution=1_000_000_000):
 
 
 def test_what_the_clock_and_the_nesting_cannot_hold(tmp_path):
-    """Timer resolution 0 gave NaN times, ticks past 2^63 an OverflowError traceback,
-    regions nested past the imbrication column's range wrapped around (issue 16)."""
+    """Timer resolution 0 gave NaN times, ticks past 2^63 an OverflowError traceback
+    (tick 2^63 - 1, the reader's own, refused alike), regions nested past the
+    imbrication column's range wrapped around (issue 16)."""
     _one_thread(tmp_path / "res0", [(10, "enter"), (20, "leave")], resolution=0)
     with pytest.raises(TraceError, match="timer resolution 0"):
         load(tmp_path / "res0", cache=False)
     t = load(tmp_path / "res0", lenient=True, cache=False)
     assert list(t.states.end - t.states.start) == pytest.approx([1e-8])
     _one_thread(tmp_path / "late", [(2 ** 63 + 5, "enter"), (2 ** 63 + 10, "leave")])
-    with pytest.raises(TraceError, match="beyond 2\\^63 ticks"):
+    with pytest.raises(TraceError, match="beyond 2\\^63 - 1 ticks"):
         load(tmp_path / "late", lenient=True, cache=False)
+    # tick 2^63 - 1 marks what ends with the trace while an archive is read: refused too
+    _one_thread(tmp_path / "last", [(2 ** 63 - 11, "enter"), (2 ** 63 - 1, "leave")])
+    with pytest.raises(TraceError, match="beyond 2\\^63 - 1 ticks"):
+        load(tmp_path / "last", lenient=True, cache=False)
     deep = 32768
     _one_thread(tmp_path / "deep", [(k, "enter") for k in range(deep + 1)] +
                 [(deep + 1 + k, "leave") for k in range(deep + 1)])

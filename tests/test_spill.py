@@ -293,7 +293,8 @@ WRITTEN = {"ring": otf2gen.mpi_ring,  # MPI messages, collectives
            "threads": lambda p: otf2gen.threads(p, 3),  # OpenMP teams, forks
            "accelerator": otf2gen.accelerator, "metrics": otf2gen.metrics_only,
            "openmp_io_rma": otf2gen.openmp_io_rma,  # tasks, I/O, RMA puts and gets
-           "apex": otf2gen.apex_tasks}  # tasks' GUIDs: dependencies across threads
+           "apex": otf2gen.apex_tasks,  # tasks' GUIDs: dependencies across threads
+           "fields_met_late": otf2gen.fields_met_late}  # each table's fields in one order
 SHARED_OTF2 = sorted(p.parent.name for p in (DATA / "otf2").glob("*/traces.otf2")) \
     if DATA.is_dir() else []
 
@@ -305,6 +306,19 @@ def test_an_archive_streamed_is_the_store_of_the_archive_read_whole(name, lenien
     ends a partition of their own) writes the very store of the archive read whole."""
     WRITTEN[name](tmp_path / "a")
     assert both_ways(tmp_path / "a", tmp_path, lenient) is None
+
+
+def test_each_table_keeps_its_fields_in_the_order_met(tmp_path):
+    """otf2gen.fields_met_late read whole: the events' fields as the locations meet
+    them (t0's threads, then t1's task ids; `creator`, never given, left out); the
+    links' Size and Tag, then the attributes as the locations meet them, a location's
+    sends before its receives (t2's S, then R), whichever partition holds the message
+    (streamed a location at a time, R's is t0's: test above)."""
+    otf2gen.fields_met_late(tmp_path / "a")
+    t = load(tmp_path / "a", cache=False)
+    assert list(t.events.extra) == ["threads", "task"]
+    assert list(t.links.extra) == ["Size", "Tag", "S", "R"]
+    assert list(t.states.extra) == ["task"]
 
 
 @pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")

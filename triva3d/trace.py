@@ -159,10 +159,10 @@ SCHEMA = {
 
 class Fields:
     """The user-defined fields of entity tables handed over in parts (`extra.NAME`
-    columns, spill.py): in the order first met, and per table those given a value."""
+    columns, spill.py): per table, in the order first met, those given a value."""
 
     def __init__(self):
-        self.order = {}  # (a dict: ordered, and found in constant time)
+        self.order = {name: {} for name in ENTITY_KINDS}  # (dicts: ordered, found at once)
         self.valued = {name: set() for name in ENTITY_KINDS}
 
     def see(self, name, columns):
@@ -170,14 +170,14 @@ class Fields:
         for c, v in columns.items():
             if c.startswith("extra."):
                 field = c[len("extra."):]
-                self.order.setdefault(field)
+                self.order[name].setdefault(field)
                 if len(v) and v.max() >= 0:
                     self.valued[name].add(field)
 
     def of(self):
         """Table -> the fields given a value in it, in the order first met."""
-        return {name: [f for f in self.order if f in valued]
-                for name, valued in self.valued.items()}
+        return {name: [f for f in order if f in self.valued[name]]
+                for name, order in self.order.items()}
 
 
 #: Columns that index another table (-1 allowed where marked), for `check`.

@@ -29,6 +29,7 @@ through ctypes and compiled callbacks (capi.py), then decoded per location with 
 """
 import collections
 import ctypes
+import functools
 import os
 import sys
 from collections import Counter
@@ -358,9 +359,9 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
               "read", f"{where}: {n.value} events in the file, "
               f"its definition says {n_events}")
     rec = capi.records(buf)
-    if len(rec) and rec[:, 1].min() < 0:  # uint64 ticks past 2^63 wrapped around
-        _fail(lenient, report, path, "locations with events at or beyond tick 2^63, drawn "
-              "empty", f"{where}: an event at or beyond tick 2^63")
+    if len(rec) and (rec[:, 1].min() < 0 or rec[:, 1].max() == _OPEN):  # (uint64 ticks
+        _fail(lenient, report, path, "locations with events at or beyond tick 2^63 - 1, "  # wrap)
+              "drawn empty", f"{where}: an event at or beyond tick 2^63 - 1")
         return None, None
     early = np.flatnonzero(rec[:, 1] < defs.offset) if len(rec) else []
     if len(early):  # negative times the span did not cover (down to -14272 s)
@@ -381,7 +382,7 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
 #: How an event file that OTF2 closed ends: END_OF_FILE, then the END_OF_CHUNK of
 #: its last chunk (OTF2_Buffer.h; earlier chunks are padded to the chunk size).
 _FILE_END = b"\x02\x01"
-#: The tick of what ends with the trace until its end is known (_Builder.mend).
+#: The tick of what ends with the trace until its end is known (_mend): no event's.
 _OPEN = np.iinfo(np.int64).max
 #: The columns of the tasks' states kept for their dependencies (_Builder._dependencies).
 _TASKED = ("container", "type", "start", "end", "imbrication", tasks.GUID, tasks.PARENT)
@@ -408,7 +409,7 @@ def read_otf2(path, lenient=False, progress=None, spill=None):
     """The Trace of the OTF2 archive at `path` (anchor file or its folder).
     `progress`: None, or a callable f(bytes read, bytes in all) called after each
     location's events (an exception it raises stops the read). `spill`: None, or
-    (hand, rows), `hand` a spill.Spill: the entity rows are handed to it a batch of
+    (sink, rows), `sink` a spill.Spill: the entity rows are handed to it a batch of
     locations at a time (about `rows` records), the MPI messages' ends spilled beside
     it by their sender's batch, then matched a batch at a time; the Trace then holds
     no entity. Its tables are the same whatever the batches."""
@@ -425,9 +426,9 @@ def read_otf2(path, lenient=False, progress=None, spill=None):
     defs = _Defs(anchor)
     report = [("strings of the definitions not in UTF-8, decoded with replacement",
                defs.not_utf8, None)] if defs.not_utf8 else []
-    if not defs.offset + defs.length < 2 ** 63:
+    if not defs.offset + defs.length < _OPEN:
         raise TraceError(anchor, None, f"the clock starts at tick {defs.offset} and lasts "
-                                       f"{defs.length}: times at or beyond 2^63 ticks")
+                                       f"{defs.length}: times at or beyond 2^63 - 1 ticks")
     if not defs.resolution > 0:  # times cannot become seconds
         _fail(lenient, report, anchor, "a timer resolution that is not positive, taken as "
               "1 GHz", f"timer resolution {defs.resolution:g}")
@@ -446,8 +447,7 @@ def read_otf2(path, lenient=False, progress=None, spill=None):
     with interpreted(held.sum() < INTERPRET_BELOW):
         b = _Builder(defs, anchor, lenient, report, sink, batch_of, folder)
         other = _read_events(anchor, defs, lenient, report, b.take, progress)
-        b.finish()
-        sink.mend = b.mend
+        sink.mend = b.finish()
         if spill is None:
             columns, extra = sink.tables()
         else:
@@ -487,6 +487,7 @@ class _Builder:
         self.rows = dict.fromkeys(ENTITY_KINDS, 0)  # rows handed over
         self.rma, self.tasked = [], []  # links of RMA, states of tasks (the GUIDs')
         self.pairs = {}  # a link's (what, start type, end type) -> its provisional code
+        self.link_fields = {}  # the attributes of links' records, in the order met
         self.unmatched_leaves = self.unclosed = self.unmatched = self.early = 0
 
     # -- types and values --------------------------------------------------------
@@ -658,6 +659,7 @@ class _Builder:
             parts.clear()
         if tables:
             self.sink(tables)
+        self.messages.flush()
 
     def _numbered(self, name, cols):
         """`cols` with `row`, their numbers in table `name`."""
@@ -668,7 +670,7 @@ class _Builder:
 
     def finish(self):
         """Hand the last batch, then the links (messages, RMA, task dependencies), over;
-        the trace's start and end, the links' types."""
+        the trace's start and end, the links' types. Returns the sink's `mend` (_mend)."""
         self.hand()
         self.start, self.end = float(self.seconds(self.first)), float(self.seconds(self.last))
         if self.unmatched_leaves:
@@ -690,25 +692,12 @@ class _Builder:
         if self.early:  # unsynchronised clocks: drawn as instantaneous, and said
             self.report.append(("messages received before they were sent (clock skew?), "
                                 "ending where they start", self.early, None))
-        nt = len(self.types) + 1  # (what, start type, end type) as one code
-        self.link_types = np.zeros(len(self.pairs), np.int32)
-        self.link_values = np.zeros(len(self.pairs), np.int32)
-        for p in sorted(self.pairs):
-            what, ab = divmod(p, nt * nt)
+        types, values = (np.zeros(len(self.pairs), np.int32) for _ in range(2))
+        for (what, a, b), code in sorted(self.pairs.items()):
             name, value = LINK_KINDS[what]
-            t = self.type(Kind.LINK, 0, name, *divmod(ab, nt))
-            self.link_types[self.pairs[p]], self.link_values[self.pairs[p]] = t, self.value(t, value)
-
-    def mend(self, name, columns):
-        """A part of table `name` made final: links typed (from their provisional
-        codes), ends at _OPEN at the trace's end."""
-        if name == "links":
-            columns["type"] = self.link_types[columns["type"]]
-            columns["value"] = self.link_values[columns["value"]]
-        end = columns.get("end")
-        if end is not None and len(end) and np.isinf(end).any():
-            columns["end"] = np.where(np.isinf(end), self.end, end)
-        return columns
+            types[code] = t = self.type(Kind.LINK, 0, name, a, b)
+            values[code] = self.value(t, value)
+        return functools.partial(_mend, types, values, self.end)
 
     def _note(self, what, count):
         if not self.lenient:
@@ -951,7 +940,15 @@ class _Builder:
                 "start": self.seconds(rec[ops, 1][ok]), "end": self.seconds(end[ok]),
                 "what": np.where(put, 1, 2)[ok], "Size": self.names.many(rec[ops, 3][ok]),
                 "Tag": self.names.many(rec[ops, 4][ok]), "Task": np.full(ok.sum(), -1),
-                **{f"extra.{k}": v for k, v in self.at.of(at[ops][ok], completion[ok]).items()}}
+                **self._link_attributes(at[ops][ok], completion[ok])}
+
+    def _link_attributes(self, rows, ends=None):
+        """{extra.NAME: name codes} of the attributes of the location's records `rows`
+        (then `ends`) that links carry, their fields noted in the order met."""
+        found = self.at.of(rows, ends)
+        for k in found:
+            self.link_fields.setdefault(k)
+        return {f"extra.{k}": v for k, v in found.items()}
 
     def _members(self, comm):
         """The location indices of communicator `comm`'s ranks, then -1 (none)."""
@@ -977,7 +974,7 @@ class _Builder:
         own = np.full(len(r), i, np.int64)
         sender, receiver = (own, peer) if side == "send" else (peer, own)
         ends = {"sender": sender, "receiver": receiver, "comm": comm, "tag": r[:, 3],
-                "time": r[:, 1], **{f"extra.{k}": v for k, v in self.at.of(at).items()}}
+                "time": r[:, 1], **self._link_attributes(at)}
         if side == "send":  # (named here, location by location: the same names whatever
             ends["Size"] = self.names.many(r[:, 4])  # the batches)
             ends["Tag"] = self.names.many(r[:, 3])
@@ -994,9 +991,10 @@ class _Builder:
                         np.column_stack([r[k] for k in key]))
         self.unmatched += len(s["time"]) + len(r["time"]) - 2 * len(si)
         fields = {}
-        for k in dict.fromkeys(k for k in (*s, *r) if k.startswith("extra.")):
-            a = s[k][si] if k in s else np.full(len(si), -1)
-            fields[k] = np.where(a >= 0, a, r[k][ri] if k in r else -1)
+        for k in (f"extra.{k}" for k in self.link_fields):
+            if k in s or k in r:
+                a = s[k][si] if k in s else np.full(len(si), -1)
+                fields[k] = np.where(a >= 0, a, r[k][ri] if k in r else -1)
         return {"start_container": self.loc_rows[s["sender"][si]],
                 "end_container": self.loc_rows[r["receiver"][ri]],
                 "start": self.seconds(s["time"][si]), "end": self.seconds(r["time"][ri]),
@@ -1034,12 +1032,11 @@ class _Builder:
         if links is None or not len(links["start"]):
             return
         n = len(links["start"])
-        nt = len(self.types) + 1
-        pair = (links["what"] * nt + self.cont[links["start_container"], 1]) * nt + \
-            self.cont[links["end_container"], 1]
-        uniq, inv = np.unique(pair, return_inverse=True)
-        code = np.array([self.pairs.setdefault(p, len(self.pairs)) for p in uniq.tolist()],
-                        np.int32)[inv.reshape(-1)]
+        pair = np.c_[links["what"], self.cont[links["start_container"], 1],
+                     self.cont[links["end_container"], 1]]
+        uniq, inv = np.unique(pair, axis=0, return_inverse=True)
+        code = np.array([self.pairs.setdefault(tuple(p), len(self.pairs))
+                         for p in uniq.tolist()], np.int32)[inv.reshape(-1)]
         self.early += int(np.count_nonzero(links["end"] < links["start"]))
         cols = {"container": np.zeros(n, np.int32), "type": code, "value": code,
                 "start_container": links["start_container"],
@@ -1047,8 +1044,10 @@ class _Builder:
                 "end": np.maximum(links["end"], links["start"]),
                 "key": np.where(links["Tag"] >= 0, links["Tag"], links["Task"])}
         cols = {c: np.asarray(v, SCHEMA["links"][c]) for c, v in cols.items()}
-        cols.update({f"extra.{k}": np.asarray(links[k], np.int32) for k in ("Size", "Tag", "Task")})
-        cols.update({k: np.asarray(v, np.int32) for k, v in links.items() if k.startswith("extra.")})
+        for k in ("Size", "Tag", "Task", *self.link_fields):  # (every part: one order)
+            v = links.get(k, links.get(f"extra.{k}"))
+            cols[f"extra.{k}"] = np.full(n, -1, np.int32) if v is None else \
+                np.asarray(v, np.int32)
         self.sink({"links": self._numbered("links", cols)})
 
     def _dependencies(self, parts):
@@ -1085,6 +1084,7 @@ class _Builder:
         return {"start_container": dep["start_container"], "end_container": dep["end_container"],
                 "start": dep["start"], "end": dep["end"], "Size": none, "Tag": none,
                 "Task": child_code, "what": np.full(n, DEPENDENCY)}
+
 
 class _Attributes:
     """One location's attributes as user-defined fields: per field, the records that
@@ -1155,45 +1155,72 @@ def _match(kb, ke):
     return o[first + k], o[first + np.repeat(n_begin, pairs) + k] - nb
 
 
+def _mend(types, values, end, name, columns):
+    """A part of table `name` made final: links typed and valued from their provisional
+    codes (`types`, `values`), ends at _OPEN (np.inf) at the trace's `end`."""
+    if name == "links":
+        columns["type"], columns["value"] = types[columns["type"]], values[columns["value"]]
+    at = columns.get("end")
+    if at is not None and len(at) and np.isinf(at).any():
+        columns["end"] = np.where(np.isinf(at), end, at)
+    return columns
+
+
 class _Messages:
     """The ends of MPI messages (columns _ENDS and `extra.NAME` attributes) by
     partition, their sender's batch: in memory, or where `folder` is given in its
-    files (a block each batch and partition)."""
+    files (a block each batch, side and partition)."""
 
     def __init__(self, folder):
         self.folder = folder
+        self.pending = {"send": [], "receive": []}  # (partitions, ends) of the batch
         self.blocks = collections.defaultdict(list)  # (partition, side) -> blocks
 
     def add(self, side, partition, ends):
-        """Keep the `side` ("send" or "receive") `ends` of each partition."""
-        for p in np.unique(partition).tolist():
-            m = partition == p
-            block = {k: v[m] for k, v in ends.items()}
-            if self.folder:  # (one array; the names kept here: a field's may hold a '/')
-                path = os.path.join(self.folder, f"{side}-{p}-{len(self.blocks[p, side])}.npy")
-                np.save(path, np.vstack([v.astype(np.int64) for v in block.values()]))
-                block = (path, list(block))
-            self.blocks[p, side].append(block)
+        """Keep `side` ("send" or "receive") `ends`, of the `partition` each."""
+        self.pending[side].append((partition, ends))
+
+    def flush(self):
+        """Make blocks of the batch's ends."""
+        for side, pending in self.pending.items():
+            if not pending:
+                continue
+            partition = np.concatenate([p for p, _ in pending])
+            ends = _joined([e for _, e in pending])
+            pending.clear()
+            for p in np.unique(partition).tolist():
+                m = partition == p
+                block = {k: v[m] for k, v in ends.items()}
+                if self.folder:  # (one array; the names kept here: a field's may hold '/')
+                    path = os.path.join(self.folder, f"{side}-{p}-{len(self.blocks[p, side])}.npy")
+                    np.save(path, np.vstack([v.astype(np.int64) for v in block.values()]))
+                    block = (path, list(block))
+                self.blocks[p, side].append(block)
 
     def partitions(self):
         """(sends, receives) of each partition, in order (every block's columns; -1
         in the blocks without a field); the files removed once read."""
         for p in sorted({p for p, _ in self.blocks}):
-            yield tuple(self._joined(self.blocks.pop((p, side), [])) for side in ("send", "receive"))
+            yield tuple(_joined([self._loaded(b) for b in self.blocks.pop((p, side), [])])
+                        for side in ("send", "receive"))
 
     @staticmethod
-    def _joined(blocks):
-        loaded = []
-        for b in blocks:
-            if isinstance(b, tuple):
-                path, names = b
-                b = dict(zip(names, np.load(path)))
-                os.remove(path)
-            loaded.append(b)
-        names = dict.fromkeys(k for b in loaded for k in b) or _ENDS
-        return {k: np.concatenate([b[k] if k in b else np.full(len(b["time"]), -1, np.int64)
-                                   for b in loaded]) if loaded else np.zeros(0, np.int64)
-                for k in names}
+    def _loaded(block):
+        if not isinstance(block, tuple):
+            return block
+        path, names = block
+        block = dict(zip(names, np.load(path)))
+        os.remove(path)
+        return block
+
+
+def _joined(blocks):
+    """The columns of `blocks` (dicts of columns) end to end: every block's, -1 in those
+    without it (_ENDS where there are none)."""
+    names = dict.fromkeys(k for b in blocks for k in b) or _ENDS
+    return {k: np.concatenate([b[k] if k in b else np.full(len(b["time"]), -1, np.int64)
+                               for b in blocks]) if blocks else np.zeros(0, np.int64)
+            for k in names}
 
 
 class _Whole:
