@@ -549,6 +549,32 @@ def _text(value):
     return getattr(value, "name", None) or str(value)
 
 
+def test_attributes_sharing_a_name_and_one_named_like_a_link_kind(tmp_path):
+    """Two attribute definitions named "A" (on two Enters) are one field with both
+    values (the second overwrote the first); an attribute named "what" on a send is
+    the link's field, its value (the reader's own link kind, 0, took its place)."""
+    from otf2.enums import Type
+    with otf2.writer.open(str(tmp_path / "a"), timer_resolution=1_000_000_000) as w:
+        d = w.definitions
+        groups = [d.location_group(f"P{i}", system_tree_parent=d.system_tree_node("h"))
+                  for i in range(2)]
+        locs = [d.location("t", group=g) for g in groups]
+        e0, e1 = (w.event_writer_from_location(loc) for loc in locs)
+        comm = otf2gen._world(d, locs)
+        a1, a2, what = (d.attribute(n, about, Type.INT32) for n, about in
+                        (("A", "one"), ("A", "two"), ("what", "")))  # (two definitions)
+        region = d.region("f")
+        e0.enter(10, region, attributes={a1: 1})
+        e0.leave(20, region)
+        e0.enter(30, region, attributes={a2: 2})
+        e0.mpi_send(35, 1, comm, 0, 8, attributes={what: 7})
+        e0.leave(40, region)
+        e1.mpi_recv(50, 0, comm, 0, 8)
+    t = load(tmp_path / "a", cache=False)
+    assert [t.names[c] if c >= 0 else None for c in t.states.extra["A"]] == ["1", "2"]
+    assert [t.names[c] for c in t.links.extra["what"]] == ["7"]
+
+
 def test_attributes_are_the_fields_the_otf2_package_reads(tmp_path):
     """Every attribute of an Enter (a state's start) or a send (a link) is a
     user-defined field whose text is the value the otf2 package's own reader gives."""

@@ -1044,10 +1044,10 @@ class _Builder:
                 "end": np.maximum(links["end"], links["start"]),
                 "key": np.where(links["Tag"] >= 0, links["Tag"], links["Task"])}
         cols = {c: np.asarray(v, SCHEMA["links"][c]) for c, v in cols.items()}
-        for k in ("Size", "Tag", "Task", *self.link_fields):  # (every part: one order)
-            v = links.get(k, links.get(f"extra.{k}"))
-            cols[f"extra.{k}"] = np.full(n, -1, np.int32) if v is None else \
-                np.asarray(v, np.int32)
+        for k in ("Size", "Tag", "Task", *(f"extra.{k}" for k in self.link_fields)):
+            v = links.get(k)  # (every part gives every field: one order)
+            cols[k if k.startswith("extra.") else f"extra.{k}"] = \
+                np.full(n, -1, np.int32) if v is None else np.asarray(v, np.int32)
         self.sink({"links": self._numbered("links", cols)})
 
     def _dependencies(self, parts):
@@ -1092,10 +1092,15 @@ class _Attributes:
 
     def __init__(self, table, codes, builder):
         owner, ref = table[:, 0], table[:, 1]
-        self.fields = {}
+        parts = {}  # field -> (records, codes) of each attribute of that name
         for r in np.unique(ref).tolist():
             m = ref == r
-            self.fields[builder.attribute_field(r)] = (owner[m], codes[m])
+            parts.setdefault(builder.attribute_field(r), []).append((owner[m], codes[m]))
+        self.fields = {}
+        for name, p in parts.items():  # (a record with two of a name: the first's)
+            o = np.concatenate([x for x, _ in p])
+            order = np.argsort(o, kind="stable")
+            self.fields[name] = (o[order], np.concatenate([c for _, c in p])[order])
 
     def of(self, rows, ends=None):
         """{field: name codes (-1: none)} of the records `rows` (-1: none), taking those
