@@ -374,3 +374,21 @@ def test_an_archive_is_handed_over_a_batch_of_locations_at_a_time(tmp_path, monk
     assert len(states) == 8 and max(states) <= 3 * per_location
     assert sum(states) == len(whole.states) and partitions == set(range(8))
     assert sum(h.get("links", 0) for h in handed) == len(whole.links) > 0
+
+
+def test_messages_to_ranks_outside_their_communicator_stream(tmp_path):
+    """A send to rank 5 and a receive from rank 7 of a 2-rank communicator: no
+    partition holds them (they are counted unmatched), streamed as read whole."""
+    import otf2
+    with otf2.writer.open(str(tmp_path / "a"), timer_resolution=1_000_000_000) as w:
+        d = w.definitions
+        groups = [d.location_group(f"P{i}", system_tree_parent=d.system_tree_node("h"))
+                  for i in range(2)]
+        locs = [d.location("t", group=g) for g in groups]
+        e0, e1 = (w.event_writer_from_location(loc) for loc in locs)
+        comm = otf2gen._world(d, locs)
+        e0.mpi_send(10, 5, comm, 0, 8)
+        e1.mpi_recv(20, 7, comm, 0, 8)
+    assert both_ways(tmp_path / "a", tmp_path) is None
+    assert ["MPI messages without their other end (not drawn)", 2, None] in \
+        json.loads((tmp_path / "streamed" / "store.json").read_text())["report"]

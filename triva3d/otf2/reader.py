@@ -1191,11 +1191,17 @@ class _Messages:
             if not pending:
                 continue
             partition = np.concatenate([p for p, _ in pending])
-            ends = _joined([e for _, e in pending])
+            if not len(partition):  # (ends whose peer is outside their communicator)
+                pending.clear()
+                continue
+            order = np.argsort(partition, kind="stable")  # (each partition's in order)
+            ends = {k: v[order] for k, v in _joined([e for _, e in pending]).items()}
             pending.clear()
-            for p in np.unique(partition).tolist():
-                m = partition == p
-                block = {k: v[m] for k, v in ends.items()}
+            partition = partition[order]
+            cuts = np.flatnonzero(np.diff(partition)) + 1
+            for i, j in zip(np.r_[0, cuts].tolist(), np.r_[cuts, len(order)].tolist()):
+                p = int(partition[i])
+                block = {k: v[i:j] for k, v in ends.items()}
                 if self.folder:  # (one array; the names kept here: a field's may hold '/')
                     path = os.path.join(self.folder, f"{side}-{p}-{len(self.blocks[p, side])}.npy")
                     np.save(path, np.vstack([v.astype(np.int64) for v in block.values()]))
