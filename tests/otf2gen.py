@@ -28,6 +28,17 @@ def _world(d, locs):
         "world", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI, members=locs))
 
 
+def two_ranks(w):
+    """Processes P0 and P1 of host "h" in the archive writer `w`, a thread "t" each:
+    (definitions, P0's event writer, P1's, their MPI_COMM_WORLD)."""
+    d = w.definitions
+    groups = [d.location_group(f"P{i}", system_tree_parent=d.system_tree_node("h"))
+              for i in range(2)]
+    locs = [d.location("t", group=g) for g in groups]
+    e0, e1 = (w.event_writer_from_location(loc) for loc in locs)
+    return d, e0, e1, _world(d, locs)
+
+
 def mpi_ring(path, rounds=3, extra_event_on=None):
     with otf2.writer.open(str(path), timer_resolution=1_000_000_000) as w:
         d = w.definitions

@@ -555,12 +555,7 @@ def test_attributes_sharing_a_name_and_one_named_like_a_link_kind(tmp_path):
     the link's field, its value (the reader's own link kind, 0, took its place)."""
     from otf2.enums import Type
     with otf2.writer.open(str(tmp_path / "a"), timer_resolution=1_000_000_000) as w:
-        d = w.definitions
-        groups = [d.location_group(f"P{i}", system_tree_parent=d.system_tree_node("h"))
-                  for i in range(2)]
-        locs = [d.location("t", group=g) for g in groups]
-        e0, e1 = (w.event_writer_from_location(loc) for loc in locs)
-        comm = otf2gen._world(d, locs)
+        d, e0, e1, comm = otf2gen.two_ranks(w)
         a1, a2, what = (d.attribute(n, about, Type.INT32) for n, about in
                         (("A", "one"), ("A", "two"), ("what", "")))  # (two definitions)
         region = d.region("f")

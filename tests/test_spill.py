@@ -381,12 +381,7 @@ def test_messages_to_ranks_outside_their_communicator_stream(tmp_path):
     partition holds them (they are counted unmatched), streamed as read whole."""
     import otf2
     with otf2.writer.open(str(tmp_path / "a"), timer_resolution=1_000_000_000) as w:
-        d = w.definitions
-        groups = [d.location_group(f"P{i}", system_tree_parent=d.system_tree_node("h"))
-                  for i in range(2)]
-        locs = [d.location("t", group=g) for g in groups]
-        e0, e1 = (w.event_writer_from_location(loc) for loc in locs)
-        comm = otf2gen._world(d, locs)
+        d, e0, e1, comm = otf2gen.two_ranks(w)
         e0.mpi_send(10, 5, comm, 0, 8)
         e1.mpi_recv(20, 7, comm, 0, 8)
     assert both_ways(tmp_path / "a", tmp_path) is None
