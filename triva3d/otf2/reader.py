@@ -627,7 +627,8 @@ class _Builder:
             st.append(self._collective_states(c, ctype, coll))
             ev.append(self._collective_events(c, ctype, coll))
         present = np.bincount(kind, minlength=capi.SAMPLE + 1)  # which kinds to decode
-        for kinds, side in (((capi.SEND, capi.ISEND), "send"), ((capi.RECV, capi.IRECV), "receive")):
+        for kinds, side in (((capi.SEND, capi.ISEND), "send"),
+                            ((capi.RECV, capi.IRECV), "receive")):
             if present[list(kinds)].any():
                 self._message_ends(i, side, rec, np.flatnonzero(np.isin(kind, kinds)))
         if present[capi.METRIC]:
@@ -1044,10 +1045,11 @@ class _Builder:
                 "end": np.maximum(links["end"], links["start"]),
                 "key": np.where(links["Tag"] >= 0, links["Tag"], links["Task"])}
         cols = {c: np.asarray(v, SCHEMA["links"][c]) for c, v in cols.items()}
-        for k in ("Size", "Tag", "Task", *(f"extra.{k}" for k in self.link_fields)):
-            v = links.get(k)  # (every part gives every field: one order)
-            cols[k if k.startswith("extra.") else f"extra.{k}"] = \
-                np.full(n, -1, np.int32) if v is None else np.asarray(v, np.int32)
+        cols.update({f"extra.{k}": np.asarray(links[k], np.int32)
+                     for k in ("Size", "Tag", "Task")})
+        for k in self.link_fields:  # (every part gives every field: one order)
+            v = links.get(f"extra.{k}")
+            cols[f"extra.{k}"] = np.full(n, -1, np.int32) if v is None else np.asarray(v, np.int32)
         self.sink({"links": self._numbered("links", cols)})
 
     def _dependencies(self, parts):
