@@ -332,6 +332,23 @@ def test_import_loads_no_vtk_qt_or_numba():
                                     "Slicer", "aggregate", "TimeSliceTreemap", "Triva3dError"}
 
 
+def test_help_loads_no_numpy():
+    """`triva3d --help` and a command's help build the parser without numpy (the
+    generate command's defaults took it in: twice the start-up); generate's own help
+    lists its options."""
+    code = ("import sys; from triva3d.cli import main\n"
+            "try: main(sys.argv[1:])\n"
+            "except SystemExit: pass\n"
+            "print('numpy' in sys.modules, file=sys.stderr)")
+    for argv, numpy in ((["--help"], False), (["stats", "--help"], False),
+                        (["generate", "hierarchy", "--help"], True)):
+        out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True,
+                             text=True)
+        assert out.stderr.strip() == str(numpy), (argv, out.stderr)
+        assert "usage: triva3d" in out.stdout
+    assert "--format {paje,otf2}" in out.stdout
+
+
 def test_geometry_needs_no_vtk(small):
     st = small.states
     want = int(((st.end >= 0) & (st.start <= 0.1)).sum())

@@ -676,14 +676,18 @@ def cmd_generate(args):
           f"({args.format}) in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
 
 
-def add_generate(sub):
-    from .generate import FORMATS
-    from .generate.hierarchy import COUNT, NCHILDREN, PATTERNS
-    from .generate.workstealing import SLOW_LATENCY, WORK
+def add_generate(sub, options=True):
+    """The generate command; its options only if `options` (their defaults and choices
+    come from the generators, whose import takes numpy: 60 ms at every start)."""
     g = sub.add_parser("generate", help="write a synthetic trace: the scenarios of the "
                        "Triva thesis at any scale", description="Write a synthetic trace "
                        "(Pajé, or an OTF2 archive folder); the same --seed gives the same "
                        "bytes.")
+    if not options:
+        return
+    from .generate import FORMATS
+    from .generate.hierarchy import COUNT, NCHILDREN, PATTERNS
+    from .generate.workstealing import SLOW_LATENCY, WORK
     gsub = g.add_subparsers(dest="kind", required=True, metavar="KIND")
 
     def kind(name, help):
@@ -772,7 +776,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"triva3d: error: {message} (see {self.prog} --help)\n")
 
 
-def parser():
+def parser(generate=True):
+    """The command line's parser; the generate command's options only if `generate`."""
     p = _Parser(prog="triva3d", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -888,7 +893,7 @@ def parser():
                        "Pajé trace that PajeNG reads")
     cv.add_argument("-o", "--output", required=True, metavar="OUT.trace")
 
-    add_generate(sub)
+    add_generate(sub, generate)
 
     st = trace_command("steps", cmd_steps, "logical time (Ravel): every communication event "
                        "with its step, phase and lateness, as CSV")
@@ -1217,7 +1222,7 @@ def main(argv=None):
         sys.stdout = _ClosedOutput()
     if sys.stderr is None:  # (closed: what would be said there is dropped)
         sys.stderr = open(os.devnull, "w", encoding="utf-8")
-    p = parser()
+    p = parser(generate=argv[:1] == ["generate"])
     commands = p._subparsers._group_actions[0].choices
     if argv and argv[0] not in commands and not argv[0].startswith("-") \
             and os.path.exists(argv[0]):
