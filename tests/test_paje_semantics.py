@@ -6,6 +6,7 @@ import pytest
 
 from conftest import HEADER, TYPES, assert_same_every_way, dump_lines, read_every_way
 from triva3d import TraceError, load
+from triva3d.ahead import THREAD
 from triva3d.paje import kernel as K, reader
 
 BODY_LINE = len((HEADER + TYPES).splitlines())  # line number of the line before the body
@@ -476,9 +477,12 @@ def test_a_read_that_stops_stops_its_second_thread(trace_file, monkeypatch):
     closed_with = []
     opened = reader.open_input
     monkeypatch.setattr(reader, "open_input", lambda *a: _File(opened(*a), on_close=lambda: (
-        closed_with.append([t.name for t in threading.enumerate() if t.name == "triva3d-lex"]))))
+        closed_with.append([t.name for t in threading.enumerate() if t.name == THREAD]))))
+
+    running = []
 
     def stop(done, total):
+        running.extend(t.name for t in threading.enumerate() if t.name == THREAD)
         raise KeyboardInterrupt
     for text, kwargs, error in ((HEADER + TYPES + events, dict(progress=stop), KeyboardInterrupt),
                                 (HEADER + TYPES + "11 x p1 S run\n" + events, {}, TraceError)):
@@ -494,8 +498,8 @@ def test_a_read_that_stops_stops_its_second_thread(trace_file, monkeypatch):
         t.start()
         t.join(60)
         assert not t.is_alive() and ended == [True]
-    assert closed_with == [[], []]
-    assert not [t for t in threading.enumerate() if t.name == "triva3d-lex"]
+    assert closed_with == [[], []] and running == [THREAD]
+    assert not [t for t in threading.enumerate() if t.name == THREAD]
 
 
 def test_a_quoted_key_is_the_unquoted_one(paje):

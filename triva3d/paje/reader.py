@@ -1,16 +1,14 @@
 """Read a Pajé trace file in chunks through the kernels into a Trace: a big file is
 read and tokenized (K.lex) by a second thread, a few batches of lines ahead of the
 simulation (K.process) in this one, which sees everything in file order."""
-import contextlib
 import os
-import queue
-import threading
 
 import numpy as np
 
 from . import defs as D
 from . import kernel as K
 from .simulator import SimState
+from ..ahead import ahead
 from ..errors import TraceError, open_input
 from ..kernels import interpreted
 from ..trace import Kind, Trace
@@ -22,10 +20,10 @@ INTERPRET_BELOW = 32 << 10
 #: Longest line read (a file without newlines would grow a buffer without bound).
 MAX_LINE = 64 << 20
 #: Lines and tokens (K.MAXTOK at least) of a lexed batch (K.lex); files from
-#: AHEAD_ABOVE bytes on are read and lexed by a second thread, which hands over up
-#: to AHEAD items (lexed batches, blocks' sizes) before it waits for this one.
+#: AHEAD_ABOVE bytes on are read and lexed by a second thread, which makes up to
+#: AHEAD items (lexed batches, blocks' sizes) not yet taken before it waits for this one.
 LEX_LINES, LEX_TOKENS = 1 << 15, 1 << 18
-AHEAD_ABOVE, AHEAD = 1 << 20, 3
+AHEAD_ABOVE, AHEAD = 1 << 20, 4
 assert CHUNK + MAX_LINE < 1 << 31  # token bounds are int32
 #: What a `%` line or a definition can add to (PajeTraceFile reserves for itself).
 PYLINE = ("tokens", "arena", "values")
@@ -100,8 +98,8 @@ def _read_file(sim, path, chain, bar):
     with f:
         size = os.fstat(f.fileno()).st_size
         bar.total += size
-        pool = []  # lexed batches done with (AHEAD + 2 at most are made)
-        with _ahead(_lexed(f, path, bar.read, pool), size >= AHEAD_ABOVE) as items:
+        pool = []  # lexed batches done with (AHEAD + 1 at most are made)
+        with ahead(_lexed(f, path, bar.read, pool), size >= AHEAD_ABOVE, AHEAD) as items:
             for item in items:
                 if isinstance(item, int):
                     bar.add(item)
@@ -179,59 +177,7 @@ def _lexed(f, path, before, pool):
             return
 
 
-@contextlib.contextmanager
-def _ahead(items, threaded):
-    """`items` as they come, from a second thread that runs ahead by up to AHEAD items
-    when `threaded` and one can be started (its exception comes in order); stops it
-    on leaving."""
-    if not threaded:
-        yield items
-        return
-    ahead, stop = queue.Queue(AHEAD), threading.Event()
-
-    def put(item):
-        while not stop.is_set():
-            try:
-                return ahead.put(item, timeout=0.05)
-            except queue.Full:
-                pass
-
-    def produce():
-        try:
-            for item in items:
-                put(item)
-                if stop.is_set():
-                    return
-        except BaseException as e:  # noqa: B036 (handed to the reader)
-            put(_Raised(e))
-        put(_END)
-
-    def consume():
-        while (item := ahead.get()) is not _END:
-            if isinstance(item, _Raised):
-                raise item.error
-            yield item
-    thread = threading.Thread(target=produce, name="triva3d-lex", daemon=True)
-    try:
-        thread.start()
-    except RuntimeError:  # no thread to be had (memory, limits): read in this one
-        yield items
-        return
-    try:
-        yield consume()
-    finally:
-        stop.set()
-        thread.join()
-
-
-class _Raised:
-    """An exception of the second thread, handed over in its place."""
-
-    def __init__(self, error):
-        self.error = error
-
-
-_END, TRUNCATED, LONG = object(), object(), object()
+TRUNCATED, LONG = object(), object()
 
 
 def _run(sim, buf, data, batch, nlines, path, chain, bar):
