@@ -237,6 +237,41 @@ def test_wrong_counts_missing_and_truncated_files(tmp_path):
         read_otf2(fifo)
 
 
+def test_memory_allocated_while_otf2_reads_holds_end_of_chunk_bytes():
+    """OTF2 takes a short read at a file's end for a whole chunk, so it parses past a
+    damaged file's data into memory it allocated: what that memory held (an earlier
+    read's chunk) made one archive read differently with the heap's history and the
+    thread (test_spill's mutated archives, 2 runs of 5 before). While it reads, what
+    is allocated, in any thread, holds END_OF_CHUNK bytes (past the data: a chunk
+    without a header, an error); freed memory taken again outside does not."""
+    import ctypes
+    import threading
+
+    from triva3d.otf2 import capi
+    libc = ctypes.CDLL(None)
+    libc.malloc.restype = ctypes.c_void_p
+    libc.malloc.argtypes = libc.free.argtypes = [ctypes.c_void_p]
+    size = 1 << 16  # (beyond glibc's per-thread cache, below its mmap threshold)
+
+    def allocated():
+        p = libc.malloc(size)
+        ctypes.memset(p, 0x57, size)  # (what it held once freed: 0x57)
+        libc.free(p)
+        p = libc.malloc(size)
+        got = ctypes.string_at(p, size)
+        libc.free(p)
+        return got
+    with capi.filled():
+        with capi.filled():  # (nested: the outer one still fills)
+            pass
+        inside = [allocated()]
+        t = threading.Thread(target=lambda: inside.append(allocated()))
+        t.start()
+        t.join()
+    assert inside == [b"\x01" * size] * 2
+    assert allocated() != b"\x01" * size
+
+
 def test_corrupted_anchor(tmp_path, ring):
     bad = tmp_path / "bad"
     shutil.copytree(ring, bad)

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,9 @@ import otf2gen
 from conftest import DATA, HEADER, SIZED_LINK, mutate_bytes
 from test_fuzz import mutated
 from triva3d import load
+from triva3d.ahead import THREAD
 from triva3d.errors import Triva3dError
+from triva3d.otf2 import reader as otf2_reader
 from triva3d.paje import reader
 from triva3d.paje.simulator import SimState
 from triva3d.spill import ingest_file
@@ -62,14 +65,18 @@ def stores_differ(a, b):
 def both_ways(path, tmp_path, lenient=False, rows=1):
     """The error both give (asserted the same, but for which of a trace's refusals
     by trace.check comes first), else what differs between the stores of `path` read
-    whole and streamed, holding `rows` rows (None: nothing)."""
+    whole and streamed, holding `rows` rows (None: nothing). An OTF2 archive is read
+    whole in one thread, streamed a location ahead in a second one."""
     errors = []
     for way, out in (("whole", tmp_path / "whole"), ("streamed", tmp_path / "streamed")):
         try:
-            if way == "whole":
-                ingest(load(path, lenient=lenient, cache=False), out)
-            else:
-                ingest_file(path, out, lenient=lenient, cache=False, rows=rows)
+            with pytest.MonkeyPatch.context() as m:
+                if way == "whole":
+                    m.setattr(otf2_reader, "AHEAD_ABOVE", 1 << 62)
+                    ingest(load(path, lenient=lenient, cache=False), out)
+                else:
+                    m.setattr(otf2_reader, "AHEAD_ABOVE", 0)
+                    ingest_file(path, out, lenient=lenient, cache=False, rows=rows)
             errors.append(None)
         except Triva3dError as e:
             errors.append(str(e))
@@ -352,7 +359,6 @@ def test_an_archive_is_handed_over_a_batch_of_locations_at_a_time(tmp_path, monk
     that start within its records): each of the 8 hand-overs holds three locations'
     rows at most, the messages' ends are kept in 8 partitions (their senders'
     batches), and the store is the archive's read whole."""
-    from triva3d.otf2 import reader as otf2_reader
     from triva3d.spill import Spill
     otf2gen.big(tmp_path / "a", 40000, ranks=16)
     handed, partitions = [], set()
@@ -387,3 +393,34 @@ def test_messages_to_ranks_outside_their_communicator_stream(tmp_path):
     assert both_ways(tmp_path / "a", tmp_path) is None
     assert ["MPI messages without their other end (not drawn)", 2, None] in \
         json.loads((tmp_path / "streamed" / "store.json").read_text())["report"]
+
+
+def test_an_archive_read_ahead_holds_two_locations_and_stops_its_thread(tmp_path, monkeypatch):
+    """Read a location ahead (a second thread): never more than the location being
+    built and the next one read; a progress callback that raises ends the read, its
+    thread gone, once the thread has run."""
+    otf2gen.big(tmp_path / "a", 40000, ranks=16)
+    monkeypatch.setattr(otf2_reader, "AHEAD_ABOVE", 0)
+    started, taken, ahead, threads = [0], [0], [], []
+    read, take = otf2_reader._read_location, otf2_reader._Builder.take
+
+    def reading(*args):
+        started[0] += 1
+        ahead.append(started[0] - taken[0])
+        return read(*args)
+
+    def building(self, *args):
+        taken[0] += 1
+        return take(self, *args)
+    monkeypatch.setattr(otf2_reader, "_read_location", reading)
+    monkeypatch.setattr(otf2_reader._Builder, "take", building)
+    assert len(load(tmp_path / "a", cache=False).containers) > 16
+    assert taken == started == [16] and max(ahead) == 1
+
+    def stop(done, total):
+        threads.extend(t.name for t in threading.enumerate() if t.name == THREAD)
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        otf2_reader.read_otf2(tmp_path / "a", progress=stop)
+    assert threads == [THREAD] and taken[0] == 17
+    assert not [t for t in threading.enumerate() if t.name == THREAD]

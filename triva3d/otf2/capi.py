@@ -14,10 +14,12 @@ then ATTR_RECORD int64 per attribute: the index of the record it belongs to, the
 attribute's reference, its OTF2_Type and its value's 8 bytes), filled by the drawn
 records' callbacks (except Metric's) from their OTF2_AttributeList.
 """
+import contextlib
 import ctypes
 import hashlib
 import os
 import stat
+import threading
 
 import _otf2
 import numpy as np
@@ -109,6 +111,34 @@ def _on_error(user, file, line, function, code, fmt, va):
 
 
 _fn("OTF2_Error_RegisterCallback", _p, _ERROR_CB, _p)(_on_error, None)
+
+
+# OTF2 reads a file a chunk at a time into memory it allocates, taking a short read
+# at the file's end for a whole chunk (otf2_file_posix_read): past a damaged file's
+# data it parses what that memory held before, and one archive read twice could
+# differ (with the heap's history, the thread). While it reads, glibc fills what is
+# allocated with END_OF_CHUNK bytes (mallopt M_PERTURB: perturb ^ 0xff): past the
+# data comes a next chunk without a header, an error every time. (Elsewhere than
+# glibc, not done.)
+_M_PERTURB, _END_OF_CHUNK = -6, 0x01
+_mallopt = getattr(_libc, "mallopt", None)
+_filling, _filling_lock = [0], threading.Lock()
+
+
+@contextlib.contextmanager
+def filled():
+    """What is allocated meanwhile (by any thread) holds END_OF_CHUNK bytes."""
+    with _filling_lock:
+        _filling[0] += 1
+        if _filling[0] == 1 and _mallopt:
+            _mallopt(_M_PERTURB, _END_OF_CHUNK ^ 0xFF)
+    try:
+        yield
+    finally:
+        with _filling_lock:
+            _filling[0] -= 1
+            if not _filling[0] and _mallopt:
+                _mallopt(_M_PERTURB, 0)
 
 
 def error_text(code):

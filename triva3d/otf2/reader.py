@@ -36,6 +36,7 @@ from collections import Counter
 
 import numpy as np
 
+from ..ahead import ahead
 from ..errors import TraceError
 from ..kernels import interpreted
 from ..trace import ENTITY_KINDS, METRIC_CLASS, SCHEMA, Fields, Kind, Names, Trace
@@ -181,7 +182,7 @@ class _Defs:
         raised = _Raised()
         callbacks.sys = raised
         try:
-            with otf2.reader.open(anchor) as tr:
+            with capi.filled(), otf2.reader.open(anchor) as tr:
                 self._read(tr.definitions)
             if raised.text:
                 raise ValueError(raised.why())
@@ -250,7 +251,9 @@ def _ref_text(x):
 def _read_events(anchor, defs, lenient, report, take, progress=None):
     """Read each location's records and attributes, given to take(ref, records,
     attributes) (None, None where unreadable) in the definitions' order, telling
-    `progress` (see read_otf2) the bytes of event files read; the other kinds' counts."""
+    `progress` (see read_otf2) the bytes of event files read; the other kinds' counts.
+    From AHEAD_ABOVE bytes of event files on, a second thread reads the next location
+    while `take` builds one (two locations' records held)."""
     r = capi.Reader_Open(anchor.encode())
     if not r:
         raise TraceError(anchor, None, "OTF2 cannot open this anchor file")
@@ -271,15 +274,16 @@ def _read_events(anchor, defs, lenient, report, take, progress=None):
                   local.count(False))
         if capi.Reader_OpenDefFiles(r) == 0:
             for ref, *_ in defs.locations:
-                dr = capi.Reader_GetDefReader(r, ref)
-                if dr:
-                    n = ctypes.c_uint64()
-                    code = capi.Reader_ReadAllLocalDefinitions(r, dr, ctypes.byref(n))
-                    capi.Reader_CloseDefReader(r, dr)
-                    if code:
-                        _fail(lenient, report, f"{base}/{ref}.def",
-                              "local definitions unreadable, ignored",
-                              f"local definitions: {capi.error_text(code)}")
+                with capi.filled():
+                    dr, code = capi.Reader_GetDefReader(r, ref), 0
+                    if dr:
+                        n = ctypes.c_uint64()
+                        code = capi.Reader_ReadAllLocalDefinitions(r, dr, ctypes.byref(n))
+                        capi.Reader_CloseDefReader(r, dr)
+                if code:
+                    _fail(lenient, report, f"{base}/{ref}.def",
+                          "local definitions unreadable, ignored",
+                          f"local definitions: {capi.error_text(code)}")
             capi.Reader_CloseDefFiles(r)
         code = capi.Reader_OpenEvtFiles(r)
         if code:
@@ -287,12 +291,19 @@ def _read_events(anchor, defs, lenient, report, take, progress=None):
         files = [f"{base}/{loc[0]}.evt" for loc in defs.locations]
         sizes = [os.path.getsize(f) if os.path.isfile(f) else 0 for f in files]
         done, total = 0, sum(sizes)
-        for (ref, name, _, _, n_events), path, size in zip(defs.locations, files, sizes):
-            take(ref, *_read_location(r, cb, ref, name, n_events, defs, path, lenient,
-                                      report, other))
-            done += size
-            if progress:
-                progress(done, total)
+
+        def located():  # (in the second thread: its reports handed over in order)
+            for (ref, name, _, _, n_events), path in zip(defs.locations, files):
+                told = []
+                yield ref, told, *_read_location(r, cb, ref, name, n_events, defs, path,
+                                                 lenient, told, other)
+        with ahead(located(), total >= AHEAD_ABOVE, 1) as items:
+            for (ref, told, rec, at), size in zip(items, sizes):
+                report.extend(told)
+                take(ref, rec, at)
+                done += size
+                if progress:
+                    progress(done, total)
         capi.Reader_CloseEvtFiles(r)
     finally:
         capi.Reader_Close(r)
@@ -324,20 +335,21 @@ def _read_location(r, cb, ref, name, n_events, defs, path, lenient, report, othe
     capacity = max(min(n_events, most), 1) * defs.max_members
     if lenient:  # the definition may undercount
         capacity = max(capacity, most * defs.max_members)
-    er = capi.Reader_GetEvtReader(r, ref)
-    if not er:
-        _fail(lenient, report, path, "locations without an event reader, drawn empty",
-              f"{where}: OTF2 gives no event reader")
-        return None, None
     # an attribute list holds each attribute once (one per definition and record), and
     # each takes 3 bytes or more of the file
     buf = capi.new_buffer(capacity, min(capacity * len(defs.attributes), size // 3 + 1))
-    try:
-        capi.Reader_RegisterEvtCallbacks(r, er, cb.handle, buf.ctypes.data)
-        n = ctypes.c_uint64()
-        code = capi.Reader_ReadAllLocalEvents(r, er, ctypes.byref(n))
-    finally:
-        capi.Reader_CloseEvtReader(r, er)
+    with capi.filled():
+        er = capi.Reader_GetEvtReader(r, ref)
+        if not er:
+            _fail(lenient, report, path, "locations without an event reader, drawn empty",
+                  f"{where}: OTF2 gives no event reader")
+            return None, None
+        try:
+            capi.Reader_RegisterEvtCallbacks(r, er, cb.handle, buf.ctypes.data)
+            n = ctypes.c_uint64()
+            code = capi.Reader_ReadAllLocalEvents(r, er, ctypes.byref(n))
+        finally:
+            capi.Reader_CloseEvtReader(r, er)
     other.update(capi.counts(buf))
     if capi.overflowed(buf):
         _fail(lenient, report, path, "event files holding more events than their "
@@ -388,6 +400,9 @@ _OPEN = np.iinfo(np.int64).max
 _TASKED = ("container", "type", "start", "end", "imbrication", tasks.GUID, tasks.PARENT)
 #: The columns of an MPI message's end (_Messages; a send's also its Size and Tag names).
 _ENDS = ("sender", "receiver", "comm", "tag", "time", "Size", "Tag")
+#: Archives of this many bytes of event files or more are read a location ahead
+#: (_read_events).
+AHEAD_ABOVE = 1 << 20
 #: Archives of fewer events run the kernels of their tasks' nesting as Python
 #: (kernels.interpreted): sooner done than numba imported and its kernels loaded.
 INTERPRET_BELOW = 5000
