@@ -3,6 +3,7 @@ archives written here with `otf2.writer` checked exactly, conversion to Pajé an
 back, and broken archives."""
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -237,13 +238,14 @@ def test_wrong_counts_missing_and_truncated_files(tmp_path):
         read_otf2(fifo)
 
 
-def test_memory_allocated_while_otf2_reads_holds_end_of_chunk_bytes():
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt's M_PERTURB is glibc's")
+def test_memory_allocated_while_otf2_reads_holds_end_of_chunk_bytes(monkeypatch):
     """OTF2 takes a short read at a file's end for a whole chunk, so it parses past a
     damaged file's data into memory it allocated: what that memory held (an earlier
     read's chunk) made one archive read differently with the heap's history and the
     thread (test_spill's mutated archives, 2 runs of 5 before). While it reads, what
     is allocated, in any thread, holds END_OF_CHUNK bytes (past the data: a chunk
-    without a header, an error); freed memory taken again outside does not."""
+    without a header, an error); outside, what the user asked for (MALLOC_PERTURB_)."""
     import ctypes
     import threading
 
@@ -261,15 +263,20 @@ def test_memory_allocated_while_otf2_reads_holds_end_of_chunk_bytes():
         got = ctypes.string_at(p, size)
         libc.free(p)
         return got
-    with capi.filled():
-        with capi.filled():  # (nested: the outer one still fills)
-            pass
-        inside = [allocated()]
-        t = threading.Thread(target=lambda: inside.append(allocated()))
-        t.start()
-        t.join()
+    monkeypatch.setattr(capi, "_PERTURB", 0xAA)  # (a user's MALLOC_PERTURB_=170)
+    try:
+        with capi.filled():
+            with capi.filled():  # (nested: the outer one still fills)
+                pass
+            inside = [allocated()]
+            t = threading.Thread(target=lambda: inside.append(allocated()))
+            t.start()
+            t.join()
+        after = allocated()
+    finally:
+        capi._mallopt(-6, 0)
     assert inside == [b"\x01" * size] * 2
-    assert allocated() != b"\x01" * size
+    assert after == b"\x55" * size  # (the user's fill again: 0xAA ^ 0xFF)
 
 
 def test_corrupted_anchor(tmp_path, ring):

@@ -396,9 +396,10 @@ def test_messages_to_ranks_outside_their_communicator_stream(tmp_path):
 
 
 def test_an_archive_read_ahead_holds_two_locations_and_stops_its_thread(tmp_path, monkeypatch):
-    """Read a location ahead (a second thread): never more than the location being
-    built and the next one read; a progress callback that raises ends the read, its
-    thread gone, once the thread has run."""
+    """Read a location ahead by a second thread: when it starts reading one, the
+    locations started but not yet built are that one and at most one other (taken
+    from it, its slot freed: the thread reads one ahead); a progress callback that
+    raises ends the read, its thread gone, once the thread has run."""
     otf2gen.big(tmp_path / "a", 40000, ranks=16)
     monkeypatch.setattr(otf2_reader, "AHEAD_ABOVE", 0)
     started, taken, ahead, threads = [0], [0], [], []
@@ -406,7 +407,7 @@ def test_an_archive_read_ahead_holds_two_locations_and_stops_its_thread(tmp_path
 
     def reading(*args):
         started[0] += 1
-        ahead.append(started[0] - taken[0])
+        ahead.append((started[0] - taken[0], threading.current_thread().name))
         return read(*args)
 
     def building(self, *args):
@@ -415,7 +416,8 @@ def test_an_archive_read_ahead_holds_two_locations_and_stops_its_thread(tmp_path
     monkeypatch.setattr(otf2_reader, "_read_location", reading)
     monkeypatch.setattr(otf2_reader._Builder, "take", building)
     assert len(load(tmp_path / "a", cache=False).containers) > 16
-    assert taken == started == [16] and max(ahead) == 1
+    assert taken == started == [16] and max(n for n, _ in ahead) <= 2
+    assert {name for _, name in ahead} == {THREAD}
 
     def stop(done, total):
         threads.extend(t.name for t in threading.enumerate() if t.name == THREAD)

@@ -18,7 +18,8 @@ def ahead(items, threaded, most):
     if not threaded:
         yield items
         return
-    made, room, stop = queue.Queue(), threading.Semaphore(most), threading.Event()
+    made, room = queue.Queue(), threading.Semaphore(most)
+    stop, ended = threading.Event(), threading.Event()
 
     def wait_room():
         while not stop.is_set():
@@ -34,6 +35,8 @@ def ahead(items, threaded, most):
             made.put(_END)
         except BaseException as e:  # noqa: B036 (handed over in the items' order)
             made.put(_Raised(e))
+        finally:
+            ended.set()
 
     def consume():
         while (item := made.get()) is not _END:
@@ -51,7 +54,23 @@ def ahead(items, threaded, most):
         yield consume()
     finally:
         stop.set()
+        _wait(ended)
         thread.join()
+
+
+def _wait(ended):
+    """Wait for the second thread to have `ended`, through interrupts (it may be in
+    a C library, using what the caller closes next: a second Ctrl-C crashed the
+    process); the last interrupt is raised once it has. (Not Thread.join: in Python
+    3.11, once interrupted, it takes the thread for ended.)"""
+    interrupted = None
+    while not ended.is_set():
+        try:
+            ended.wait()
+        except BaseException as e:  # noqa: B036 (raised below)
+            interrupted = e
+    if interrupted is not None:
+        raise interrupted
 
 
 class _Raised:

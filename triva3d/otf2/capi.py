@@ -17,6 +17,7 @@ records' callbacks (except Metric's) from their OTF2_AttributeList.
 import contextlib
 import ctypes
 import hashlib
+import mmap
 import os
 import stat
 import threading
@@ -116,29 +117,37 @@ _fn("OTF2_Error_RegisterCallback", _p, _ERROR_CB, _p)(_on_error, None)
 # OTF2 reads a file a chunk at a time into memory it allocates, taking a short read
 # at the file's end for a whole chunk (otf2_file_posix_read): past a damaged file's
 # data it parses what that memory held before, and one archive read twice could
-# differ (with the heap's history, the thread). While it reads, glibc fills what is
-# allocated with END_OF_CHUNK bytes (mallopt M_PERTURB: perturb ^ 0xff): past the
-# data comes a next chunk without a header, an error every time. (Elsewhere than
-# glibc, not done.)
+# differ (with the heap's history, the thread). While it reads, glibc fills what it
+# allocates with END_OF_CHUNK bytes (mallopt M_PERTURB: perturb ^ 0xff): past the
+# data comes a next chunk without a header, an error every time. The setting is the
+# process's: the record buffers are mapped apart (new_buffer), out of its reach.
+# (Where libc is not glibc, not done.)
 _M_PERTURB, _END_OF_CHUNK = -6, 0x01
 _mallopt = getattr(_libc, "mallopt", None)
+_PERTURB = os.environ.get("MALLOC_PERTURB_", "")  # (the user's: put back after)
+_PERTURB = int(_PERTURB) & 0xFF if _PERTURB.isdigit() else 0
 _filling, _filling_lock = [0], threading.Lock()
+
+
+def _fill(step):
+    with _filling_lock:
+        _filling[0] += step
+        if _mallopt and _filling[0] == (1 if step > 0 else 0):  # (first in, last out)
+            _mallopt(_M_PERTURB, _END_OF_CHUNK ^ 0xFF if step > 0 else _PERTURB)
 
 
 @contextlib.contextmanager
 def filled():
-    """What is allocated meanwhile (by any thread) holds END_OF_CHUNK bytes."""
-    with _filling_lock:
-        _filling[0] += 1
-        if _filling[0] == 1 and _mallopt:
-            _mallopt(_M_PERTURB, _END_OF_CHUNK ^ 0xFF)
+    """What glibc's malloc hands out meanwhile, in any thread, holds END_OF_CHUNK
+    bytes (but small blocks from its per-thread caches, and calloc's zeros)."""
+    counted = False
     try:
+        _fill(1)
+        counted = True
         yield
     finally:
-        with _filling_lock:
-            _filling[0] -= 1
-            if not _filling[0] and _mallopt:
-                _mallopt(_M_PERTURB, 0)
+        if counted:
+            _fill(-1)
 
 
 def error_text(code):
@@ -459,8 +468,10 @@ def new_buffer(capacity, attributes=0):
     """A buffer for `capacity` records and, where `attributes` > 0, an attribute area
     for that many attributes."""
     records_end = HEADER + RECORD * capacity
-    buf = np.zeros(records_end + (ATTR_HEADER + ATTR_RECORD * attributes if attributes else 0),
-                   np.int64)
+    size = records_end + (ATTR_HEADER + ATTR_RECORD * attributes if attributes else 0)
+    # (zeros mapped apart: taken from the system as they are written, whatever malloc
+    # does meanwhile: filled, it would write the whole capacity asked for)
+    buf = np.frombuffer(mmap.mmap(-1, 8 * size), np.int64)
     buf[1] = capacity
     if attributes:
         buf[records_end + 1] = attributes
