@@ -238,6 +238,17 @@ def test_wrong_counts_missing_and_truncated_files(tmp_path):
         read_otf2(fifo)
 
 
+def test_a_record_buffer_beyond_memory_is_a_memory_error():
+    """The record buffers are anonymous maps: one the system refuses is a
+    MemoryError, which load reports as such (an OSError read as the output's)."""
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+            "from triva3d.otf2 import capi\n"
+            "try: capi.new_buffer(10 ** 9)\n"
+            "except MemoryError as e: print('MemoryError', e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.startswith("MemoryError 48000001"), out.stderr  # (48 B a record)
+
+
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt's M_PERTURB is glibc's")
 def test_memory_allocated_while_otf2_reads_holds_end_of_chunk_bytes(monkeypatch):
     """OTF2 takes a short read at a file's end for a whole chunk, so it parses past a
@@ -263,6 +274,7 @@ def test_memory_allocated_while_otf2_reads_holds_end_of_chunk_bytes(monkeypatch)
         got = ctypes.string_at(p, size)
         libc.free(p)
         return got
+    users = capi._PERTURB
     monkeypatch.setattr(capi, "_PERTURB", 0xAA)  # (a user's MALLOC_PERTURB_=170)
     try:
         with capi.filled():
@@ -274,7 +286,7 @@ def test_memory_allocated_while_otf2_reads_holds_end_of_chunk_bytes(monkeypatch)
             t.join()
         after = allocated()
     finally:
-        capi._mallopt(-6, 0)
+        capi._mallopt(-6, users)
     assert inside == [b"\x01" * size] * 2
     assert after == b"\x55" * size  # (the user's fill again: 0xAA ^ 0xFF)
 

@@ -16,6 +16,7 @@ records' callbacks (except Metric's) from their OTF2_AttributeList.
 """
 import contextlib
 import ctypes
+import errno
 import hashlib
 import mmap
 import os
@@ -120,13 +121,28 @@ _fn("OTF2_Error_RegisterCallback", _p, _ERROR_CB, _p)(_on_error, None)
 # differ (with the heap's history, the thread). While it reads, glibc fills what it
 # allocates with END_OF_CHUNK bytes (mallopt M_PERTURB: perturb ^ 0xff): past the
 # data comes a next chunk without a header, an error every time. The setting is the
-# process's: the record buffers are mapped apart (new_buffer), out of its reach.
-# (Where libc is not glibc, not done.)
+# process's: every thread's allocations are filled meanwhile (the decoding's too);
+# the record buffers are mapped apart (new_buffer), out of its reach. An interrupt
+# at the wrong moment can leave it on. (Where libc is not glibc, not done.)
 _M_PERTURB, _END_OF_CHUNK = -6, 0x01
 _mallopt = getattr(_libc, "mallopt", None)
-_PERTURB = os.environ.get("MALLOC_PERTURB_", "")  # (the user's: put back after)
-_PERTURB = int(_PERTURB) & 0xFF if _PERTURB.isdigit() else 0
 _filling, _filling_lock = [0], threading.Lock()
+
+
+def _user_perturb():
+    """The fill the user gave glibc (0: none), put back after: the tunable
+    glibc.malloc.perturb, else MALLOC_PERTURB_; base 0, 0 to 255, else none."""
+    tunables = dict(t.partition("=")[::2]
+                    for t in os.environ.get("GLIBC_TUNABLES", "").split(":"))
+    text = tunables.get("glibc.malloc.perturb", os.environ.get("MALLOC_PERTURB_", ""))
+    try:
+        value = int(text.strip(), 0)
+    except ValueError:
+        return 0
+    return value if 0 <= value <= 255 else 0
+
+
+_PERTURB = _user_perturb()
 
 
 def _fill(step):
@@ -471,7 +487,12 @@ def new_buffer(capacity, attributes=0):
     size = records_end + (ATTR_HEADER + ATTR_RECORD * attributes if attributes else 0)
     # (zeros mapped apart: taken from the system as they are written, whatever malloc
     # does meanwhile: filled, it would write the whole capacity asked for)
-    buf = np.frombuffer(mmap.mmap(-1, 8 * size), np.int64)
+    try:
+        buf = np.frombuffer(mmap.mmap(-1, 8 * size), np.int64)
+    except OSError as e:
+        if e.errno == errno.ENOMEM:
+            raise MemoryError(f"{8 * size} bytes for a location's records") from None
+        raise
     buf[1] = capacity
     if attributes:
         buf[records_end + 1] = attributes

@@ -32,6 +32,7 @@ import ctypes
 import functools
 import os
 import sys
+import threading
 from collections import Counter
 
 import numpy as np
@@ -259,6 +260,8 @@ def _read_events(anchor, defs, lenient, report, take, progress=None):
         raise TraceError(anchor, None, "OTF2 cannot open this anchor file")
     cb = capi.Callbacks()
     other = Counter()
+    idle = threading.Event()  # (cleared while a second thread reads through r and cb)
+    idle.set()
     try:
         capi.Reader_SetSerialCollectiveCallbacks(r)
         for ref, *_ in defs.locations:
@@ -297,7 +300,7 @@ def _read_events(anchor, defs, lenient, report, take, progress=None):
                 told = []
                 yield ref, told, *_read_location(r, cb, ref, name, n_events, defs, path,
                                                  lenient, told, other)
-        with ahead(located(), total >= AHEAD_ABOVE, 1) as items:
+        with ahead(located(), total >= AHEAD_ABOVE, 1, idle) as items:
             for (ref, told, rec, at), size in zip(items, sizes):
                 report.extend(told)
                 take(ref, rec, at)
@@ -306,8 +309,9 @@ def _read_events(anchor, defs, lenient, report, take, progress=None):
                     progress(done, total)
         capi.Reader_CloseEvtFiles(r)
     finally:
-        capi.Reader_Close(r)
-        cb.close()
+        if idle.is_set():  # (else a third Ctrl-C left it reading: left open, not freed under it)
+            capi.Reader_Close(r)
+            cb.close()
     return dict(other)
 
 
