@@ -508,3 +508,30 @@ def test_a_quoted_key_is_the_unquoted_one(paje):
     t = paje('15 0 0 L p1 m "k1"\n16 1 0 L p2 m k1\n')
     assert len(t.links) == 1 and t.names.displays(t.links.key) == ["k1"]
     assert t.names[int(t.links.key[0])] == "k1"
+
+
+def test_names_sharing_an_entry_of_the_kernels_cache_stay_apart(paje):
+    """The kernel finds short names (K.WORD bytes at most) through a cache of one entry
+    per K.cache_slot of their bytes: names that share an entry, names longer than
+    K.WORD that share their first K.WORD bytes, and values among them, each keep their
+    own container and value."""
+    slot = lambda name: int(K.cache_slot(K.token_key(np.frombuffer(name, np.uint8), 0,
+                                                      len(name))))
+    by_slot = {}
+    for i in range(50000):
+        by_slot.setdefault(slot(b"n%d" % i), []).append(b"n%d" % i)
+    shared = next(names for names in by_slot.values() if len(names) >= 4)[:4]
+    long = [b"abcdefgh", b"abcdefghX", b"abcdefghY", b"abcdefg"]
+    names = [n.decode() for n in shared + long]
+    values = [names[0], names[1], "v"]  # values named as containers, two in one entry
+    body = "".join(f'6 0 {n} P 0 "{n}"\n' for n in names)
+    expected = {n: [] for n in names}
+    for t in range(600):
+        n, v = names[t % len(names)], values[t % 3]
+        body += f"11 {t} {n} S {v}\n"
+        expected[n].append(v)
+    got = {n: [] for n in names}
+    tr = paje(body)
+    for c, v in zip(tr.states.container, tr.states.value):
+        got[tr.names[int(tr.containers.alias[c])]].append(tr.names[int(tr.values.name[v])])
+    assert got == expected and len(tr.values) == 3

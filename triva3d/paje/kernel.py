@@ -1,8 +1,9 @@
 """The compiled hot loops: tokenize Pajé lines (`lex`), then intern names and simulate
 (`process`).
 
-`lex` splits a batch of lines into tokens, with each token's hash and value as a
-number; a big file has it run in a second thread, ahead of `process` (reader.py).
+`lex` splits a batch of lines into tokens, with each token's key (`token_key`) and
+value as a number; a big file has it run in a second thread, ahead of `process`
+(reader.py).
 `process` runs over a lexed batch and writes straight into the column arrays of
 `SimState` (simulator.py). It stops and hands back to Python for the rare lines
 Python handles (definitions, `%` lines, PajeTraceFile), when a table needs to grow,
@@ -44,6 +45,11 @@ AMBIGUOUS = -2
 FNV_OFFSET = -3750763034362895579  # 0xcbf29ce484222325
 FNV_PRIME = 1099511628211
 M1, M2, M3, M4 = -7046029254386353131, -4658895280553007687, 7640891576956012809, -4417276706812531889
+
+#: Names of up to WORD bytes are found through a small direct-mapped cache (TCACHE
+#: entries: a name's bytes as one number, its code and length), exact without reading
+#: the name table: most lines repeat names seen a few lines before.
+WORD, TCACHE = 8, 1 << 14
 
 POW10 = np.array([10.0 ** k for k in range(23)])  # exact doubles
 
@@ -96,11 +102,12 @@ def tokenize(buf, pos, end, toks_s, toks_e):
 
 
 @jit
-def lex(buf, pos, end, lx_line, lx_ntok, lx_lok, lx_first, lx_s, lx_e, lx_h, lx_v, lx_ok):
+def lex(buf, pos, end, lx_line, lx_ntok, lx_first, lx_s, lx_e, lx_h, lx_v):
     """Tokenize the lines of buf[pos:end] ahead of `process` (in another thread, for a
     big file) into a lexed batch: line j starts at lx_line[j], has lx_ntok[j] tokens
-    (its first MAXTOK kept from lx_first[j] on), its quotes closed if lx_lok[j]; each
-    token's bounds, fnv hash and value as a number (lx_ok: whether it is one). Stops
+    (-1 - that count where it leaves a quote open), its first MAXTOK kept from
+    lx_first[j] on; each token's bounds, key (token_key) and value as a number (NaN
+    where it is none). Fewer arrays read fewer streams of memory in `process`. Stops
     when the batch is full (it holds MAXTOK tokens at least); returns (lines, position
     after them), also in lx_line[lines]."""
     maxtok = MAXTOK
@@ -109,12 +116,12 @@ def lex(buf, pos, end, lx_line, lx_ntok, lx_lok, lx_first, lx_s, lx_e, lx_h, lx_
     while pos < end and n < lx_ntok.shape[0] and nt + maxtok <= lx_s.shape[0]:
         ntok, nxt, ok = tokenize(buf, pos, end, lx_s[nt:nt + maxtok], lx_e[nt:nt + maxtok])
         lx_line[n] = pos
-        lx_ntok[n] = ntok
-        lx_lok[n] = ok
+        lx_ntok[n] = ntok if ok else -1 - ntok
         lx_first[n] = nt
         for k in range(nt, nt + min(ntok, maxtok)):
-            lx_h[k] = fnv(buf, lx_s[k], lx_e[k])
-            lx_v[k], lx_ok[k] = parse_number(buf, lx_s[k], lx_e[k])
+            lx_h[k] = token_key(buf, lx_s[k], lx_e[k])
+            v, number = parse_number(buf, lx_s[k], lx_e[k])
+            lx_v[k] = v if number else np.nan
         nt += min(ntok, maxtok)
         n += 1
         pos = nxt
@@ -205,6 +212,24 @@ def fnv(buf, s, e):
         h ^= buf[i]
         h *= FNV_PRIME
     return h ^ (h >> 31)
+
+
+@hot
+def token_key(buf, s, e):
+    """A token's key: its bytes as one int64 for WORD bytes at most (with the length,
+    exactly the token), else their fnv hash."""
+    if e - s > WORD:
+        return fnv(buf, s, e)
+    w = np.int64(0)
+    for i in range(s, e):
+        w = (w << 8) | buf[i]
+    return w
+
+
+@hot
+def cache_slot(key):
+    """The entry of the names' cache (`process`'s tcache) for a token's key."""
+    return ((key * M1) >> 40) & (TCACHE - 1)
 
 
 @jit
@@ -482,12 +507,13 @@ def order_time(last_start, last_end):
 
 # ---------------------------------------------------------------- the loop
 #: The arrays of a lexed batch of lines that `lex` fills and `process` reads, in order.
-LEXED = ("lx_line", "lx_ntok", "lx_lok", "lx_first", "lx_s", "lx_e", "lx_h", "lx_v", "lx_ok")
+LEXED = ("lx_line", "lx_ntok", "lx_first", "lx_s", "lx_e", "lx_h", "lx_v")
 #: The arrays `process` takes, grouped as it takes them (one tuple each, in this
 #: order): the run's state, the event definitions, the types, then one group per
 #: table of SimState (simulator.py builds the tuples from these names).
 ARGS = {
-    "run": ("toks_s", "toks_e", "tokid", "istate", "fstate", "recov", "recov_line", "work"),
+    "run": ("toks_s", "toks_e", "tokid", "tcache", "istate", "fstate", "recov", "recov_line",
+            "work"),
     "defs": ("def_kind", "def_nfields", "def_pos", "def_extra", "def_isname"),
     "types": ("ty_kind", "ty_parent", "ty_start", "ty_end"),
     "tokens": ("arena", "tk_start", "tk_len", "tk_hash", "tok_slots", "tok2cont_id",
@@ -514,8 +540,8 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
     """Handle lines `line` to `nlines` of the lexed batch `lexed` (lex's arrays) of buf;
     returns a status (ST_*), where it stopped in istate[I_POS]. The groups of arrays
     are tuples in ARGS's order."""
-    lx_line, lx_ntok, lx_lok, lx_first, lx_s, lx_e, lx_h, lx_v, lx_ok = lexed
-    toks_s, toks_e, tokid, istate, fstate, recov, recov_line, work = run
+    lx_line, lx_ntok, lx_first, lx_s, lx_e, lx_h, lx_v = lexed
+    toks_s, toks_e, tokid, tcache, istate, fstate, recov, recov_line, work = run
     def_kind, def_nfields, def_pos, def_extra, def_isname = defs
     ty_kind, ty_parent, ty_start, ty_end = types
     (arena, tk_start, tk_len, tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
@@ -537,13 +563,16 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
         line_start = lx_line[line]
         nxt = lx_line[line + 1]
         ntok = lx_ntok[line]
+        closed = ntok >= 0
+        if not closed:
+            ntok = -1 - ntok
         f = lx_first[line]
         for k in range(min(ntok, maxtok)):
             toks_s[k] = lx_s[f + k]
             toks_e[k] = lx_e[f + k]
         istate[I_LINE] += 1
         istate[I_POS] = line_start
-        if not lx_lok[line]:
+        if not closed:
             istate[I_ERR] = E_UNTERMINATED
             istate[I_ERR_S] = toks_s[min(ntok, maxtok) - 1]
             istate[I_ERR_E] = nxt
@@ -571,16 +600,27 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
                 or istate[I_NEVENT] + 1 > ev_cont.shape[0]):
             istate[I_LINE] -= 1
             return ST_GROW
-        # every name of the line gets its code (one inlined call site for all of them)
+        # every name of the line gets its code (one inlined call site for all of them):
+        # a short one from the cache (tcache[slot] = key, code << 4 | length), else from
+        # the name table (found by fnv hash)
         d = -1
         for k in range(min(ntok, maxtok)):
             if k == 0 or def_isname[d, k]:
-                x, i, h = find_token(buf, toks_s[k], toks_e[k], lx_h[f + k], arena, tk_start,
-                                     tk_len, tk_hash, tok_slots)
-                if x < 0:
-                    x = add_token(buf, toks_s[k], toks_e[k], h, i, istate, arena, tk_start,
-                                  tk_len, tk_hash, tok_slots, tok2cont_id, tok2cont_name,
-                                  tok2type_id, tok2type_name, tok2def)
+                w = lx_h[f + k]
+                ln = toks_e[k] - toks_s[k]
+                ci = cache_slot(w)
+                x = tcache[ci, 1] >> 4
+                if ln > WORD or tcache[ci, 1] & 15 != ln or tcache[ci, 0] != w:
+                    h = w if ln > WORD else fnv(buf, toks_s[k], toks_e[k])
+                    x, i, h = find_token(buf, toks_s[k], toks_e[k], h, arena, tk_start, tk_len,
+                                         tk_hash, tok_slots)
+                    if x < 0:
+                        x = add_token(buf, toks_s[k], toks_e[k], h, i, istate, arena,
+                                      tk_start, tk_len, tk_hash, tok_slots, tok2cont_id,
+                                      tok2cont_name, tok2type_id, tok2type_name, tok2def)
+                    if ln <= WORD:
+                        tcache[ci, 0] = w
+                        tcache[ci, 1] = (x << 4) | ln
                 tokid[k] = x
             if k == 0:
                 d = tok2def[tokid[0]]
@@ -608,7 +648,7 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
         else:
             p = def_pos[d, F_TIME]
             t = lx_v[f + p]
-            okn = lx_ok[f + p] != 0
+            okn = not np.isnan(t)
             if not okn:
                 err = E_BAD_NUMBER
             else:
@@ -713,7 +753,7 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
         if err == E_NONE and want == K_VARIABLE:
             p = def_pos[d, F_VALUE]
             num = lx_v[f + p]
-            okn = lx_ok[f + p] != 0
+            okn = not np.isnan(num)
             if not okn:
                 err = E_BAD_NUMBER
                 err_field = F_VALUE
@@ -836,7 +876,7 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
                 if ke - ks >= 2 and buf[ks] == 34 and buf[ke - 1] == 34:
                     ks += 1  # "k1" is k1, as PajeNG reads it
                     ke -= 1
-                    kh = fnv(buf, ks, ke)
+                    kh = token_key(buf, ks, ke)
                 h = mix3(c, ty, kh)
                 r, slot_i = find_link(c, ty, h, h, ln_cont, ln_type, ln_hash, link_slots)
                 while r >= 0 and not same_key(buf, ks, ke, karena, ln_kstart[r], ln_klen[r]):

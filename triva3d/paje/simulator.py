@@ -158,6 +158,7 @@ class SimState:
         self.toks_s = np.zeros(K.MAXTOK, I8)
         self.toks_e = np.zeros(K.MAXTOK, I8)
         self.tokid = np.zeros(K.MAXTOK, I4)
+        self.tcache = np.full((K.TCACHE, 2), -1, I8)  # (K.process: names seen lately)
         self.extra_names = []
         # a run of lines for Python, tokenized and interned by K.scan_python
         self.b_line, self.b_first = np.zeros(BATCH, I8), np.zeros(BATCH + 1, I8)
@@ -206,7 +207,7 @@ class SimState:
         n = self._sync_types()
         ty = self.type_arrays
         arrays = dict(self.a, def_kind=kind, def_nfields=nfields, def_pos=pos, def_extra=extra,
-                      def_isname=isname, tokid=self.tokid,
+                      def_isname=isname, tokid=self.tokid, tcache=self.tcache,
                       ty_kind=ty["kind"][:n], ty_parent=ty["parent"][:n],
                       ty_start=ty["start"][:n], ty_end=ty["end"][:n],
                       toks_s=self.toks_s, toks_e=self.toks_e, istate=self.istate,
