@@ -514,7 +514,8 @@ def test_names_sharing_an_entry_of_the_kernels_cache_stay_apart(paje):
     """The kernel finds short names (K.WORD bytes at most) through a cache of one entry
     per K.cache_slot of their bytes: names that share an entry, names longer than
     K.WORD that share their first K.WORD bytes, and values among them, each keep their
-    own container and value."""
+    own container and value; so do names whose bytes, as a number, are the same but
+    their lengths not (a NUL first)."""
     slot = lambda name: int(K.cache_slot(K.token_key(np.frombuffer(name, np.uint8), 0,
                                                       len(name))))
     by_slot = {}
@@ -522,7 +523,7 @@ def test_names_sharing_an_entry_of_the_kernels_cache_stay_apart(paje):
         by_slot.setdefault(slot(b"n%d" % i), []).append(b"n%d" % i)
     shared = next(names for names in by_slot.values() if len(names) >= 4)[:4]
     long = [b"abcdefgh", b"abcdefghX", b"abcdefghY", b"abcdefg"]
-    names = [n.decode() for n in shared + long]
+    names = [n.decode() for n in shared + long + [b"a", b"\0a"]]
     values = [names[0], names[1], "v"]  # values named as containers, two in one entry
     body = "".join(f'6 0 {n} P 0 "{n}"\n' for n in names)
     expected = {n: [] for n in names}

@@ -49,7 +49,8 @@ M1, M2, M3, M4 = -7046029254386353131, -4658895280553007687, 7640891576956012809
 #: Names of up to WORD bytes are found through a small direct-mapped cache (TCACHE
 #: entries: a name's bytes as one number, its code and length), exact without reading
 #: the name table: most lines repeat names seen a few lines before.
-WORD, TCACHE = 8, 1 << 14
+WORD, TCACHE_BITS = 8, 14
+TCACHE = 1 << TCACHE_BITS
 
 POW10 = np.array([10.0 ** k for k in range(23)])  # exact doubles
 
@@ -228,8 +229,9 @@ def token_key(buf, s, e):
 
 @hot
 def cache_slot(key):
-    """The entry of the names' cache (`process`'s tcache) for a token's key."""
-    return ((key * M1) >> 40) & (TCACHE - 1)
+    """The entry of the names' cache (`process`'s tcache) for a token's key: the top bits
+    of a product, which every bit of the key reaches."""
+    return ((key * M1) >> (64 - TCACHE_BITS)) & (TCACHE - 1)
 
 
 @jit
@@ -620,7 +622,7 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
                                       tok2cont_name, tok2type_id, tok2type_name, tok2def)
                     if ln <= WORD:
                         tcache[ci, 0] = w
-                        tcache[ci, 1] = (x << 4) | ln
+                        tcache[ci, 1] = (np.int64(x) << 4) | ln  # (int32 as Python)
                 tokid[k] = x
             if k == 0:
                 d = tok2def[tokid[0]]
