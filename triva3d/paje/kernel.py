@@ -47,9 +47,9 @@ FNV_PRIME = 1099511628211
 M1, M2, M3, M4 = -7046029254386353131, -4658895280553007687, 7640891576956012809, -4417276706812531889
 
 #: Names of up to WORD bytes are found through a small direct-mapped cache (TCACHE
-#: entries: a name's bytes as one number, its code and length), exact without reading
+#: entries: a name's key, exactly its bytes (token_key), and its code), without reading
 #: the name table: most lines repeat names seen a few lines before.
-WORD, TCACHE_BITS = 8, 14
+WORD, TCACHE_BITS = 7, 14
 TCACHE = 1 << TCACHE_BITS
 
 POW10 = np.array([10.0 ** k for k in range(23)])  # exact doubles
@@ -103,7 +103,7 @@ def tokenize(buf, pos, end, toks_s, toks_e):
 
 
 @jit
-def lex(buf, pos, end, lx_line, lx_ntok, lx_first, lx_s, lx_e, lx_h, lx_v):
+def lex(buf, pos, end, lx_line, lx_ntok, lx_first, lx_s, lx_e, lx_key, lx_v):
     """Tokenize the lines of buf[pos:end] ahead of `process` (in another thread, for a
     big file) into a lexed batch: line j starts at lx_line[j], has lx_ntok[j] tokens
     (-1 - that count where it leaves a quote open), its first MAXTOK kept from
@@ -120,7 +120,7 @@ def lex(buf, pos, end, lx_line, lx_ntok, lx_first, lx_s, lx_e, lx_h, lx_v):
         lx_ntok[n] = ntok if ok else -1 - ntok
         lx_first[n] = nt
         for k in range(nt, nt + min(ntok, maxtok)):
-            lx_h[k] = token_key(buf, lx_s[k], lx_e[k])
+            lx_key[k] = token_key(buf, lx_s[k], lx_e[k])
             v, number = parse_number(buf, lx_s[k], lx_e[k])
             lx_v[k] = v if number else np.nan
         nt += min(ntok, maxtok)
@@ -208,20 +208,22 @@ def mix3(a, b, c):
 
 @hot
 def fnv(buf, s, e):
+    """The bytes' hash, negative (token_key's short keys are not)."""
     h = np.int64(FNV_OFFSET)
     for i in range(s, e):
         h ^= buf[i]
         h *= FNV_PRIME
-    return h ^ (h >> 31)
+    return (h ^ (h >> 31)) | np.int64(-0x8000000000000000)
 
 
 @hot
 def token_key(buf, s, e):
-    """A token's key: its bytes as one int64 for WORD bytes at most (with the length,
-    exactly the token), else their fnv hash."""
+    """A token's key: for WORD bytes at most, its length then its bytes as one number
+    (exactly the token: n * 256^n + bytes, 256 at least, below 2^59), else its fnv hash
+    (negative)."""
     if e - s > WORD:
         return fnv(buf, s, e)
-    w = np.int64(0)
+    w = np.int64(e - s)
     for i in range(s, e):
         w = (w << 8) | buf[i]
     return w
@@ -509,13 +511,12 @@ def order_time(last_start, last_end):
 
 # ---------------------------------------------------------------- the loop
 #: The arrays of a lexed batch of lines that `lex` fills and `process` reads, in order.
-LEXED = ("lx_line", "lx_ntok", "lx_first", "lx_s", "lx_e", "lx_h", "lx_v")
+LEXED = ("lx_line", "lx_ntok", "lx_first", "lx_s", "lx_e", "lx_key", "lx_v")
 #: The arrays `process` takes, grouped as it takes them (one tuple each, in this
 #: order): the run's state, the event definitions, the types, then one group per
 #: table of SimState (simulator.py builds the tuples from these names).
 ARGS = {
-    "run": ("toks_s", "toks_e", "tokid", "tcache", "istate", "fstate", "recov", "recov_line",
-            "work"),
+    "run": ("tokid", "tcache", "istate", "fstate", "recov", "recov_line", "work"),
     "defs": ("def_kind", "def_nfields", "def_pos", "def_extra", "def_isname"),
     "types": ("ty_kind", "ty_parent", "ty_start", "ty_end"),
     "tokens": ("arena", "tk_start", "tk_len", "tk_hash", "tok_slots", "tok2cont_id",
@@ -542,8 +543,8 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
     """Handle lines `line` to `nlines` of the lexed batch `lexed` (lex's arrays) of buf;
     returns a status (ST_*), where it stopped in istate[I_POS]. The groups of arrays
     are tuples in ARGS's order."""
-    lx_line, lx_ntok, lx_first, lx_s, lx_e, lx_h, lx_v = lexed
-    toks_s, toks_e, tokid, tcache, istate, fstate, recov, recov_line, work = run
+    lx_line, lx_ntok, lx_first, lx_s, lx_e, lx_key, lx_v = lexed
+    tokid, tcache, istate, fstate, recov, recov_line, work = run
     def_kind, def_nfields, def_pos, def_extra, def_isname = defs
     ty_kind, ty_parent, ty_start, ty_end = types
     (arena, tk_start, tk_len, tk_hash, tok_slots, tok2cont_id, tok2cont_name, tok2type_id,
@@ -568,21 +569,18 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
         closed = ntok >= 0
         if not closed:
             ntok = -1 - ntok
-        f = lx_first[line]
-        for k in range(min(ntok, maxtok)):
-            toks_s[k] = lx_s[f + k]
-            toks_e[k] = lx_e[f + k]
+        f = lx_first[line]  # (a token's bounds read where they are needed: fewer loads)
         istate[I_LINE] += 1
         istate[I_POS] = line_start
         if not closed:
             istate[I_ERR] = E_UNTERMINATED
-            istate[I_ERR_S] = toks_s[min(ntok, maxtok) - 1]
+            istate[I_ERR_S] = lx_s[f + min(ntok, maxtok) - 1]
             istate[I_ERR_E] = nxt
             return ST_ERROR
         if ntok == 0:
             line += 1
             continue
-        if buf[toks_s[0]] == 37:  # '%'
+        if buf[lx_s[f]] == 37:  # '%'
             istate[I_LINE] -= 1
             return ST_PYLINE
         # room for everything this line can add
@@ -603,33 +601,32 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
             istate[I_LINE] -= 1
             return ST_GROW
         # every name of the line gets its code (one inlined call site for all of them):
-        # a short one from the cache (tcache[slot] = key, code << 4 | length), else from
+        # a short one from the cache (tcache[slot] = key, code; 0 for none), else from
         # the name table (found by fnv hash)
         d = -1
         for k in range(min(ntok, maxtok)):
             if k == 0 or def_isname[d, k]:
-                w = lx_h[f + k]
-                ln = toks_e[k] - toks_s[k]
+                w = lx_key[f + k]
                 ci = cache_slot(w)
-                x = tcache[ci, 1] >> 4
-                if ln > WORD or tcache[ci, 1] & 15 != ln or tcache[ci, 0] != w:
-                    h = w if ln > WORD else fnv(buf, toks_s[k], toks_e[k])
-                    x, i, h = find_token(buf, toks_s[k], toks_e[k], h, arena, tk_start, tk_len,
-                                         tk_hash, tok_slots)
+                x = tcache[ci, 1]
+                if tcache[ci, 0] != w:
+                    ts, te = lx_s[f + k], lx_e[f + k]
+                    x, i, h = find_token(buf, ts, te, w if w < 0 else fnv(buf, ts, te), arena,
+                                         tk_start, tk_len, tk_hash, tok_slots)
                     if x < 0:
-                        x = add_token(buf, toks_s[k], toks_e[k], h, i, istate, arena,
-                                      tk_start, tk_len, tk_hash, tok_slots, tok2cont_id,
-                                      tok2cont_name, tok2type_id, tok2type_name, tok2def)
-                    if ln <= WORD:
+                        x = add_token(buf, ts, te, h, i, istate, arena, tk_start, tk_len,
+                                      tk_hash, tok_slots, tok2cont_id, tok2cont_name,
+                                      tok2type_id, tok2type_name, tok2def)
+                    if w >= 0:
                         tcache[ci, 0] = w
-                        tcache[ci, 1] = (np.int64(x) << 4) | ln  # (int32 as Python)
+                        tcache[ci, 1] = x
                 tokid[k] = x
             if k == 0:
                 d = tok2def[tokid[0]]
                 if d < 0 or def_kind[d] < 0:
                     istate[I_ERR] = E_UNKNOWN_EVENT
-                    istate[I_ERR_S] = toks_s[0]
-                    istate[I_ERR_E] = toks_e[0]
+                    istate[I_ERR_S] = lx_s[f]
+                    istate[I_ERR_E] = lx_e[f]
                     return ST_ERROR
                 if ntok != def_nfields[d]:
                     break
@@ -873,8 +870,8 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
                     copy_extra(vr_extra, r, def_extra, d, tokid)
             else:  # links, matched by (container, type, key); either end may come first
                 p = def_pos[d, F_KEY]  # (a key is not a name: its bytes kept by its link)
-                ks, ke = toks_s[p], toks_e[p]
-                kh = lx_h[f + p]
+                ks, ke = lx_s[f + p], lx_e[f + p]
+                kh = lx_key[f + p]
                 if ke - ks >= 2 and buf[ks] == 34 and buf[ke - 1] == 34:
                     ks += 1  # "k1" is k1, as PajeNG reads it
                     ke -= 1
@@ -960,8 +957,8 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
             istate[I_ERR_E] = line_start
             if err_field >= 0 and ntok == def_nfields[d] and def_pos[d, err_field] >= 0:
                 p = def_pos[d, err_field]
-                istate[I_ERR_S] = toks_s[p]
-                istate[I_ERR_E] = toks_e[p]
+                istate[I_ERR_S] = lx_s[f + p]
+                istate[I_ERR_E] = lx_e[f + p]
             return ST_ERROR
         fail(err, lenient, istate, recov, recov_line)
     istate[I_POS] = lx_line[nlines]

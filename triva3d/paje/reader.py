@@ -126,7 +126,7 @@ def _read_file(sim, path, chain, bar):
 class _Batch:
     """The arrays K.lex fills (K.LEXED): a batch of lines, tokenized."""
     PER_LINE = dict(lx_line=np.int64, lx_ntok=np.int32, lx_first=np.int32)
-    PER_TOKEN = dict(lx_s=np.int32, lx_e=np.int32, lx_h=np.int64, lx_v=np.float64)
+    PER_TOKEN = dict(lx_s=np.int32, lx_e=np.int32, lx_key=np.int64, lx_v=np.float64)
 
     def __init__(self):
         size = dict.fromkeys(self.PER_LINE, LEX_LINES) | \
