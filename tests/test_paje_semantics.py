@@ -508,6 +508,11 @@ def test_a_quoted_key_is_the_unquoted_one(paje):
     t = paje('15 0 0 L p1 m "k1"\n16 1 0 L p2 m k1\n')
     assert len(t.links) == 1 and t.names.displays(t.links.key) == ["k1"]
     assert t.names[int(t.links.key[0])] == "k1"
+    # a key that reads as a long decimal number (its key made by the simulation)
+    t = paje('15 0 0 L p1 m "1234567.89"\n15 0 0 L p1 m 1234567.8\n'
+             '16 1 0 L p2 m 1234567.89\n16 2 0 L p2 m "1234567.8"\n')
+    assert sorted(zip(t.names.displays(t.links.key), t.links.end.tolist())) == [
+        ("1234567.8", 2), ("1234567.89", 1)]
 
 
 def test_names_sharing_an_entry_of_the_kernels_cache_stay_apart(paje):
@@ -523,7 +528,7 @@ def test_names_sharing_an_entry_of_the_kernels_cache_stay_apart(paje):
         by_slot.setdefault(slot(b"n%d" % i), []).append(b"n%d" % i)
     shared = next(names for names in by_slot.values() if len(names) >= 4)[:4]
     long = [b"abcdefgh", b"abcdefghX", b"abcdefghY", b"abcdefg"]
-    names = [n.decode() for n in shared + long + [b"a", b"\0a"]]
+    names = [n.decode() for n in shared + long + [b"a", b"\0a", b"1234567.5"]]
     values = [names[0], names[1], "v"]  # values named as containers, two in one entry
     body = "".join(f'6 0 {n} P 0 "{n}"\n' for n in names)
     expected = {n: [] for n in names}

@@ -52,6 +52,9 @@ M1, M2, M3, M4 = -7046029254386353131, -4658895280553007687, 7640891576956012809
 WORD, TCACHE_BITS = 7, 14
 TCACHE = 1 << TCACHE_BITS
 
+#: What parse_number read: no number, an integer, a decimal (a dot or an exponent).
+NONE, INTEGER, DECIMAL = 0, 1, 2
+
 POW10 = np.array([10.0 ** k for k in range(23)])  # exact doubles
 
 jit = lazy(cache=True, nogil=True)
@@ -107,8 +110,9 @@ def lex(buf, pos, end, lx_line, lx_ntok, lx_first, lx_s, lx_e, lx_key, lx_v):
     """Tokenize the lines of buf[pos:end] ahead of `process` (in another thread, for a
     big file) into a lexed batch: line j starts at lx_line[j], has lx_ntok[j] tokens
     (-1 - that count where it leaves a quote open), its first MAXTOK kept from
-    lx_first[j] on; each token's bounds, key (token_key) and value as a number (NaN
-    where it is none). Fewer arrays read fewer streams of memory in `process`. Stops
+    lx_first[j] on; each token's bounds, key (token_key; 0, not made, for a decimal
+    number of more than WORD bytes) and value as a number (NaN where it is none).
+    Fewer arrays read fewer streams of memory in `process`. Stops
     when the batch is full (it holds MAXTOK tokens at least); returns (lines, position
     after them), also in lx_line[lines]."""
     maxtok = MAXTOK
@@ -120,9 +124,10 @@ def lex(buf, pos, end, lx_line, lx_ntok, lx_first, lx_s, lx_e, lx_key, lx_v):
         lx_ntok[n] = ntok if ok else -1 - ntok
         lx_first[n] = nt
         for k in range(nt, nt + min(ntok, maxtok)):
-            lx_key[k] = token_key(buf, lx_s[k], lx_e[k])
-            v, number = parse_number(buf, lx_s[k], lx_e[k])
-            lx_v[k] = v if number else np.nan
+            v, kind = parse_number(buf, lx_s[k], lx_e[k])
+            lx_v[k] = np.nan if kind == NONE else v
+            long_decimal = kind == DECIMAL and lx_e[k] - lx_s[k] > WORD  # (a time, a value:
+            lx_key[k] = 0 if long_decimal else token_key(buf, lx_s[k], lx_e[k])  # no name)
         nt += min(ntok, maxtok)
         n += 1
         pos = nxt
@@ -132,10 +137,11 @@ def lex(buf, pos, end, lx_line, lx_ntok, lx_first, lx_s, lx_e, lx_key, lx_v):
 
 @hot
 def parse_number(buf, s, e):
-    """Decimal number (quotes allowed) -> (value, ok): correctly rounded where the
+    """Decimal number (quotes allowed) -> (value, kind: NONE, INTEGER or DECIMAL, with a
+    dot or an exponent): correctly rounded where the
     digits and their power of ten are exact doubles (up to 15 digits, 10^±22 once
     the digits are scaled to an integer), else within two ulps down to 1e-290 and a
-    few ulps below; not ok beyond the range of doubles."""
+    few ulps below; NONE beyond the range of doubles."""
     if e - s >= 2 and buf[s] == 34 and buf[e - 1] == 34:
         s += 1
         e -= 1
@@ -164,7 +170,7 @@ def parse_number(buf, s, e):
             break
         i += 1
     if ndig == 0:
-        return 0.0, False
+        return 0.0, NONE
     if i < e and (buf[i] == 101 or buf[i] == 69):
         i += 1
         eneg = False
@@ -179,10 +185,11 @@ def parse_number(buf, s, e):
             i += 1
             ed += 1
         if ed == 0:
-            return 0.0, False
+            return 0.0, NONE
         exp10 += -x if eneg else x
+        seen_dot = True  # (a decimal)
     if i != e:
-        return 0.0, False
+        return 0.0, NONE
     v = float(mant)
     if exp10 < 0:  # a division by a power of ten (10^-k is no double: its error doubles)
         if exp10 < -300:  # (10^k overflows beyond 308)
@@ -192,8 +199,8 @@ def parse_number(buf, s, e):
     elif exp10 > 0 and mant:  # pow() of numpy floats: as Python too, inf and no error
         v = v * (POW10[exp10] if exp10 <= 22 else np.float64(10.0) ** np.float64(exp10))
     if v == np.inf:  # 1e400: beyond doubles
-        return 0.0, False
-    return (-v if neg else v), True
+        return 0.0, NONE
+    return (-v if neg else v), (DECIMAL if seen_dot else INTEGER)
 
 
 # ---------------------------------------------------------------- hashing
@@ -601,8 +608,8 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
             istate[I_LINE] -= 1
             return ST_GROW
         # every name of the line gets its code (one inlined call site for all of them):
-        # a short one from the cache (tcache[slot] = key, code; 0 for none), else from
-        # the name table (found by fnv hash)
+        # a short one from the cache (tcache[slot] = key, code; key 1 for none), else
+        # from the name table (found by fnv hash)
         d = -1
         for k in range(min(ntok, maxtok)):
             if k == 0 or def_isname[d, k]:
@@ -611,6 +618,8 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
                 x = tcache[ci, 1]
                 if tcache[ci, 0] != w:
                     ts, te = lx_s[f + k], lx_e[f + k]
+                    if w == 0:
+                        w = token_key(buf, ts, te)
                     x, i, h = find_token(buf, ts, te, w if w < 0 else fnv(buf, ts, te), arena,
                                          tk_start, tk_len, tk_hash, tok_slots)
                     if x < 0:
@@ -872,6 +881,8 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
                 p = def_pos[d, F_KEY]  # (a key is not a name: its bytes kept by its link)
                 ks, ke = lx_s[f + p], lx_e[f + p]
                 kh = lx_key[f + p]
+                if kh == 0:
+                    kh = token_key(buf, ks, ke)
                 if ke - ks >= 2 and buf[ks] == 34 and buf[ke - 1] == 34:
                     ks += 1  # "k1" is k1, as PajeNG reads it
                     ke -= 1

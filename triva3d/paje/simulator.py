@@ -158,7 +158,7 @@ class SimState:
         self.toks_s = np.zeros(K.MAXTOK, I8)
         self.toks_e = np.zeros(K.MAXTOK, I8)
         self.tokid = np.zeros(K.MAXTOK, I4)
-        self.tcache = np.zeros((K.TCACHE, 2), I8)  # (K.process: names seen lately)
+        self.tcache = np.ones((K.TCACHE, 2), I8)  # (K.process: names seen lately)
         self.extra_names = []
         # a run of lines for Python, tokenized and interned by K.scan_python
         self.b_line, self.b_first = np.zeros(BATCH, I8), np.zeros(BATCH + 1, I8)
