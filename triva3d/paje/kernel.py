@@ -1,9 +1,9 @@
 """The compiled hot loops: tokenize Pajé lines (`lex`), then intern names and simulate
 (`process`).
 
-`lex` splits a batch of lines into tokens, with each token's key (`token_key`) and
-value as a number; a big file has it run in a second thread, ahead of `process`
-(reader.py).
+`lex` splits a batch of lines into tokens, with each token's key (`token_key`, but
+for long decimal numbers) and value as a number; a big file has it run in a second
+thread, ahead of `process` (reader.py).
 `process` runs over a lexed batch and writes straight into the column arrays of
 `SimState` (simulator.py). It stops and hands back to Python for the rare lines
 Python handles (definitions, `%` lines, PajeTraceFile), when a table needs to grow,
@@ -126,8 +126,9 @@ def lex(buf, pos, end, lx_line, lx_ntok, lx_first, lx_s, lx_e, lx_key, lx_v):
         for k in range(nt, nt + min(ntok, maxtok)):
             v, kind = parse_number(buf, lx_s[k], lx_e[k])
             lx_v[k] = np.nan if kind == NONE else v
-            long_decimal = kind == DECIMAL and lx_e[k] - lx_s[k] > WORD  # (a time, a value:
-            lx_key[k] = 0 if long_decimal else token_key(buf, lx_s[k], lx_e[k])  # no name)
+            # a time, a variable's value: rarely a name (`process` then makes its key)
+            long_decimal = kind == DECIMAL and lx_e[k] - lx_s[k] > WORD
+            lx_key[k] = 0 if long_decimal else token_key(buf, lx_s[k], lx_e[k])
         nt += min(ntok, maxtok)
         n += 1
         pos = nxt
@@ -881,11 +882,11 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
                 p = def_pos[d, F_KEY]  # (a key is not a name: its bytes kept by its link)
                 ks, ke = lx_s[f + p], lx_e[f + p]
                 kh = lx_key[f + p]
-                if kh == 0:
-                    kh = token_key(buf, ks, ke)
                 if ke - ks >= 2 and buf[ks] == 34 and buf[ke - 1] == 34:
                     ks += 1  # "k1" is k1, as PajeNG reads it
                     ke -= 1
+                    kh = token_key(buf, ks, ke)
+                elif kh == 0:  # (a long decimal: not made by `lex`)
                     kh = token_key(buf, ks, ke)
                 h = mix3(c, ty, kh)
                 r, slot_i = find_link(c, ty, h, h, ln_cont, ln_type, ln_hash, link_slots)

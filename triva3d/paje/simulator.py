@@ -209,8 +209,7 @@ class SimState:
         arrays = dict(self.a, def_kind=kind, def_nfields=nfields, def_pos=pos, def_extra=extra,
                       def_isname=isname, tokid=self.tokid, tcache=self.tcache,
                       ty_kind=ty["kind"][:n], ty_parent=ty["parent"][:n],
-                      ty_start=ty["start"][:n], ty_end=ty["end"][:n],
-                      toks_s=self.toks_s, toks_e=self.toks_e, istate=self.istate,
+                      ty_start=ty["start"][:n], ty_end=ty["end"][:n], istate=self.istate,
                       fstate=self.fstate, recov=self.recov, recov_line=self.recov_line)
         return [tuple(arrays[name] for name in names) for names in K.ARGS.values()]
 
