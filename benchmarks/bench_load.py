@@ -25,7 +25,8 @@ from triva3d.paje.reader import read_paje
 from triva3d.dump import dump
 from triva3d import cache
 path, small, events = sys.argv[1], sys.argv[2], int(sys.argv[3])
-read_paje(small)                                   # compiled code in memory
+with open(os.devnull, 'wb') as f:                  # compiled code in memory (the
+    dump(read_paje(small), f)                      # reader's, and numba's for dump)
 def status(key):  # kB fields of /proc/self/status; VmHWM is this process's peak
     for line in open('/proc/self/status'):
         if line.startswith(key + ':'):

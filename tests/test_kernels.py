@@ -2,6 +2,7 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,12 +18,14 @@ from triva3d.kernels import MESSAGE
 NOTE = f"triva3d: note: {MESSAGE}"
 
 
-def run(code_or_args, numba_cache, cli=False):
-    """stdout and stderr of a fresh Python process whose numba cache is `numba_cache`."""
+def run(code_or_args, cache, cli=False):
+    """stdout and stderr of a fresh Python process whose numba cache is `cache`, and
+    triva3d's (the kernels' machine code) within it."""
     cmd = [sys.executable] + (["-m", "triva3d.cli", *code_or_args] if cli
                               else ["-c", code_or_args])
     p = subprocess.run(cmd, capture_output=True, text=True, check=True,
-                       env=dict(os.environ, NUMBA_CACHE_DIR=str(numba_cache)))
+                       env=dict(os.environ, NUMBA_CACHE_DIR=str(cache),
+                                TRIVA3D_CACHE_DIR=str(Path(cache) / "triva3d")))
     return p.stdout, p.stderr
 
 
@@ -93,10 +96,11 @@ def test_the_pajé_kernel_unpacks_its_groups_in_the_order_the_simulator_packs_th
 
 
 def test_a_run_that_computes_little_never_imports_numba(tmp_path):
-    """numba's start-up (0.8 s) is paid only by a run that computes: `--help`,
+    """numba's start-up (0.8 s) is paid only by a run that compiles: `--help`,
     `stats` of a small trace (its kernel run as Python), of a trace read from
-    triva3d's cache and of a small OTF2 archive with tasks do not import it; a trace too big for Python does, and the note
-    of a cold kernel cache comes once."""
+    triva3d's cache and of a small OTF2 archive with tasks do not import it; a trace
+    too big for Python does once, the note of a cold kernel cache coming once, and
+    no more when it is read again (its kernels' machine code kept)."""
     trace = tmp_path / "t.trace"
     trace.write_text(HEADER + TYPES + "11 1 p1 S run\n12 2 p1 S io\n13 3 p1 S\n")
     code = """if 1:
@@ -125,8 +129,15 @@ def test_a_run_that_computes_little_never_imports_numba(tmp_path):
     otf2gen.apex_tasks(tmp_path / "apex")  # tasks nested in tasks: lazy kernels
     out, err = run_cli("stats", "--no-cache", str(tmp_path / "apex" / "traces.otf2"))
     assert "numba imported: False" in out and "9 states" in out
-    out, err = run_cli("stats", str(trace_of(tmp_path / "big.trace", 2000)))
+    big = str(trace_of(tmp_path / "big.trace", 2000))
+    out, err = run_cli("stats", "--no-cache", big)
     assert "numba imported: True" in out and err.splitlines().count(NOTE) == 1
+    again, err = run_cli("stats", "--no-cache", big)  # its kernels' machine code was kept
+    assert "numba imported: False" in again and NOTE not in err
+
+    def summary(text):
+        return [line for line in text.splitlines() if not line.startswith("load time")]
+    assert summary(again) == summary(out.replace("True", "False"))
 
 
 @pytest.mark.parametrize("make", ["mpi_ring", "threads", "accelerator", "metrics_only",
@@ -233,23 +244,25 @@ def test_llvm_work_outside_numba_holds_numba_off_then_takes_its_lock(tmp_path):
 
 def test_included_files_count_toward_the_bytes_read_as_python(tmp_path):
     """The kernel runs as Python for the first INTERPRET_BELOW bytes, included files'
-    too: a small trace including one small file never imports numba; including the
-    same file eight times (each one small) goes on compiled."""
+    too: a small trace including one small file never compiles; including the same
+    file eight times (each one small) goes on compiled."""
     (tmp_path / "part.trace").write_text("12 0 p1 S run\n13 0 p1 S\n" * 300)
     assert 8 * (tmp_path / "part.trace").stat().st_size > INTERPRET_BELOW
     head = HEADER + "%EventDef PajeTraceFile 20\n% Container string\n% Type string\n" \
         "% Filename string\n%EndEventDef\n" + TYPES
     code = """if 1:
         import sys
+        from triva3d.paje import kernel as K
         from triva3d.paje.reader import read_paje
-        print(len(read_paje(sys.argv[1]).states), "numba imported:", "numba" in sys.modules)
+        n = len(read_paje(sys.argv[1]).states)
+        print(n, "compiled:", any(K.lex.entries.values()) or K.lex.compiled is not None)
     """
-    for n, imported in ((1, False), (8, True)):
+    for n, compiled in ((1, False), (8, True)):
         main = tmp_path / f"main{n}.trace"
         main.write_text(head + '20 p1 P "part.trace"\n' * n)
         out = subprocess.run([sys.executable, "-c", code, str(main)], capture_output=True,
                              text=True, check=True).stdout
-        assert out.split() == [str(300 * n), "numba", "imported:", str(imported)]
+        assert out.split() == [str(300 * n), "compiled:", str(compiled)]
 
 
 def test_a_lazy_kernel_pickles_as_its_name():
@@ -259,3 +272,64 @@ def test_a_lazy_kernel_pickles_as_its_name():
 
     from triva3d.analysis import timeslice
     assert pickle.loads(pickle.dumps(timeslice._states)) is timeslice._states
+
+
+ENTRY_KERNELS = '''
+import numpy as np
+from triva3d.kernels import lazy
+
+@lazy(cache=True)
+def weigh(a, scale, flag, pair):
+    s = 0.0
+    for x in a.flat:
+        s += x
+    a[0, 0] = -1
+    return s * scale, not flag, pair[0][1] * pair[1] + pair[0][0]
+
+@lazy(cache=True)
+def made(n):
+    return np.arange(n).sum()  # (an array made: NRT's allocator, no entry)
+'''
+
+
+def test_a_kept_kernel_runs_from_its_machine_code_without_numba(tmp_path):
+    """A cached lazy kernel is compiled once per argument types into an entry whose
+    machine code is kept; a later process runs it without importing numba, with
+    numba's results: arrays of any dtype and rank (written through), numbers,
+    booleans, numpy scalars, nested tuples. A kernel that makes arrays, or a call
+    with an array not C-contiguous, runs through numba's dispatcher; a damaged kept
+    file is compiled again."""
+    (tmp_path / "entrykernels.py").write_text(ENTRY_KERNELS)
+    code = """if 1:
+        import sys
+        import numpy as np
+        import entrykernels as k
+        a = np.arange(12, dtype=np.float32).reshape(3, 4)
+        print(k.weigh(a, 2.5, True, ((np.int32(-3), 7), 1 << 40)), a[0, 0])
+        print(k.weigh(np.ones((4, 4))[:, ::2], 1.0, False, ((1, 2), 3)))
+        print(k.made(5), "numba imported:", "numba" in sys.modules)
+        print(sorted(bool(e) for e in k.weigh.entries.values()), list(k.made.entries.values()))
+    """
+    env = dict(os.environ, TRIVA3D_CACHE_DIR=str(tmp_path / "cache"),
+               NUMBA_CACHE_DIR=str(tmp_path / "numba"), PYTHONPATH=str(tmp_path))
+
+    def run_python(snippet):
+        return subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True,
+                              check=True, env=env, cwd=tmp_path).stdout.splitlines()
+    # (0+1+...+11) * 2.5, 7 * 2**40 - 3; a (4, 4) of ones, every other column: 8
+    expected = [f"(165.0, False, {7 * 2 ** 40 - 3}) -1.0", "(8.0, True, 7)",
+                "10 numba imported: True", "[True] [False]"]
+    assert run_python(code) == expected  # compiled, kept
+    kept = sorted((tmp_path / "cache" / "kernels").iterdir())
+    assert len(kept) == 2  # weigh's entry, and made's mark (no entry)
+    only_entries = code.replace('print(k.made(5), "numba imported:", "numba" in sys.modules)',
+                                'print("numba imported:", "numba" in sys.modules)') \
+        .replace('print(k.weigh(np.ones((4, 4))[:, ::2], 1.0, False, ((1, 2), 3)))', "")
+    assert run_python(only_entries) == [expected[0], "numba imported: False",
+                                        "[True] []"]
+    for path in kept:  # damaged: compiled again, the same
+        data = bytearray(path.read_bytes())
+        data[-1] ^= 0xFF
+        path.write_bytes(bytes(data))
+    assert run_python(code) == expected
+    assert run_python(only_entries)[1] == "numba imported: False"

@@ -17,18 +17,15 @@ records' callbacks (except Metric's) from their OTF2_AttributeList.
 import contextlib
 import ctypes
 import errno
-import hashlib
 import mmap
 import os
-import stat
 import threading
 
 import _otf2
 import numpy as np
 
-from .. import cache
+from .. import machinecode
 from ..kernels import llvm_lock
-from ..output import atomic
 
 RECORD = 6
 #: Record kinds and their fields (a, b, c, d):
@@ -405,10 +402,7 @@ def _counter_ir(kind, k):
 def _compile():
     """{kind: address} of every callback, compiled once per process; the machine code
     is kept in the user cache folder (the compile took 0.15 s of an archive's read)."""
-    import llvmlite
     import llvmlite.binding as llvm
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
     for name in ("OTF2_AttributeList_GetNumberOfElements",
                  "OTF2_AttributeList_GetAttributeByIndex"):
         llvm.add_symbol(name, ctypes.cast(getattr(_lib, name), ctypes.c_void_p).value)
@@ -416,44 +410,12 @@ def _compile():
                                 for i, k in enumerate(ALL_KINDS) if k != "Metric"])
     module = llvm.parse_assembly(ir)
     module.verify()
-    machine = llvm.Target.from_default_triple().create_target_machine(opt=2)
-    engine = llvm.create_mcjit_compiler(module, machine)
-    key = hashlib.sha256("\n".join([ir, "opt=2", llvmlite.__version__,
-                                     str(llvm.llvm_version_info), machine.triple,
-                                     llvm.get_host_cpu_name(),
-                                     llvm.get_host_cpu_features().flatten()]).encode())
-    path = os.path.join(cache.user_dir(), "otf2", key.hexdigest()[:32] + ".o")
-    engine.set_object_cache(lambda _, code: _keep(path, code), lambda _: _kept(path))
+    engine = llvm.create_mcjit_compiler(module, machinecode.machine())
+    path = machinecode.cache_path("otf2", "\n".join([ir, "opt=2", machinecode.host()]))
+    engine.set_object_cache(lambda _, code: machinecode.keep(path, code),
+                            lambda _: machinecode.kept(path))
     engine.finalize_object()
     return engine, {k: engine.get_function_address(k) for k in ALL_KINDS}
-
-
-def _kept(path):
-    """The machine code kept at `path`, where it is a regular file of this user (the
-    folder is as trusted as numba's cache: it holds code) and its checksum holds (a
-    damaged object could crash LLVM's loader), else None: it is compiled again."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO would block
-        with os.fdopen(fd, "rb") as f:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
-                return None
-            data = f.read(1 << 22)
-    except OSError:
-        return None
-    code = data[32:]
-    return code if data[:32] == hashlib.sha256(code).digest() else None
-
-
-def _keep(path, code):
-    """Keep compiled machine code at `path`, with its checksum (a cache: a folder that
-    cannot be written only means compiling next time)."""
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with atomic(path) as f:
-            f.write(hashlib.sha256(code).digest() + code)
-    except OSError:
-        pass
 
 
 _engine = _addresses = None
