@@ -210,7 +210,7 @@ class Lazy:
     def entry(self, codes, nwords):
         """The machine code of this kernel for arguments of type `codes`: kept from an
         earlier run, else compiled by numba and kept (machinecode.py); False where
-        an entry cannot run it."""
+        an entry cannot run it or could not be kept."""
         with _COMPILE:
             if codes not in self.entries:
                 path = machinecode.cache_path("kernels", "\n".join([
@@ -222,7 +222,7 @@ class Lazy:
                 if code:
                     with llvm_lock():
                         entry = machinecode.load(code)
-                if entry is None:
+                if entry is None and machinecode.can_keep(path):  # (else built each run)
                     _tell()
                     code = machinecode.build(self.compile(), codes, nwords)
                     machinecode.keep(path, code)

@@ -68,6 +68,15 @@ def keep(path, code):
         pass
 
 
+def can_keep(path):
+    """Whether code can be kept at `path` (its folder made, writable)."""
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    except OSError:
+        return False
+    return os.access(os.path.dirname(path), os.W_OK)
+
+
 def cache_path(kind, key):
     from .cache import user_dir
     return os.path.join(user_dir(), kind, hashlib.sha256(key.encode()).hexdigest()[:32] + ".o")
