@@ -277,6 +277,7 @@ def test_a_lazy_kernel_pickles_as_its_name():
 ENTRY_KERNELS = '''
 import numpy as np
 from triva3d.kernels import lazy
+from entryconstant import C
 
 @lazy(cache=True)
 def weigh(a, scale, flag, pair):
@@ -289,49 +290,107 @@ def weigh(a, scale, flag, pair):
 @lazy(cache=True)
 def made(n):
     return np.arange(n).sum()  # (an array made: NRT's allocator, no entry)
+
+@lazy(cache=True)
+def first(a):
+    return a[0]
+
+@lazy(cache=True)
+def poke(a):
+    a[0] = 88
+
+@lazy(cache=True)
+def div(a, b):
+    return a // b + C
+
+@lazy(cache=True)
+def shout(x):
+    print("x is", x)  # (numba's environment: no entry)
+    return x
 '''
 
 
 def test_a_kept_kernel_runs_from_its_machine_code_without_numba(tmp_path):
     """A cached lazy kernel is compiled once per argument types into an entry whose
     machine code is kept; a later process runs it without importing numba, with
-    numba's results: arrays of any dtype and rank (written through), numbers,
-    booleans, numpy scalars, nested tuples. A kernel that makes arrays, or a call
-    with an array not C-contiguous, runs through numba's dispatcher; a damaged kept
-    file is compiled again; where nothing can be kept, the dispatcher runs them."""
+    numba's results: arrays of several dtypes and ranks (written through), numbers,
+    booleans, numpy scalars, nested tuples, a constant it imports (changed: compiled
+    again). A read-only array is read, never written (numba's error, as the dispatcher
+    gives); an error raised is the dispatcher's. A kernel that makes arrays or
+    prints, a call with an array not C-contiguous or a named tuple, run through
+    numba's dispatcher; a damaged kept file is compiled again; where nothing can be
+    kept, the dispatcher runs them all."""
     (tmp_path / "entrykernels.py").write_text(ENTRY_KERNELS)
+    (tmp_path / "entryconstant.py").write_text("C = 10\n")
     code = """if 1:
         import sys
+        from collections import namedtuple
         import numpy as np
         import entrykernels as k
         a = np.arange(12, dtype=np.float32).reshape(3, 4)
         print(k.weigh(a, 2.5, True, ((np.int32(-3), 7), 1 << 40)), a[0, 0])
-        print(k.weigh(np.ones((4, 4))[:, ::2], 1.0, False, ((1, 2), 3)))
-        print(k.made(5), "numba imported:", "numba" in sys.modules)
-        print(sorted(bool(e) for e in k.weigh.entries.values()), list(k.made.entries.values()))
+        print(k.first(np.frombuffer(b"hello", np.uint8)), k.div(7, 2))
+        print("numba imported:", "numba" in sys.modules)
+        if len(sys.argv) > 1:  # (the dispatcher's)
+            print(k.shout(3))
+            print(k.weigh(np.ones((4, 4))[:, ::2], 1.0, False, ((1, 2), 3)))
+            print(k.weigh(np.ones((1, 3)), 1.0, False, namedtuple("P", "x y")((1, 2), 3)))
+            print(k.made(5))
+            hello = b"hello"
+            for f, args in ((k.poke, (np.frombuffer(hello, np.uint8),)), (k.div, (7, 0))):
+                try:
+                    f(*args)
+                except Exception as e:
+                    print(type(e).__name__, hello)
+        print([sorted(bool(e) for e in f.entries.values())
+               for f in (k.weigh, k.first, k.div, k.shout, k.made, k.poke)])
     """
     env = dict(os.environ, TRIVA3D_CACHE_DIR=str(tmp_path / "cache"),
                NUMBA_CACHE_DIR=str(tmp_path / "numba"), PYTHONPATH=str(tmp_path))
 
-    def run_python(snippet):
-        return subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True,
-                              check=True, env=env, cwd=tmp_path).stdout.splitlines()
-    # (0+1+...+11) * 2.5, 7 * 2**40 - 3; a (4, 4) of ones, every other column: 8
-    expected = [f"(165.0, False, {7 * 2 ** 40 - 3}) -1.0", "(8.0, True, 7)",
-                "10 numba imported: True", "[True] [False]"]
-    assert run_python(code) == expected  # compiled, kept
-    kept = sorted((tmp_path / "cache" / "kernels").iterdir())
-    assert len(kept) == 2  # weigh's entry, and made's mark (no entry)
-    only_entries = code.replace('print(k.made(5), "numba imported:", "numba" in sys.modules)',
-                                'print("numba imported:", "numba" in sys.modules)') \
-        .replace('print(k.weigh(np.ones((4, 4))[:, ::2], 1.0, False, ((1, 2), 3)))', "")
-    assert run_python(only_entries) == [expected[0], "numba imported: False",
-                                        "[True] []"]
-    for path in kept:  # damaged: compiled again, the same
+    def run_python(*args):
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                              text=True, check=True, env=env, cwd=tmp_path).stdout.splitlines()
+    # (0+1+...+11) * 2.5, 7 * 2**40 - 3; "h"; 7 // 2 + C; a (4, 4) of ones, every
+    # other column: 8
+    weighed = f"(165.0, False, {7 * 2 ** 40 - 3}) -1.0"
+    expected = [weighed, "104 13", "numba imported: True", "x is 3", "3", "(8.0, True, 7)",
+                "(3.0, True, 7)", "10", "TypingError b'hello'", "ZeroDivisionError b'hello'",
+                "[[True], [True], [True], [False], [False], []]"]
+    assert run_python("all") == expected  # compiled, kept (shout and made: no entry)
+    assert len(list((tmp_path / "cache" / "kernels").iterdir())) == 5
+    warm = [weighed, "104 13", "numba imported: False", "[[True], [True], [True], [], [], []]"]
+    assert run_python() == warm
+    for path in (tmp_path / "cache" / "kernels").iterdir():  # damaged: compiled again
         data = bytearray(path.read_bytes())
         data[-1] ^= 0xFF
         path.write_bytes(bytes(data))
-    assert run_python(code) == expected
-    assert run_python(only_entries)[1] == "numba imported: False"
+    assert run_python("all") == expected
+    assert run_python() == warm
+    (tmp_path / "entryconstant.py").write_text("C = 20\n")
+    assert run_python()[1] == "104 23"
     env["TRIVA3D_CACHE_DIR"] = str(tmp_path / "entrykernels.py" / "cache")  # cannot keep:
-    assert run_python(code) == expected[:3] + ["[False] [False]"]  # numba's dispatcher
+    assert run_python("all")[-1] == "[[False], [False], [False], [False], [False], [False]]"
+
+
+def test_a_kept_kernel_loads_while_another_thread_imports_numba(tmp_path):
+    """The window reads a trace in a thread while its own thread imports numba (for
+    the scene): the reader's kernels, their machine code kept, load meanwhile (their
+    LLVM lock waits for numba's import to end), and the trace reads whole."""
+    big = trace_of(tmp_path / "big.trace", 2000)
+    code = """if 1:
+        import sys, threading
+        from triva3d.paje.reader import read_paje
+        states = []
+        t = threading.Thread(target=lambda: states.append(len(read_paje(sys.argv[1]).states)))
+        t.start()
+        import triva3d.scene.lod
+        t.join()
+        print(states)
+    """
+    env = dict(os.environ, TRIVA3D_CACHE_DIR=str(tmp_path / "cache"),
+               NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    for _ in range(3):  # (cold, then warm twice)
+        p = subprocess.run([sys.executable, "-c", code, str(big)], capture_output=True,
+                           text=True, env=env)
+        assert p.stdout.split() == ["[2000]"], p.stderr[-2000:]

@@ -11,12 +11,15 @@ that way, faster than numba could start (a 10-line trace: 0.3 s instead of 1.1 s
 And once compiled, a cached one is kept as machine code that later runs load without
 numba (machinecode.py): a Pajé read of 1e6 events takes 0.5 s instead of 1.0 s."""
 import contextlib
+import functools
 import hashlib
 import importlib.abc
 import importlib.util
 import sys
 import threading
 import types
+
+import numpy as np
 
 from . import machinecode
 
@@ -64,6 +67,7 @@ def llvm_lock():
             if "numba" not in sys.modules:  # (its import waits for _LLVM)
                 yield
                 return
+    importlib.import_module("numba")  # (another thread importing it: once it is whole)
     from numba.core.compiler_lock import global_compiler_lock
     with global_compiler_lock:
         yield
@@ -137,7 +141,6 @@ class interpreted:
         self.saved = getattr(_MODE, "on", False)
         _MODE.on = self.on
         if self.on:
-            import numpy as np
             self.errstate = np.errstate(over="ignore")
             self.errstate.__enter__()
 
@@ -153,25 +156,20 @@ def lazy(**options):
     return lambda func: Lazy(func, options)
 
 
-_FINGERPRINTS = {}
-
-
+@functools.cache
 def _fingerprint(module):
     """What a module's compiled kernels depend on: its source and the values of its
     numbers and arrays (constants imported from elsewhere included)."""
-    if module not in _FINGERPRINTS:
-        import numpy as np
-        m = sys.modules[module]
-        h = hashlib.sha256()
-        with open(m.__file__, "rb") as f:
-            h.update(f.read())
-        for name, value in sorted(vars(m).items()):
-            if isinstance(value, (int, float, str, bytes, tuple)) and not name.startswith("__"):
-                h.update(f"{name}={value!r}".encode())
-            elif isinstance(value, np.ndarray):
-                h.update(f"{name}:{value.dtype.str}{value.shape}".encode() + value.tobytes())
-        _FINGERPRINTS[module] = h.hexdigest()
-    return _FINGERPRINTS[module]
+    m = sys.modules[module]
+    h = hashlib.sha256()
+    with open(m.__file__, "rb") as f:
+        h.update(f.read())
+    for name, value in sorted(vars(m).items()):
+        if isinstance(value, (int, float, str, bytes, tuple)) and not name.startswith("__"):
+            h.update(f"{name}={value!r}".encode())
+        elif isinstance(value, np.ndarray):
+            h.update(f"{name}:{value.dtype.str}{value.shape}".encode() + value.tobytes())
+    return h.hexdigest()
 
 
 class Lazy:
@@ -180,7 +178,8 @@ class Lazy:
     machinecode.py), else as numba's dispatcher (also for arguments no entry takes)."""
 
     def __init__(self, func, options):
-        self.py_func, self.options, self.compiled = func, options, None
+        self.py_func, self.options = func, options
+        self.compiled = self.fresh = None  # numba's dispatchers, cached and not
         self.entries = {}  # argument type codes -> machinecode.Entry, or False
         self.__name__, self.__doc__ = func.__name__, func.__doc__
         self.__module__, self.__qualname__ = func.__module__, func.__qualname__
@@ -209,14 +208,17 @@ class Lazy:
 
     def entry(self, codes, nwords):
         """The machine code of this kernel for arguments of type `codes`: kept from an
-        earlier run, else compiled by numba and kept (machinecode.py); False where
-        an entry cannot run it or could not be kept."""
+        earlier run, else compiled by numba and kept (entries.py); False where an
+        entry cannot run it or could not be kept, or numba's JIT is off."""
         with _COMPILE:
+            numba_key = machinecode.numba_key()
+            if codes not in self.entries and numba_key is None:
+                self.entries[codes] = False
             if codes not in self.entries:
                 path = machinecode.cache_path("kernels", "\n".join([
-                    machinecode.SCHEME, _fingerprint(self.py_func.__module__),
-                    self.__qualname__, repr(sorted(self.options.items())), " ".join(codes),
-                    machinecode.numba_version(), machinecode.host()]))
+                    _fingerprint(self.py_func.__module__), self.__qualname__,
+                    repr(sorted(self.options.items())), " ".join(codes), numba_key,
+                    machinecode.host()]))
                 code = machinecode.kept(path)
                 entry = None
                 if code:
@@ -224,18 +226,22 @@ class Lazy:
                         entry = machinecode.load(code)
                 if entry is None and machinecode.can_keep(path):  # (else built each run)
                     _tell()
-                    code = machinecode.build(self.compile(), codes, nwords)
+                    from . import entries
+                    code = entries.build(self.compile(cache=False), codes, nwords)
                     machinecode.keep(path, code)
                     with llvm_lock():
                         entry = machinecode.load(code)
                 self.entries[codes] = entry or False
         return self.entries[codes]
 
-    def compile(self):
+    def compile(self, cache=True):
         """numba's dispatcher of this kernel, made with every lazy kernel of its module
-        (their functions see one another's dispatchers, as numba needs)."""
+        (their functions see one another's dispatchers, as numba needs); without
+        numba's cache where `cache` is False (an entry's code, kept under its module's
+        fingerprint, must see the constants it imports, which numba's cache does not)."""
+        attr = "compiled" if cache else "fresh"
         with _COMPILE:
-            if self.compiled is None:
+            if getattr(self, attr) is None:
                 import numba
                 names = vars(sys.modules[self.py_func.__module__])
                 scope = dict(names)
@@ -245,8 +251,9 @@ class Lazy:
                     kernels.append(self)
                 for k in kernels:
                     f = k.py_func
-                    scope[f.__name__] = numba.njit(**k.options)(types.FunctionType(
+                    options = k.options if cache else dict(k.options, cache=False)
+                    scope[f.__name__] = numba.njit(**options)(types.FunctionType(
                         f.__code__, scope, f.__name__, f.__defaults__, f.__closure__))
                 for k in kernels:  # callable once the scope is whole (another thread)
-                    k.compiled = scope[k.py_func.__name__]
-        return self.compiled
+                    setattr(k, attr, scope[k.py_func.__name__])
+        return getattr(self, attr)

@@ -1,41 +1,43 @@
 """Compiled code kept in the user cache folder and loaded with llvmlite alone.
 
-A `lazy` kernel (kernels.py) runs through an entry: a C function
+A cached `lazy` kernel (kernels.py) runs through an entry: a C function
 `int64 entry(int64 *block)` that numba compiles once per kernel and argument types
-(`cfunc`), the kernel and what it calls linked in. Its machine code is kept; later
+(entries.py), the kernel and what it calls linked in. Its machine code is kept; later
 runs load it here and call it through ctypes without importing numba, which saves
 numba's import and its first calls (its type registries, then each kernel's cached
-code): 0.5 s of every run that reads a Pajé trace with the compiled kernels.
+code): 0.5 s of every run that reads a Pajé trace with the compiled kernels. A call
+costs more than through numba's dispatcher (0.1 ms with 83 arrays, against 0.02), and
+lets the GIL go whether or not the kernel is `nogil`.
 
 The block holds each argument in order (an array: its address then its shape; a
 number: its value, a float's bits), then the kernel's results (one word each), then
-a word the entry sets to 1 once the kernel returned (else it raised: numba printed
-why). A kernel that needs more than this process and numba's helpers give (NRT's
-allocator: it makes arrays) or returns what a word cannot hold, and a call whose
-arguments a block cannot hold (an array not C-contiguous, an object), run through
-numba's dispatcher instead.
+a word the entry sets to DONE once the kernel returned; where it raised, numba hands
+the error to sys.unraisablehook, whence the call raises it. A kernel that needs more
+than this process and numba's helpers give (NRT's allocator: it makes arrays; numba's
+environment: it prints) or returns what words cannot hold, and a call whose arguments
+a block cannot hold (an array not C-contiguous, misaligned or not native, an object
+but a tuple, a number, a numpy scalar), run through numba's dispatcher instead; so do
+all with NUMBA_DISABLE_JIT set.
 """
 import ctypes
+import functools
 import hashlib
 import importlib.util
 import json
 import os
-import re
 import stat
 import struct
 import sys
+import threading
 from importlib.machinery import EXTENSION_SUFFIXES
 
 import numpy as np
 
-SCHEME = "1"  # the entries' layout: part of every key
-#: numba's runtime functions an entry may need without numba's allocator being set up:
-#: the release of an array it did not make (never with a NULL meminfo, as here).
-NRT_NEEDED = {"NRT_Free", "NRT_MemInfo_call_dtor", "NRT_decref", "NRT_incref"}
+DONE = 1  # the entry's last word, once the kernel returned
 
 
 class Unsupported(Exception):
-    """Arguments or results an entry cannot carry."""
+    """Arguments an entry cannot carry."""
 
 
 # -- keeping machine code ---------------------------------------------------------------
@@ -82,9 +84,6 @@ def cache_path(kind, key):
     return os.path.join(user_dir(), kind, hashlib.sha256(key.encode()).hexdigest()[:32] + ".o")
 
 
-_HOST = []
-
-
 def machine():
     """A new LLVM target machine for this host (an execution engine owns the one it is
     given)."""
@@ -94,54 +93,62 @@ def machine():
     return llvm.Target.from_default_triple().create_target_machine(opt=2)
 
 
+@functools.cache
 def host():
     """Text naming this host, LLVM and Python, for the keys of kept code."""
-    if not _HOST:
-        import llvmlite
-        import llvmlite.binding as llvm
-        _HOST.append("\n".join([llvmlite.__version__, str(llvm.llvm_version_info),
-                                llvm.get_default_triple(), llvm.get_host_cpu_name(),
-                                llvm.get_host_cpu_features().flatten(), sys.version]))
-    return _HOST[0]
+    import llvmlite
+    import llvmlite.binding as llvm
+    return "\n".join([llvmlite.__version__, str(llvm.llvm_version_info),
+                      llvm.get_default_triple(), llvm.get_host_cpu_name(),
+                      llvm.get_host_cpu_features().flatten(), sys.version])
 
 
 # -- numba's helpers, without numba ------------------------------------------------------
-_HELPERS = {}
-
-
+@functools.cache
 def _numba_helpers():
     """{symbol: address} of the C helpers numba's code calls (exceptions, the GIL, NRT),
     from numba's extension modules loaded alone (numba's package is not imported)."""
-    if not _HELPERS:
-        spec = importlib.util.find_spec("numba")
-        if spec is None or not spec.submodule_search_locations:
-            return _HELPERS
-        root = spec.submodule_search_locations[0]
-        for module, where, prefix in (("numba._helperlib", "_helperlib", "numba_"),
-                                      ("numba.core.runtime._nrt_python",
-                                       "core/runtime/_nrt_python", "NRT_")):
-            found = [p for p in (os.path.join(root, where + x) for x in EXTENSION_SUFFIXES)
-                     if os.path.exists(p)]
-            if not found:
-                continue
-            loaded = sys.modules.get(module)
-            if loaded is None:  # (initialised once: numba's import reuses it, its helpers)
-                s = importlib.util.spec_from_file_location(module, found[0])
-                loaded = importlib.util.module_from_spec(s)
-                s.loader.exec_module(loaded)
-            for name, address in loaded.c_helpers.items():
-                _HELPERS[name if name.startswith("_") else prefix + name] = address
-    return _HELPERS
-
-
-def numba_version():
-    """numba's version, read without importing it (part of the keys)."""
+    helpers = {}
     spec = importlib.util.find_spec("numba")
-    try:
-        with open(os.path.join(spec.submodule_search_locations[0], "_version.py"), "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
-    except (OSError, AttributeError, TypeError):
-        return "?"
+    if spec is None or not spec.submodule_search_locations:
+        return helpers
+    root = spec.submodule_search_locations[0]
+    for module, where, prefix in (("numba._helperlib", "_helperlib", "numba_"),
+                                  ("numba.core.runtime._nrt_python",
+                                   "core/runtime/_nrt_python", "NRT_")):
+        found = [p for p in (os.path.join(root, where + x) for x in EXTENSION_SUFFIXES)
+                 if os.path.exists(p)]
+        if not found:
+            continue
+        loaded = sys.modules.get(module)
+        if loaded is None:  # (initialised once: numba's import reuses it, its helpers)
+            s = importlib.util.spec_from_file_location(module, found[0])
+            loaded = importlib.util.module_from_spec(s)
+            s.loader.exec_module(loaded)
+        for name, address in loaded.c_helpers.items():
+            helpers[name if name.startswith("_") else prefix + name] = address
+    return helpers
+
+
+def numba_key():
+    """numba's version and settings (NUMBA_* variables), read without importing it,
+    numpy's version, and how entries are made and called (entries.py, this module):
+    part of their keys. None where numba's JIT is
+    off (NUMBA_DISABLE_JIT): no entry then."""
+    if os.environ.get("NUMBA_DISABLE_JIT", "0").strip() not in ("", "0"):
+        return None
+    h = hashlib.sha256()
+    spec = importlib.util.find_spec("numba")
+    for path in (os.path.join(spec.submodule_search_locations[0], "_version.py"), __file__,
+                 os.path.join(os.path.dirname(__file__), "entries.py")):
+        try:
+            with open(path, "rb") as f:
+                h.update(f.read())
+        except OSError:
+            h.update(b"?")
+    h.update(repr([np.__version__] + sorted((k, v) for k, v in os.environ.items()
+                   if k.startswith("NUMBA_") and k != "NUMBA_CACHE_DIR")).encode())
+    return h.hexdigest()
 
 
 # -- calling entries ---------------------------------------------------------------------
@@ -153,72 +160,99 @@ def _address(a, writeable):
     return a.ctypes.data
 
 
-_ARRAYS = {}  # (dtype, ndim) -> type code
+_ARRAYS = {}  # (dtype, ndim, writeable) -> type code
+#: numpy scalars an entry takes (numba types them as their own dtype)
+_SCALARS = {t: "s" + np.dtype(t).str for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                                np.uint16, np.uint32, np.float32, np.float64)}
 _PROCESS = ctypes.CDLL(None)  # the symbols this process has (Python's C API, libm)
 _FLOAT = struct.Struct("<d")
 _INT = struct.Struct("<q")
 
 
 def flatten(args, codes, words):
-    """Append the arguments' type codes to `codes` and their words to `words`."""
+    """Append the arguments' type codes to `codes` and their words to `words` (as numba
+    types them: an array `A` or, read-only, `R`, dtype and rank; `(` `)` around a
+    tuple's; `b` bool, `i` int, `f` float, `s` and dtype a numpy scalar)."""
     for a in args:
-        if isinstance(a, np.ndarray):
+        t = type(a)
+        if t is np.ndarray:
             flags = a.flags
-            code = _ARRAYS.get((a.dtype, a.ndim))
+            key = (a.dtype, a.ndim, flags.writeable)
+            code = _ARRAYS.get(key)
             if code is None:
-                if a.dtype.kind not in "biuf":
+                if a.dtype.kind not in "biuf" or not a.dtype.isnative:
                     raise Unsupported
-                code = _ARRAYS[a.dtype, a.ndim] = f"A{a.dtype.str}{a.ndim}"
-            if not flags.c_contiguous:
+                code = _ARRAYS[key] = f"{'A' if flags.writeable else 'R'}{a.dtype.str}:{a.ndim}"
+            if not (flags.c_contiguous and flags.aligned):
                 raise Unsupported
             codes.append(code)
             words.append(_address(a, flags.writeable))
             words.extend(a.shape)
-        elif isinstance(a, tuple):
+        elif t is tuple:
             codes.append("(")
             flatten(a, codes, words)
             codes.append(")")
-        elif isinstance(a, (bool, np.bool_)):
+        elif t is bool or t is np.bool_:
             codes.append("b")
             words.append(int(a))
-        elif isinstance(a, int):
+        elif t is int:
             if not -1 << 63 <= a < 1 << 63:
                 raise Unsupported
             codes.append("i")
             words.append(a)
-        elif isinstance(a, float):
+        elif t is float:
             codes.append("f")
             words.append(_INT.unpack(_FLOAT.pack(a))[0])
-        elif isinstance(a, np.integer) and a.dtype.itemsize < 8 or isinstance(a, np.int64):
-            codes.append("s" + a.dtype.str)
-            words.append(int(a))
-        elif isinstance(a, np.floating) and a.dtype.itemsize <= 8:
-            codes.append("s" + a.dtype.str)
-            words.append(_INT.unpack(_FLOAT.pack(float(a)))[0])
+        elif t in _SCALARS:
+            codes.append(_SCALARS[t])
+            words.append(int(a) if a.dtype.kind != "f" else _INT.unpack(_FLOAT.pack(a))[0])
         else:
             raise Unsupported
 
 
-class Entry:
-    """A kernel's loaded entry for one argument signature: call(words) -> results."""
+_RAISED = threading.local()  # the error of the kernel this thread runs, if it raised
 
-    def __init__(self, engine, address, returns, single):
+
+def _unraisable(hook):
+    """sys.unraisablehook that keeps an entry's error for its call to raise."""
+    def kept(unraisable):
+        if getattr(_RAISED, "calling", False):
+            _RAISED.error = unraisable.exc_value
+        else:
+            hook(unraisable)
+    kept.entries = True
+    return kept
+
+
+class Entry:
+    """A kernel's loaded entry for one argument signature: call(name, words) -> its
+    results; the kernel's error where it raised."""
+
+    def __init__(self, engine, address, returns, shape):
         self.engine = engine  # (holds the code)
         self.function = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)(address)
-        self.returns, self.single = returns, single
+        self.returns, self.shape = returns, shape
 
     def __call__(self, name, words):
         n = len(words)
         block = np.array(words + [0] * (len(self.returns) + 1), np.int64)
-        self.function(_address(block, True))  # (ctypes lets the GIL go meanwhile)
-        if not block[-1]:
-            raise RuntimeError(f"the compiled kernel {name} failed (numba printed why above)")
+        if not getattr(sys.unraisablehook, "entries", False):  # (replaced since: again)
+            sys.unraisablehook = _unraisable(sys.unraisablehook)
+        _RAISED.calling, _RAISED.error = True, None
+        try:
+            self.function(_address(block, True))  # (ctypes lets the GIL go meanwhile)
+        finally:
+            _RAISED.calling = False
+        if block[-1] != DONE:
+            error, _RAISED.error = _RAISED.error, None
+            raise error or RuntimeError(f"the compiled kernel {name} raised an error")
         out = []
         for i, r in enumerate(self.returns):
             w = int(block[n + i])
             out.append(bool(w) if r == "b" else
                        _FLOAT.unpack(_INT.pack(w))[0] if r == "f" else w)
-        return None if not out else out[0] if self.single else tuple(out)
+        return out[0] if self.shape == "single" else None if self.shape == "none" else \
+            tuple(out)
 
 
 UNSUPPORTED = b'{"unsupported": true}\n'  # kept where no entry can run the kernel
@@ -242,140 +276,4 @@ def load(code):
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     engine.finalize_object()
     return Entry(engine, engine.get_function_address(meta["symbol"]), meta["returns"],
-                 meta["single"])
-
-
-# -- building entries (numba imported) ---------------------------------------------------
-def _numba_type(codes, i):
-    """(numba type of the argument at codes[i], index after it)."""
-    import numba
-    from numba import types
-    c = codes[i]
-    if c == "(":
-        items = []
-        i += 1
-        while codes[i] != ")":
-            t, i = _numba_type(codes, i)
-            items.append(t)
-        return types.BaseTuple.from_types(items), i + 1
-    if c[0] == "A":
-        dtype, ndim = np.dtype(c[1:-1]), int(c[-1])
-        return types.Array(numba.from_dtype(dtype), ndim, "C"), i + 1
-    if c[0] == "s":
-        return numba.from_dtype(np.dtype(c[1:])), i + 1
-    return {"b": types.boolean, "i": types.int64, "f": types.float64}[c], i + 1
-
-
-def _expression(codes, i, w, lines, scope):
-    """(source of the argument at codes[i] read from block words from w on, index
-    after it, word after it)."""
-    c = codes[i]
-    if c == "(":
-        items = []
-        i += 1
-        while codes[i] != ")":
-            e, i, w = _expression(codes, i, w, lines, scope)
-            items.append(e)
-        return "(" + "".join(e + ", " for e in items) + ")", i + 1, w
-    if c[0] == "A":
-        name = f"a{len(lines)}"
-        scope[f"T{name}"] = np.dtype(c[1:-1]).type
-        ndim = int(c[-1])
-        shape = "".join(f"b[{w + 1 + d}], " for d in range(ndim))
-        lines.append(f"    {name} = carray(address(b[{w}]), ({shape}), T{name})")
-        return name, i + 1, w + 1 + ndim
-    if c[0] == "s":
-        name = f"S{w}"
-        dtype = np.dtype(c[1:])
-        scope[name] = dtype.type
-        return f"{name}({'f' if dtype.kind == 'f' else 'b'}[{w}])", i + 1, w + 1
-    return {"b": f"b[{w}] != 0", "i": f"b[{w}]", "f": f"f[{w}]"}[c], i + 1, w + 1
-
-
-def _return_codes(t):
-    """(codes of the kernel's results, whether it returns one value, not a tuple)."""
-    from numba import types
-    single = not isinstance(t, types.BaseTuple)
-    items = [] if t == types.none else [t] if single else list(t.types)
-    codes = []
-    for x in items:
-        if isinstance(x, types.Boolean):
-            codes.append("b")
-        elif isinstance(x, types.Integer) and (x.signed or x.bitwidth < 64):
-            codes.append("i")
-        elif isinstance(x, types.Float):
-            codes.append("f")
-        else:
-            raise Unsupported
-    return codes, single
-
-
-_ADDRESS = []
-
-
-def _address_intrinsic():
-    """numba intrinsic: an int64 word as a pointer (carray's first argument)."""
-    if not _ADDRESS:
-        from numba import types
-        from numba.extending import intrinsic
-
-        @intrinsic
-        def address(typingctx, word):
-            def codegen(context, builder, signature, args):
-                return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
-            return types.voidptr(types.int64), codegen
-        _ADDRESS.append(address)
-    return _ADDRESS[0]
-
-
-_DECLARED = re.compile(rb'^(?:declare [^@]*@"?([^"(\s]+)"?\(|@"?([^"=\s]+)"? = external )',
-                       re.M)
-
-
-def build(dispatcher, codes, nwords):
-    """Compile the entry of numba `dispatcher` for the argument `codes` (numba
-    imported): the code to keep, its header line then its object file; UNSUPPORTED
-    where an entry cannot run it (the kernel itself failing to compile for them
-    raises numba's error, as its dispatcher would)."""
-    import numba
-    from numba import carray, types
-    argtypes = []
-    i = 0
-    while i < len(codes):
-        t, i = _numba_type(codes, i)
-        argtypes.append(t)
-    dispatcher.compile(tuple(argtypes))
-    try:
-        returns, single = _return_codes(
-            dispatcher.overloads[tuple(argtypes)].signature.return_type)
-    except Unsupported:
-        return UNSUPPORTED
-    scope = {"np": np, "carray": carray, "address": _address_intrinsic(), "kernel": dispatcher}
-    lines = [f"    b = carray(block, {nwords + len(returns) + 1}, np.int64)",
-             f"    f = carray(block, {nwords + len(returns) + 1}, np.float64)"]
-    args = []
-    i = w = 0
-    while i < len(codes):
-        e, i, w = _expression(codes, i, w, lines, scope)
-        args.append(e)
-    lines.append(f"    r = kernel({', '.join(args)})")
-    for j, r in enumerate(returns):
-        value = "r" if single else f"r[{j}]"
-        lines.append(f"    {'f' if r == 'f' else 'b'}[{nwords + j}] = "
-                     f"{'1 if ' + value + ' else 0' if r == 'b' else value}")
-    lines += [f"    b[{nwords + len(returns)}] = 1", "    return 0"]
-    exec("def entry(block):\n" + "\n".join(lines), scope)
-    try:
-        cf = numba.cfunc(types.int64(types.voidptr), nopython=True)(scope["entry"])
-    except numba.core.errors.NumbaError:
-        return UNSUPPORTED
-    library = cf._library
-    needs = sorted({(a or b).decode() for a, b in _DECLARED.findall(
-        library.get_llvm_str().encode())} - {""})
-    needs = [n for n in needs if not n.startswith("llvm.")]  # (LLVM's intrinsics)
-    if any(n.startswith("NRT_") and n not in NRT_NEEDED for n in needs):
-        return UNSUPPORTED  # (it makes arrays: numba's allocator)
-    obj = library.serialize_using_object_code()[2][0]
-    header = json.dumps({"symbol": cf.native_name, "needs": needs, "returns": returns,
-                         "single": single})
-    return header.encode() + b"\n" + obj
+                 meta["shape"])
