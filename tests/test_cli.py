@@ -135,7 +135,7 @@ def test_errors_never_echo_escape_sequences_or_huge_lines(trace_file, tmp_path):
     assert p.returncode == 2 and "\x1b" not in p.stderr and "\\x1b[31mEVIL" in p.stderr
     huge = trace_file(HEADER + TYPES + "9" * 100_000 + " 1 p1\n")
     p = run("stats", huge, "--no-cache", tmp_path=tmp_path)
-    line = p.stderr.strip()
+    line, = said(p)
     assert p.returncode == 2 and line.endswith("...") and len(line) <= len("triva3d: error: ") + 400
 
 
@@ -192,8 +192,8 @@ def test_hierarchy_files_with_bad_sizes_or_very_deep(tmp_path):
     bad = tmp_path / "nan.json"
     bad.write_text('{"name": "r", "children": [{"name": "a", "size": NaN}]}')
     p = run("render", small, "--topology", bad, "-o", tmp_path / "x.png", tmp_path=tmp_path)
-    assert p.returncode == 2 and p.stderr.strip() == (
-        f"triva3d: error: {bad}: a: size must be a finite non-negative number, not nan")
+    assert p.returncode == 2 and said(p) == [
+        f"triva3d: error: {bad}: a: size must be a finite non-negative number, not nan"]
     for depth, ok in ((600, True), (6000, False)):
         deep = tmp_path / f"deep{depth}.json"
         deep.write_text('{"name": "n", "children": [' * depth + '{"name": "leaf"}'
@@ -201,7 +201,7 @@ def test_hierarchy_files_with_bad_sizes_or_very_deep(tmp_path):
         p = run("render", small, "--topology", deep, "-o", tmp_path / "x.png", tmp_path=tmp_path)
         assert (p.returncode == 0) == ok, p.stderr
         if not ok:
-            assert p.stderr.strip() == f"triva3d: error: {deep}: nested deeper than 5000 levels"
+            assert said(p) == [f"triva3d: error: {deep}: nested deeper than 5000 levels"]
 
 
 def test_platform_zones_nested_deep(tmp_path):
