@@ -13,8 +13,9 @@ import numpy as np
 from .machinecode import DONE, UNSUPPORTED
 
 #: numba's runtime functions an entry may need without numba's allocator set up: the
-#: release of an array it did not make (never, with the NULL meminfo of its arrays).
-NRT_NEEDED = {"NRT_Free", "NRT_MemInfo_call_dtor", "NRT_decref", "NRT_incref"}
+#: release of an array it did not make (never, with the NULL meminfo of its arrays;
+#: NRT_incref and NRT_decref are in the object itself).
+NRT_NEEDED = {"NRT_Free", "NRT_MemInfo_call_dtor"}
 
 
 def _arguments(codes, nwords, scope):

@@ -211,10 +211,8 @@ class Lazy:
         earlier run, else compiled by numba and kept (entries.py); False where an
         entry cannot run it or could not be kept, or numba's JIT is off."""
         with _COMPILE:
-            numba_key = machinecode.numba_key()
-            if codes not in self.entries and numba_key is None:
-                self.entries[codes] = False
-            if codes not in self.entries:
+            numba_key = None if codes in self.entries else machinecode.numba_key()
+            if numba_key is not None:
                 path = machinecode.cache_path("kernels", "\n".join([
                     _fingerprint(self.py_func.__module__), self.__qualname__,
                     repr(sorted(self.options.items())), " ".join(codes), numba_key,
@@ -232,6 +230,7 @@ class Lazy:
                     with llvm_lock():
                         entry = machinecode.load(code)
                 self.entries[codes] = entry or False
+            self.entries.setdefault(codes, False)  # (numba's JIT off)
         return self.entries[codes]
 
     def compile(self, cache=True):
