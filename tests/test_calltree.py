@@ -91,7 +91,8 @@ def test_mpi_init_dominates_the_ping_pong_and_the_command(data, tmp_path):
     assert "7 call paths, 2 deep, on 2 containers" in r.stderr
     with open(out) as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0]) == ["container", "path", "calls", "inclusive", "exclusive"]
+    assert list(rows[0]) == ["container", "path", "calls", "inclusive", "exclusive", "unit"]
+    assert {x["unit"] for x in rows} == {"s"}  # (OTF2's ticks, read as seconds)
     for rank in ("MPI Rank 0", "MPI Rank 1"):
         mine = [x for x in rows if x["container"].startswith(rank)]
         top = max(mine, key=lambda x: float(x["exclusive"]))
@@ -282,6 +283,7 @@ def test_the_super_graph_command(paje, data, tmp_path):
     edge = [row for row in rows if row["kind"] == "edge"]
     assert [(e["source"], e["target"]) for e in edge] == [("COMPILER", "MPI")]
     assert float(edge[0]["inclusive"]) == pytest.approx(float(nodes["MPI"]["inclusive"]))
+    assert {row["unit"] for row in rows} == {"s"}
     for suffix in (".png", ".dot"):
         r = subprocess.run([sys.executable, "-m", "triva3d.cli", "calltree",
                             str(data / "otf2/ping-pong-otf2"), "--modules", "auto", "--split",

@@ -106,7 +106,9 @@ def test_the_hosts_behind_a_slow_site_stand_out(tmp_path):
     assert r.returncode == 0, r.stderr
     with open(out) as f:
         table = list(csv.DictReader(f))
-    assert list(table[0]) == ["container", "value", "a", "b", "difference"]
+    assert list(table[0]) == ["container", "value", "a", "b", "difference", "unit"]
+    assert {(x["value"], x["unit"]) for x in table if x["value"].startswith("links")} \
+        == {("links:count", "links"), ("links:bytes", "bytes")}
     got = {(x["container"], x["value"]): float(x["difference"]) for x in table}
     for (name, what, _, _, d) in c.rows:
         assert got[(name, what)] == pytest.approx(d)
@@ -258,3 +260,67 @@ def test_two_runs_side_by_side(paje, tmp_path):
     assert r.returncode == 0 and "two runs side by side" in r.stderr, r.stderr
     frames = __import__("imageio").v3.imread(movie)
     assert frames.shape[0] == 4 and frames.shape[2] == 320
+
+
+# P1 runs 1..10 with a wait nested at 3..4, P2 runs 1..6; P1's Var is 2 from 1, 4
+# from 5; one message P1 -> P2 at 2..3: written in seconds (F = 1) and milliseconds.
+UNITS = STATES + """12 {1} p1 S r
+12 {1} p2 S r
+8 {1} p1 V 2
+15 {2} 0 L p1 m k1
+12 {3} p1 S w
+16 {3} 0 L p2 m k1
+13 {4} p1 S
+8 {5} p1 V 4
+13 {6} p2 S
+13 {10} p1 S
+"""
+
+
+def test_runs_in_different_units_are_compared_in_one(paje, tmp_path):
+    """A in seconds against the same run in milliseconds (StarPU's unit): no
+    difference anywhere, in A's unit for the numbers and the colours of A, in B's
+    for B's pictures; a window in A's seconds is B's milliseconds; side by side
+    at the same seconds, the same height. Cycles do not compare with seconds."""
+    from triva3d import ViewState
+    from triva3d.analysis.colorby import per_state
+    from triva3d.panels.difference import DifferenceSankey, DifferenceTreemap
+    from triva3d.sidebyside import SideBySide
+    a = paje(UNITS.format(*range(11)))
+    b = paje(UNITS.format(*range(0, 11000, 1000)))
+    b.time_unit = "ms"
+    for c in (compare(a, b), compare(a, b, window=(1.5, 4.5))):
+        assert c.unit == "s" and c.rows
+        for _, _, x, y, d in c.rows:
+            assert y == pytest.approx(x) and d == pytest.approx(0, abs=1e-9)
+    assert rows(compare(a, b, window=(1.5, 4.5)))[("P1", "Running")][0] == 2.0
+    got = rows(compare(b, a))
+    assert got[("P1", "Running")] == (8000, 8000, 0)  # (exclusive of the wait)
+    assert got[("P1", "variable:Var")] == (28000, 28000, 0)  # 2 x 4 s + 4 x 5 s, in ms
+    assert got[("P1", "links:count")] == (1, 1, 0)
+    out = tmp_path / "c.csv"
+    compare(b, a).write_csv(out)
+    with open(out) as f:
+        units = {(x["container"], x["value"]): x["unit"] for x in csv.DictReader(f)}
+    assert units[("P1", "Running")] == "ms" and units[("P1", "links:count")] == "links"
+    assert units[("P1", "variable:Var")] == "value x ms"
+    tm = DifferenceTreemap(a, b, window=(1.5, 4.5))
+    assert tm.unit == "ms" and (tm.t0, tm.t1) == (2500, 5500)  # (from the start, 1 s)
+    assert np.nanmax(np.abs(tm.difference)) == pytest.approx(0, abs=1e-9)
+    assert sorted(tm.cell_number(j) for j in range(len(tm.cell_rects))) == [1000, 2000, 3000]
+    sk = DifferenceSankey(a, b)
+    assert len(sk.difference) and np.abs(sk.difference).max() == pytest.approx(0, abs=1e-9)
+    m = per_state(a, "difference:state:Running", other=b)
+    assert np.nanmax(np.abs(m.values)) == pytest.approx(0, abs=1e-9)
+    pair = SideBySide(a, b, ViewState(compare=b.source, side_by_side="absolute"),
+                      size=(160, 120))
+    assert pair.views[1].state.scale == pair.views[0].state.scale
+    pair.close()
+    pair = SideBySide(a, b, ViewState(compare=b.source, side_by_side="absolute",
+                                      window=(2.0, 4.0)), size=(160, 120))
+    assert pair.views[1].state.window == (2000.0, 4000.0)
+    pair.close()
+    b.time_unit = "cycles"
+    with pytest.raises(OptionsError, match=r"its times are in cycles, those of .* in s: "
+                                           "the two runs cannot be compared"):
+        compare(a, b)

@@ -68,7 +68,7 @@ def test_the_intervals_command(paje, tmp_path, trace_file):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     rows = (tmp_path / "o.csv").read_text().splitlines()
-    assert rows == ["container,value,start,end,duration", "P1,run,10.0,1010.0,1000.0"]
+    assert rows == ["container,value,start,end,duration,unit", "P1,run,10.0,1010.0,1000.0,s"]
     r = subprocess.run(run + ["--value", "run", "--range", "1.5:2.5", "-o",
                               str(tmp_path / "r.csv")], capture_output=True, text=True)
     assert len((tmp_path / "r.csv").read_text().splitlines()) == 4  # P2's three runs

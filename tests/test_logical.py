@@ -179,7 +179,8 @@ def test_the_shared_ping_pong_and_the_command(data, tmp_path):
     with open(out) as f:
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == ["container", "type", "value", "start", "end", "step", "phase",
-                             "lateness", "cluster"]
+                             "lateness", "cluster", "unit"]
+    assert {x["unit"] for x in rows} == {"s"}
     comm = sorted((int(x["step"]), x["container"], x["type"]) for x in rows
                   if x["type"] != "aggregate")
     assert [c[0] for c in comm] == list(range(32))

@@ -752,7 +752,8 @@ def test_tasks_command_and_task_chain(tmp_path, ring):
                               str(tmp_path / "t.csv")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     rows = (tmp_path / "t.csv").read_text().splitlines()
-    assert rows[0] == "guid,parent,region,container,start,end,busy,pieces,depth"
+    assert rows[0] == "guid,parent,region,container,start,end,busy,pieces,depth,unit"
+    assert {x.rsplit(",", 1)[1] for x in rows[1:]} == {"s"}  # (APEX's ns, read as s)
     cut = [",".join(x.split(",")[i] for i in (0, 1, 2, 3, 7, 8)) for x in rows[1:]]
     assert cut == ["1,0,hpx_main,worker 0,1,0", "2,1,fib,worker 1,1,1", "3,1,fib,worker 0,2,1",
                    "4,2,fib,worker 1,1,2", "5,99,orphan,worker 1,1,0", "6,1,remote,worker 2,1,1"]

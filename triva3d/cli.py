@@ -225,7 +225,7 @@ def cmd_calltree(args):
         mapping = None if args.modules == "auto" else read_modules(args.modules)
         sg = super_graph(tree, mapping, args.split, args.threshold / 100)
         if suffix == ".csv":
-            sg.write_csv(args.output)
+            sg.write_csv(args.output, trace.unit())
         else:
             from .panels.supergraph import write
             write(sg, args.output, trace.unit())
@@ -913,7 +913,8 @@ def parser(generate=True):
                        "and B - A, as CSV, or the difference treemap (PNG, JPEG, SVG)")
     cp.add_argument("other", metavar="B", help="the second run (Pajé or OTF2)")
     cp.add_argument("--window", type=_window, metavar="T0:T1",
-                    help="seconds from each run's own start (default: each whole run)")
+                    help="times from each run's own start, in A's unit (default: each "
+                         "whole run)")
     cp.add_argument("--level", metavar="TYPE",
                     help="container type or depth to compare at (default: the leaves)")
     cp.add_argument("--agg", choices=FUNCTIONS, default=FUNCTIONS[0],

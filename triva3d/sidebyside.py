@@ -53,10 +53,14 @@ class SideBySide:
         s = self.state.copy()
         s.update(compare=None, side_by_side=None,
                  colors={**self._colours, **self.state.colors} if i else self.state.colors)
+        from .analysis.compare import per_unit
         start, length = self._span(i)
         a_start, a_length = self._span(0)
         absolute = self.state.side_by_side == "absolute"
-        ratio = 1.0 if absolute or a_length <= 0 else length / a_length
+        a, b = self.runs
+        k = per_unit(a, self.runs[i]) if absolute else 1.0  # (run i's units in one of A's)
+        # a time of A read in run i: the same seconds, or the same share of its length
+        ratio = k if absolute else 1.0 if a_length <= 0 else length / a_length
 
         def moved(t):
             return start + (t - a_start) * ratio
@@ -66,7 +70,8 @@ class SideBySide:
         if s.now is not None:
             s.now = moved(s.now)
         if absolute and self.state.window is None:  # each run whole: the longer is taller
-            longest = max(self._span(k)[1] for k in range(2))
+            length /= k  # (in A's unit)
+            longest = max(a_length, self._span(1)[1] / per_unit(a, b))
             if length <= 0:
                 raise OptionsError(f"{self.runs[i].source}: the run has no length to draw "
                                    "at the same seconds as the other")

@@ -5,6 +5,10 @@ FUNCTIONS = ("sum", "max", "min", "mean")
 #: What links add to their ends in a Time-Slice (analysis.timeslice, eqs. 4.4-4.5),
 #: the columns of `Slice.links_out` and `Slice.links_in`.
 LINK_MEASURES = ("count", "bytes", "time", "throughput", "rate", "peers")
+#: The power of time in each link measure's unit (count: links, bytes, time: s,
+#: throughput and rate: bytes/s, peers), as time_power says of a metric.
+LINK_TIME_POWER = {"count": 0, "bytes": 0, "time": 1, "throughput": -1, "rate": -1,
+                   "peers": 0}
 #: The kinds of a metric KIND:ARG (`timeslice.Slice.metric`), besides `containers`
 #: and `ratio:A/B` of two metrics; `links` and `links_in` take a LINK_MEASURES.
 METRIC_KINDS = ("state", "state%", "variable", "variable_mean", "links", "links_in",
@@ -27,6 +31,18 @@ def metric_parts(name):
                            f"links_in:M (M: {', '.join(LINK_MEASURES)}), events:VALUE or "
                            "ratio:A/B")
     return kind, arg
+
+
+def time_power(name):
+    """The power of time in metric `name`'s unit (a state's seconds: 1, a count: 0,
+    bytes per second: -1): its numbers scale by a unit's ratio to that power."""
+    kind, arg = metric_parts(name)
+    if kind == "ratio":
+        a, _, b = arg.rpartition("/")
+        return time_power(a) - time_power(b)
+    if kind in ("links", "links_in"):
+        return LINK_TIME_POWER[arg]
+    return 1 if kind in ("state", "variable") else 0
 
 
 #: How a state's time counts the states nested in it (analysis.timeslice).

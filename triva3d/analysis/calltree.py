@@ -101,18 +101,19 @@ class CallTree:
         return (paths, *out)
 
     def write_csv(self, path):
-        """`container,path,calls,inclusive,exclusive`, a row per (container, path)."""
-        name = self.trace.display_name
+        """`container,path,calls,inclusive,exclusive,unit`, a row per (container,
+        path), times in the trace's unit."""
+        name, unit = self.trace.display_name, self.trace.unit()
         texts = {}
         with writing(path, newline="") as f:
             w = csv.writer(f, lineterminator="\n")
-            w.writerow(["container", "path", "calls", "inclusive", "exclusive"])
+            w.writerow(["container", "path", "calls", "inclusive", "exclusive", "unit"])
             for c, p, n, inc, exc in zip(self.container.tolist(), self.path.tolist(),
                                          self.calls.tolist(), self.inclusive.tolist(),
                                          self.exclusive.tolist()):
                 if p not in texts:
                     texts[p] = self.text(p)
-                w.writerow([name("containers", c), texts[p], n, repr(inc), repr(exc)])
+                w.writerow([name("containers", c), texts[p], n, repr(inc), repr(exc), unit])
 
     def write_folded(self, path):
         """The folded stacks flame-graph tools and speedscope read: "main;A;B N" per

@@ -106,12 +106,15 @@ def per_cell(metric, trace, window, node_of, columns):
 
 def _difference(a, b, metric, window, slicer=None):
     """Per container of `a`, B's Time-Slice `metric` less A's (the container, or the
-    nearest above it carrying the metric, matched by name in `b`; NaN: none)."""
-    from .compare import moved
+    nearest above it carrying the metric, matched by name in `b`; NaN: none), in
+    A's unit of time."""
+    from . import time_power
+    from .compare import moved, per_unit
     from .timeslice import Slicer
     wa, wb = window, moved(window, a, b)  # (no window: each run whole)
     va, ca = (slicer or Slicer(a)).slice(wa).metric(metric)
     vb, cb = Slicer(b).slice(wb).metric(metric)
+    vb = vb / per_unit(a, b) ** time_power(metric)
     carrier = nearest_carrier(a.containers.parent, ca)
     names_b = {}
     for c in np.flatnonzero(cb).tolist():

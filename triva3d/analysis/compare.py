@@ -7,8 +7,9 @@ aggregated) and value, A's number, B's, and B - A: the seconds in each state val
 (`links:count`, `links:bytes`) and the time integral of each variable type
 (`variable:TYPE`); what neither run holds is left out. Windows are offsets from
 each run's own start (its first state, message, variable or event), so both runs
-are read from their start (None: each whole). Containers found in one run only are
-listed, never silently dropped.
+are read from their start (None: each whole). Windows and numbers are in A's unit
+of time: B's are brought to it (runs in cycles compare only with runs in cycles).
+Containers found in one run only are listed, never silently dropped.
 """
 import csv
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ import numpy as np
 
 from ..errors import OptionsError, TraceError, read_text
 from ..output import writing
+from ..units import per
+from . import time_power
 from .aggregate import aggregate
 from .timeslice import Slicer
 
@@ -42,39 +45,49 @@ def run_start(trace):
     return float(min(firsts)) if firsts else trace.start_time
 
 
+def per_unit(a, b):
+    """How many of run `b`'s units of time one of run `a`'s makes; an OptionsError
+    where the two do not convert."""
+    k = per(a.unit(), b.unit())
+    if k is None:
+        raise OptionsError(f"{b.source}: its times are in {b.unit()}, those of "
+                           f"{a.source} in {a.unit()}: the two runs cannot be compared")
+    return k
+
+
 def moved(window, a, b):
-    """`window` of run `a` read in run `b` from each run's start (None: None)."""
+    """`window` of run `a` read in run `b` from each run's start, in `b`'s unit
+    (None: None)."""
     if window is None:
         return None
-    sa, sb = run_start(a), run_start(b)
-    return (sb + window[0] - sa, sb + window[1] - sa)
+    sa, sb, k = run_start(a), run_start(b), per_unit(a, b)
+    return (sb + (window[0] - sa) * k, sb + (window[1] - sa) * k)
 
 
-def _numbers(trace, window, level, how):
+def _numbers(trace, window, level, how, k=1.0):
     """{container name: {what: number}} at `level` of `trace` in `window` (offsets
-    from the run's start)."""
+    from the run's start), both in a unit one of which makes `k` of the trace's."""
     t0 = run_start(trace)
-    w = None if window is None else (t0 + window[0], t0 + window[1])
+    w = None if window is None else (t0 + window[0] * k, t0 + window[1] * k)
     sl = Slicer(trace).slice(w)
     cols, names = [], []
     values = sl.slicer.state_values
     for v in sorted({trace.display_name("values", int(x)) for x in values}):
-        c, carriers = sl.metric(f"state:{v}")
-        cols.append((c, carriers))
+        cols.append((f"state:{v}", sl.metric(f"state:{v}")))
         names.append(v)
     if len(trace.links):
         for m in ("count", "bytes") if sl.slicer.has_sizes else ("count",):
-            cols.append(sl.metric(f"links:{m}"))
+            cols.append((f"links:{m}", sl.metric(f"links:{m}")))
             names.append(f"links:{m}")
     present = set(np.unique(trace.variables.type).tolist())
     for t in [t for t in sl.slicer.variable_types.tolist() if t in present]:
         name = trace.display_name("types", t)
-        cols.append(sl.metric(f"variable:{name}"))
+        cols.append((f"variable:{name}", sl.metric(f"variable:{name}")))
         names.append(f"variable:{name}")
     rows = trace.level(level)
     out = {}
-    for (v, carriers), what in zip(cols, names):
-        agg = aggregate(trace, v, carriers, how)
+    for (metric, (v, carriers)), what in zip(cols, names):
+        agg = aggregate(trace, v, carriers, how) / k ** time_power(metric)
         for r in rows.tolist():
             if not np.isnan(agg[r]):
                 out.setdefault(trace.display_name("containers", r), {})[what] = float(agg[r])
@@ -86,16 +99,24 @@ def _numbers(trace, window, level, how):
 @dataclass
 class Comparison:
     """Rows (container, what, a, b, b - a) of two runs, and the containers of each
-    run that the other lacks."""
+    run that the other lacks; `unit`, A's unit of time, in which the numbers are."""
     rows: list
     only_a: list = field(default_factory=list)
     only_b: list = field(default_factory=list)
+    unit: str = "s"
+
+    def unit_of(self, what):
+        """The unit of `what`'s numbers: a time, links, bytes or a value x time."""
+        if what.startswith("variable:"):
+            return f"value x {self.unit}"
+        return {"links:count": "links", "links:bytes": "bytes"}.get(what, self.unit)
 
     def write_csv(self, path):
         with writing(path, newline="") as f:
             w = csv.writer(f, lineterminator="\n")
-            w.writerow(["container", "value", "a", "b", "difference"])
-            w.writerows((c, v, repr(a), repr(b), repr(d)) for c, v, a, b, d in self.rows)
+            w.writerow(["container", "value", "a", "b", "difference", "unit"])
+            w.writerows((c, v, repr(a), repr(b), repr(d), self.unit_of(v))
+                        for c, v, a, b, d in self.rows)
 
     def largest(self, what, n=5):
         """The `n` containers whose `what` grew most from A to B: (container, b - a)."""
@@ -116,7 +137,7 @@ def compare(a, b, window=None, level=None, how="sum", mapping=None):
     """The Comparison of traces `a` and `b` (see the module)."""
     if window is not None and window[1] < window[0]:
         raise OptionsError(f"time window {window[0]:g}:{window[1]:g} ends before it starts")
-    na, nb = _numbers(a, window, level, how), _numbers(b, window, level, how)
+    na, nb = _numbers(a, window, level, how), _numbers(b, window, level, how, per_unit(a, b))
     to_b = {name: (mapping or {}).get(name, name) for name in na}
     missing = [m for m in (mapping or {}).values() if m not in nb]
     if missing:
@@ -133,4 +154,4 @@ def compare(a, b, window=None, level=None, how="sum", mapping=None):
                 rows.append((name, what, x, y, y - x))
     matched = {to_b[n] for n in na if to_b[n] in nb}
     return Comparison(rows, only_a=[n for n in na if to_b[n] not in nb],
-                      only_b=[n for n in nb if n not in matched])
+                      only_b=[n for n in nb if n not in matched], unit=a.unit())

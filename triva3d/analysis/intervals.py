@@ -44,18 +44,18 @@ class Durations:
         return out
 
     def write_csv(self, path, trace, rows):
-        """container,value,start,end,duration of the state `rows` as CSV."""
+        """container,value,start,end,duration,unit of the state `rows` as CSV."""
         import csv
 
         from ..output import writing
         st, name = trace.states, trace.display_name
         with writing(path, newline="") as f:
             w = csv.writer(f, lineterminator="\n")
-            w.writerow(["container", "value", "start", "end", "duration"])
+            w.writerow(["container", "value", "start", "end", "duration", "unit"])
             for r in np.asarray(rows).tolist():
                 w.writerow([name("containers", st.container[r]), name("values", st.value[r]),
                             repr(float(st.start[r])), repr(float(st.end[r])),
-                            repr(float(st.end[r] - st.start[r]))])
+                            repr(float(st.end[r] - st.start[r])), trace.unit()])
 
 
 def durations(trace, value, bins=BINS):

@@ -47,7 +47,7 @@ KINDS = ("send", "recv", "sendrecv", "collective", "aggregate")
 SEND, RECV, SENDRECV, COLLECTIVE, AGGREGATE = range(5)
 #: The columns of `triva3d steps`' CSV.
 COLUMNS = ("container", "type", "value", "start", "end", "step", "phase", "lateness",
-           "cluster")
+           "cluster", "unit")
 
 
 @njit(cache=True)
@@ -193,8 +193,10 @@ class Steps:
             w.writerows(self.rows())
 
     def rows(self):
-        """CSV rows: container, type, value, start, end, step, phase, lateness, cluster."""
+        """CSV rows: container, type, value, start, end, step, phase, lateness, cluster,
+        unit (of the times, the trace's)."""
         tr = self.trace
+        unit = tr.unit()
         cname = [tr.display_name("containers", int(c)) for c in range(len(tr.containers))]
         for i in range(len(self)):
             v = self.value[i]
@@ -203,7 +205,7 @@ class Steps:
                    f"{self.start[i]:.9g}", f"{self.end[i]:.9g}", int(self.step[i]),
                    int(self.phase[i]),
                    "" if np.isnan(self.lateness[i]) else f"{self.lateness[i]:.9g}",
-                   int(self.cluster[i]))
+                   int(self.cluster[i]), unit)
 
 
 def steps(trace, phases=None, n_clusters=None):

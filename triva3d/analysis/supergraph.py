@@ -78,20 +78,21 @@ class SuperGraph:
     left_out_time: float
     total: float
 
-    def write_csv(self, path):
-        """`kind,source,target,module,entries,calls,inclusive,exclusive`: a row per
-        node (target empty), then per edge (inclusive its weight)."""
+    def write_csv(self, path, unit):
+        """`kind,source,target,module,entries,calls,inclusive,exclusive,unit`: a row
+        per node (target empty), then per edge (inclusive its weight); times in
+        `unit`, the trace's."""
         with writing(path, newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(["kind", "source", "target", "module", "entries", "calls",
-                        "inclusive", "exclusive"])
+                        "inclusive", "exclusive", "unit"])
             for i, n in enumerate(self.names):
                 w.writerow(["node", n, "", self.module[i], ";".join(self.entries[i]),
                             int(self.calls[i]), repr(float(self.inclusive[i])),
-                            repr(float(self.exclusive[i]))])
+                            repr(float(self.exclusive[i])), unit])
             for a, b, x in zip(self.source.tolist(), self.target.tolist(),
                                self.weight.tolist()):
-                w.writerow(["edge", self.names[a], self.names[b], "", "", "", repr(x), ""])
+                w.writerow(["edge", self.names[a], self.names[b], "", "", "", repr(x), "", unit])
 
     def summary(self, unit="s"):
         n = len(self.names) - bool(self.left_out)

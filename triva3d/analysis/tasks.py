@@ -172,7 +172,7 @@ class Tasks:
         return str(int(self.ids[i]) % (1 << 64))
 
     COLUMNS = ("guid", "parent", "region", "container", "start", "end", "busy", "pieces",
-               "depth")
+               "depth", "unit")
 
     def write_csv(self, path, trace, chosen=None):
         """A row per task (or per task `chosen`): COLUMNS, the parent's GUID as traced
@@ -192,7 +192,8 @@ class Tasks:
                             name(trace.values.name[self.value[i]]),
                             name(trace.containers.name[self.container[i]]),
                             repr(float(self.start[i])), repr(float(self.end[i])),
-                            repr(float(self.busy[i])), int(self.pieces[i]), int(self.depth[i])])
+                            repr(float(self.busy[i])), int(self.pieces[i]), int(self.depth[i]),
+                            trace.unit()])
 
 
 def _field(st, name):

@@ -3,12 +3,13 @@ treemap of B, laid out by B's numbers, each cell coloured by B - A (the same
 container by name, or through a mapping, and the same value) on a diverging map,
 blue where B holds less, red where it holds more, grey for no change (or none in
 A), written as any treemap; and the difference call tree, B's Sankey coloured by
-B - A per call path, written as any Sankey.
+B - A per call path, written as any Sankey. A window is in A's unit of time, from
+each run's start; A's numbers are brought to B's unit.
 """
 import numpy as np
 
 from .. import colors
-from ..analysis.compare import run_start
+from ..analysis.compare import moved, per_unit, run_start
 from .sankey import Sankey
 from .treemap import TimeSliceTreemap
 
@@ -18,18 +19,17 @@ class DifferenceTreemap(TimeSliceTreemap):
     `values` as TimeSliceTreemap's) with the differences to `a`."""
 
     def __init__(self, a, b, window=None, mapping=None, **options):
-        wa = wb = None
-        if window is not None:
-            sa, sb = run_start(a), run_start(b)
-            wa, wb = (sa + window[0], sa + window[1]), (sb + window[0], sb + window[1])
+        wa = None if window is None else (run_start(a) + window[0], run_start(a) + window[1])
         base = TimeSliceTreemap(a, window=wa, **options)
-        super().__init__(b, window=wb, **options)
+        super().__init__(b, window=moved(wa, a, b), **options)
         self.window = window
         to_b = {k: v for k, v in (mapping or {}).items()}
+        scale = per_unit(a, b) ** self.time_power  # (A's numbers in B's unit)
         numbers = {}
         for i, c in enumerate(base.containers):
             name = a.display_name("containers", int(c))
-            numbers[to_b.get(name, name)] = base.node_numbers(i)
+            numbers[to_b.get(name, name)] = {v: x * scale
+                                             for v, x in base.node_numbers(i).items()}
         d = np.full(len(self.cell_rects), np.nan)
         for j in range(len(self.cell_rects)):
             node = self.cell_node[j]
@@ -109,14 +109,12 @@ class DifferenceSankey(Sankey):
 
     def __init__(self, a, b, window=None, how="sum", threshold=0.01):
         from ..analysis.calltree import calltree
-        wa = wb = None
-        if window is not None:
-            sa, sb = run_start(a), run_start(b)
-            wa, wb = (sa + window[0], sa + window[1]), (sb + window[0], sb + window[1])
+        wa = None if window is None else (run_start(a) + window[0], run_start(a) + window[1])
         ta = calltree(a, window=wa)
         paths, _, inc, _ = ta.merged(how)
-        self.a_inclusive = {ta.text(int(p)): float(v) for p, v in zip(paths, inc)}
-        super().__init__(calltree(b, window=wb), how=how, threshold=threshold)
+        k = per_unit(a, b)  # (A's times in B's unit)
+        self.a_inclusive = {ta.text(int(p)): float(v) * k for p, v in zip(paths, inc)}
+        super().__init__(calltree(b, window=moved(wa, a, b)), how=how, threshold=threshold)
         self.a_of = np.array([self.a_inclusive.get(self.tree.text(int(p)), 0.0)
                               for p in self.paths])
         self.difference = self.inclusive - self.a_of

@@ -20,7 +20,7 @@ import html
 import numpy as np
 
 from .. import colors
-from ..analysis import CELLS as METRICS, FUNCTIONS, LINK_MEASURES
+from ..analysis import CELLS as METRICS, FUNCTIONS, LINK_MEASURES, LINK_TIME_POWER
 from ..analysis.aggregate import aggregate
 from ..analysis.metrics import link_sizes
 from ..analysis.timeslice import SIZED, Slicer
@@ -128,6 +128,9 @@ class TimeSliceTreemap:
                      "link": {"count": "links", "bytes": "bytes", "time": unit,
                               "throughput": f"bytes/{unit}", "rate": f"bytes/{unit}",
                               "peers": "peers"}.get(measure)}[cells]
+        #: the power of time in that unit (how the numbers scale with the unit of time)
+        self.time_power = {"state": 1, "event": 0, "variable": 1,
+                           "link": LINK_TIME_POWER.get(measure)}[cells]
         self.cells = cells
         #: states' seconds say whether nested states' time is in their parents'
         self.time_kind = f"; {slicer.nested} time" if cells == "state" else ""
