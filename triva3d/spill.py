@@ -23,6 +23,13 @@ from .trace import SCHEMA, Fields
 
 #: Entity rows the simulation holds before it hands over those done with.
 SPILL_ROWS = 1 << 21
+#: What the reuse check keeps of a handed link (Spill.reused_keys): the hash of its
+#: container, type and key, its number (negative: superseded, -1 - number), the line
+#: of its first event, its container and type.
+KEY_RECORD = np.dtype([("hash", np.int64), ("row", np.int64), ("line", np.int64),
+                       ("container", np.int32), ("type", np.int32)])
+#: Files the records are spread over by hash (each read whole by the check).
+KEY_PARTS = 256
 
 
 class Spill:
@@ -37,6 +44,7 @@ class Spill:
         self.keys = []                                  # folders of the links' keys
         self.rows = np.zeros(0, np.int64)               # rows spilled per container
         self.mend = None  # None, or f(table, columns) making a part read back final
+        self.files = []   # (the first link number read from it, a Pajé file's path)
 
     def __call__(self, tables, keys=None, dropped=None):
         """Spill one hand-over (SimState.hand_over): `tables` (table -> columns: SCHEMA's,
@@ -52,6 +60,7 @@ class Spill:
                          ("starts", np.concatenate([[0], np.cumsum(links["key_length"])]))):
                 np.save(os.path.join(chunk, f"{c}.npy"), v)
             self.keys.append(chunk)
+            self._key_records(links)
         links.pop("key_length", None)
         for name, columns in tables.items():
             n = len(columns["row"])
@@ -121,6 +130,84 @@ class Spill:
             gather_bytes(np.concatenate(data), np.concatenate(starts)[order], lengths, out)
             yield lengths, out
 
+    def _key_records(self, links):
+        """Append the handed `links`' KEY_RECORDs to their parts' files (by hash)."""
+        rec = np.empty(len(links["row"]), KEY_RECORD)
+        rec["hash"], rec["line"] = links.pop("key_hash"), links.pop("key_line")
+        rec["row"] = np.where(links.pop("superseded"), -1 - links["row"], links["row"])
+        rec["container"], rec["type"] = links["container"], links["type"]
+        part = (rec["hash"].view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(56)
+        order = np.argsort(part, kind="stable")
+        bounds = np.searchsorted(part[order], np.arange(KEY_PARTS + 1))
+        for p in np.flatnonzero(np.diff(bounds)).tolist():
+            with open(os.path.join(self.folder, f"keyhash-{p}"), "ab") as f:
+                rec[order[bounds[p]:bounds[p + 1]]].tofile(f)
+
+    def reused_keys(self):
+        """The link keys reused after their link was handed over, which the simulation
+        did not see (it holds the pending links and the last of each (container,
+        type)): (how many; the first in the trace's order as (its file, line), or
+        None). Each part's records are read whole: a
+        hash met twice makes candidates, whose (container, type, key) are compared
+        exactly; a reuse the simulation saw (the earlier link superseded) is not
+        counted again."""
+        count, first = 0, None
+        for p in range(KEY_PARTS):
+            path = os.path.join(self.folder, f"keyhash-{p}")
+            rec = np.fromfile(path, KEY_RECORD) if os.path.exists(path) else ()
+            if len(rec) < 2:
+                continue
+            number = np.where(rec["row"] < 0, -1 - rec["row"], rec["row"])
+            rec = rec[np.lexsort((number, rec["hash"]))]
+            twice = rec["hash"][1:] == rec["hash"][:-1]
+            rec = rec[np.r_[twice, False] | np.r_[False, twice]]
+            if not len(rec):
+                continue
+            number = np.where(rec["row"] < 0, -1 - rec["row"], rec["row"])
+            lengths, starts, text = self._keys_of(number)
+            head = _first_bytes(lengths, starts, text)  # (exact for keys of 8 bytes or less)
+            order = np.lexsort((number, head, lengths, rec["type"], rec["container"],
+                                rec["hash"]))
+            rec, number, lengths, starts, head = (x[order] for x in (rec, number, lengths,
+                                                                     starts, head))
+            same = ((rec["hash"][1:] == rec["hash"][:-1]) & (head[1:] == head[:-1])
+                    & (rec["container"][1:] == rec["container"][:-1])
+                    & (rec["type"][1:] == rec["type"][:-1]) & (lengths[1:] == lengths[:-1]))
+            long = np.flatnonzero(same & (lengths[1:] > 8))
+            same[long] = _same_bytes(starts[long], starts[long + 1], lengths[long + 1], text)
+            new = np.flatnonzero(same & (rec["row"][:-1] >= 0)) + 1  # (earlier: not superseded)
+            count += len(new)
+            if len(new):
+                i = int(new[np.argmin(number[new])])
+                if first is None or number[i] < first[0]:
+                    first = (int(number[i]), int(rec["line"][i]))
+        if first is None:
+            return count, None
+        marks = [m for m, _ in self.files]
+        at = max(int(np.searchsorted(marks, first[0], side="right")) - 1, 0)
+        return count, (self.files[at][1] if self.files else None, first[1])
+
+    def _keys_of(self, rows):
+        """(lengths, starts, bytes end to end) of the keys of links `rows`."""
+        lengths, starts = np.zeros(len(rows), np.int64), np.zeros(len(rows), np.int64)
+        pieces, base = [], 0
+        for chunk in self.keys:
+            row = np.load(os.path.join(chunk, "row.npy"), mmap_mode="r")
+            i = np.searchsorted(row, rows)
+            hit = np.flatnonzero(i < len(row))
+            hit = hit[row[i[hit]] == rows[hit]]
+            if not len(hit):
+                continue
+            offsets = np.load(os.path.join(chunk, "starts.npy"), mmap_mode="r")
+            data = np.load(os.path.join(chunk, "bytes.npy"), mmap_mode="r")
+            k = i[hit]
+            n = (offsets[k + 1] - offsets[k]).astype(np.int64)
+            at = np.repeat(offsets[k] - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+            lengths[hit], starts[hit] = n, base + np.cumsum(n) - n
+            pieces.append(np.asarray(data[at]))
+            base += int(n.sum())
+        return lengths, starts, np.concatenate(pieces) if pieces else np.zeros(0, np.uint8)
+
     def _read(self, name, lo, hi, fields):
         """Table `name`'s spilled rows of containers `lo` to `hi` - 1: SCHEMA's
         columns, `extra.F` of `fields` (-1 where a hand-over had no such field) and
@@ -146,11 +233,29 @@ class Spill:
                    [f"extra.{f}" for f in fields]}, "row": row[order]}
 
 
+def _first_bytes(lengths, starts, text):
+    """Each key's first 8 bytes (zeros after a shorter one's) as one number."""
+    out = np.zeros((len(lengths), 8), np.uint8)
+    n = np.minimum(lengths, 8)
+    key = np.repeat(np.arange(len(n)), n)
+    at = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    out[key, at] = text[starts[key] + at]
+    return out.view(np.uint64)[:, 0]
+
+
+def _same_bytes(a, b, lengths, text):
+    """Per pair, whether the `lengths` bytes of `text` at `a` and at `b` are equal."""
+    if not len(lengths):
+        return np.zeros(0, bool)
+    at = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    equal = text[np.repeat(a, lengths) + at] == text[np.repeat(b, lengths) + at]
+    return np.logical_and.reduceat(equal, np.cumsum(lengths) - lengths)
+
+
 def ingest_file(path, out, lenient=False, cache=True, progress=None, writing=None,
                 rows=SPILL_ROWS):
     """Write the trace at `path` as a store in `out`: a Pajé trace or an OTF2 archive
-    in bounded memory (a Pajé link key is then checked for reuse among the links the
-    simulation holds, not all; the cache is neither read nor written), any other
+    in bounded memory (the cache is neither read nor written), any other
     read whole (load.load) then written. The store is made in `out`/SPILL/store, then moved in: a store
     there stays until then. `progress`: load.load's; `writing`: write_store's
     progress. Returns (the Trace read, without its entities where spilled; each

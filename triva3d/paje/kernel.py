@@ -538,8 +538,8 @@ ARGS = {
     "states": ("st_cont", "st_type", "st_value", "st_start", "st_end", "st_imbr", "st_below",
                "st_extra"),
     "links": ("ln_cont", "ln_type", "ln_value", "ln_sc", "ln_ec", "ln_start", "ln_end",
-              "ln_kstart", "ln_klen", "ln_done", "ln_hash", "link_slots", "ln_extra",
-              "karena"),
+              "ln_kstart", "ln_klen", "ln_done", "ln_hash", "ln_line", "link_slots",
+              "ln_extra", "karena"),
     "variables": ("vr_cont", "vr_type", "vr_start", "vr_end", "vr_value", "vr_extra"),
     "events": ("ev_cont", "ev_type", "ev_value", "ev_time", "ev_extra"),
 }
@@ -564,7 +564,7 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
      slot_slots) = slots
     st_cont, st_type, st_value, st_start, st_end, st_imbr, st_below, st_extra = states
     (ln_cont, ln_type, ln_value, ln_sc, ln_ec, ln_start, ln_end, ln_kstart, ln_klen, ln_done,
-     ln_hash, link_slots, ln_extra, karena) = links
+     ln_hash, ln_line, link_slots, ln_extra, karena) = links
     vr_cont, vr_type, vr_start, vr_end, vr_value, vr_extra = variables
     ev_cont, ev_type, ev_value, ev_time, ev_extra = events
     lenient = istate[I_LENIENT] != 0
@@ -914,6 +914,7 @@ def process(buf, line, nlines, lexed, run, defs, types, tokens, values, containe
                     ln_klen[r] = ke - ks
                     ln_done[r] = 0
                     ln_hash[r] = h
+                    ln_line[r] = istate[I_LINE]
                     if kind == START_LINK:
                         ln_start[r] = t
                         ln_sc[r] = other

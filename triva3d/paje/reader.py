@@ -65,12 +65,15 @@ def read_paje(path, lenient=False, progress=None, spill=None):
         sim = SimState(lenient)
     sim.spill = spill
     bar = _Progress(progress)
-    _read_file(sim, path, [], bar)
-    if not sim.header.defs:  # no event could have been read: only blanks and comments
-        raise TraceError(path, None, "holds nothing: " + ("an empty file" if not bar.read else
-                                                          "no Pajé definitions or events"))
-    with bar.interpreted():
-        parts = sim.finish(path)
+    try:
+        _read_file(sim, path, [], bar)
+        if not sim.header.defs:  # no event could have been read: only blanks and comments
+            raise TraceError(path, None, "holds nothing: " + (
+                "an empty file" if not bar.read else "no Pajé definitions or events"))
+        with bar.interpreted():
+            parts = sim.finish(path)
+    except TraceError as e:
+        raise sim.earlier_reuse(e, path) from None
     unit, note = recorded_unit(parts["names"], parts["columns"]["types"])
     return Trace.from_columns(**parts, time_unit=unit, unit_note=note)
 
@@ -93,6 +96,7 @@ def recorded_unit(names, types):
 def _read_file(sim, path, chain, bar):
     f = open_input(path, "the trace")
     sim.files.append(path)
+    sim.enter_file(path)
     saved_line = int(sim.istate[K.I_LINE])
     sim.istate[K.I_LINE] = 0
     with f:
@@ -121,6 +125,7 @@ def _read_file(sim, path, chain, bar):
                                       "%EndEventDef")
     if chain:  # back in the including file; the top file keeps its last line for the end
         sim.istate[K.I_LINE] = saved_line
+        sim.enter_file(chain[-1])
 
 
 class _Batch:

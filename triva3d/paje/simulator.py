@@ -35,7 +35,7 @@ GROUPS = {
                             "st_end": F8, "st_imbr": np.int16, "st_below": I4}, None, "st_extra"),
     "links": (K.I_NLINK, {"ln_cont": I4, "ln_type": I4, "ln_value": I4, "ln_sc": I4,
                           "ln_ec": I4, "ln_start": F8, "ln_end": F8, "ln_kstart": I8,
-                          "ln_klen": I4, "ln_done": np.int8, "ln_hash": I8},
+                          "ln_klen": I4, "ln_done": np.int8, "ln_hash": I8, "ln_line": I8},
               ("link_slots", "ln_hash"), "ln_extra"),
     "karena": (K.I_NKARENA, {"karena": U8}, None, None),  # the links' keys, end to end
     "variables": (K.I_NVAR, {"vr_cont": I4, "vr_type": I4, "vr_start": F8, "vr_end": F8,
@@ -125,6 +125,12 @@ KIND_WORD = {Kind.CONTAINER: "container", Kind.STATE: "state", Kind.EVENT: "even
 WANT = {D.NEW_EVENT: Kind.EVENT, D.SET_VARIABLE: Kind.VARIABLE, D.ADD_VARIABLE: Kind.VARIABLE,
         D.SUB_VARIABLE: Kind.VARIABLE, D.START_LINK: Kind.LINK, D.END_LINK: Kind.LINK,
         D.CREATE_CONTAINER: Kind.CONTAINER}
+
+
+def _reuse_error(first, source):
+    """The TraceError of a reused link key at `first` (Spill.reused_keys's)."""
+    return TraceError(first[0] or source, first[1], MESSAGES[K.E_KEY_REUSED],
+                      lenient_reads=True)
 
 
 def _pow2(n):
@@ -432,9 +438,11 @@ class SimState:
         Returns (table -> its columns: SCHEMA's but a link's key, `extra.NAME` of every
         field known and `row`, the rows' numbers in the order of the Trace `build`
         would make, a link's counting the links dropped before it, and a link's
-        `key_length`; the links' keys end to end; the numbers of the links dropped,
-        never completed). A link key is then checked for reuse among the links held
-        only."""
+        `key_length`, `key_hash` (of its container, type and key), `key_line` (of its
+        first event) and `superseded` (by a later link of its key, lenient); the links'
+        keys end to end; the numbers of the links dropped, never completed). A link
+        key is checked for reuse among the links held: the spill checks the others
+        (spill.Spill.reused_keys)."""
         a, ist = self.a, self.istate
         ns = int(ist[K.I_NSLOT])
         kinds = np.array(self.type_kind, np.int8)[a["slot_type"][:ns]]
@@ -463,6 +471,8 @@ class SimState:
             cols = dict(zip(SCHEMA[table], (a[x][:n][at] for x in arrays)))
             if table == "links":
                 cols["key_length"], keys = self.link_keys(at)
+                cols.update(key_hash=a["ln_hash"][:n][at], key_line=a["ln_line"][:n][at],
+                            superseded=a["ln_done"][:n][at] == 2)
             cols.update({f"extra.{f}": a[extra][at, i] for i, f in enumerate(self.extra_names)})
             cols["row"] = rows[at]
             out[table] = cols
@@ -476,6 +486,12 @@ class SimState:
         if self.held() >= max(rows, 2 * self.held_after):
             hand(*self.hand_over())
             self.held_after = self.held()
+
+    def enter_file(self, path):
+        """Tell the spill that the links from here on are `path`'s (its lines)."""
+        if self.spill:
+            ids, base = self.ids.get("links", ((), 0))
+            self.spill[0].files.append((base + int(self.istate[K.I_NLINK]) - len(ids), path))
 
     def row_ids(self, group, n):
         """The numbers of the `n` rows held of `group`."""
@@ -526,7 +542,34 @@ class SimState:
                 **self.pending_links(int(a["work"][0]))), lenient_reads=True)
         if self.spill:
             self.spill[0](*self.hand_over(final=True))
+            self._unseen_reuse(source)
         return self.build(source)
+
+    def _unseen_reuse(self, source):
+        """The link keys reused after their link was handed over (spill.Spill.
+        reused_keys), as the whole read finds them: strict, its error at the first;
+        lenient, counted (the first place: the earlier line, of one file)."""
+        count, first = self.spill[0].reused_keys()
+        if not count:
+            return
+        if not self.lenient:
+            raise _reuse_error(first, source)
+        line, c = first[1], K.E_KEY_REUSED
+        self.recov_line[c] = min(int(self.recov_line[c]), line) if self.recov[c] else line
+        self.recov[c] += count
+
+    def earlier_reuse(self, error, source):
+        """`error`, which stopped a strict read, or where the read was streamed, the
+        reuse of a link key that the simulation did not see, if it comes first: the
+        whole read stops there."""
+        if self.lenient or not self.spill or not self.spill[0].keys or error.line is None:
+            return error  # (no link handed over yet: none reused unseen)
+        self.spill[0](*self.hand_over(final=True))
+        count, first = self.spill[0].reused_keys()
+        if count and (error.line == "end" or (first[0] or source) == error.file
+                      and isinstance(error.line, int) and first[1] < error.line):
+            return _reuse_error(first, source)
+        return error
 
     def _take(self, group, arrays, keep=None):
         """A group's arrays trimmed to its row count (and to the rows `keep`)."""
