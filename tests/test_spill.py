@@ -208,6 +208,15 @@ def test_a_key_reused_after_its_link_was_handed_over_is_found(tmp_path, small_ba
                            "type and container")
     t = load(trace, lenient=True, cache=False)
     assert ("reused link keys started new links", 3, first) in t.report
+    # reused in an included file (PajeTraceFile): its name and line; or before it, in
+    # the including file, unseen, while the included file's reuse is seen at once
+    include = "%EventDef PajeTraceFile 99\n% Container string\n% Type string\n" \
+              "% Filename string\n%EndEventDef\n"
+    (tmp_path / "part.trace").write_text("\n".join(link(40, "g") + link(41, "k1")) + "\n")
+    for n, where in ((48, f"{tmp_path / 'part.trace'}:3"), (50, f"{trace}:{first + 5}")):
+        trace.write_text(header + include + "\n".join(body[:n]) + "\n99 0 0 part.trace\n")
+        assert both_ways(trace, tmp_path / f"included{n}", False) == (
+            f"{where}: link key already used for another link of this type and container")
 
 
 def test_a_refused_trace_leaves_the_store_there_and_no_spill(tmp_path, small_batches):

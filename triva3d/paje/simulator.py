@@ -560,16 +560,13 @@ class SimState:
 
     def earlier_reuse(self, error, source):
         """`error`, which stopped a strict read, or where the read was streamed, the
-        reuse of a link key that the simulation did not see, if it comes first: the
-        whole read stops there."""
+        first reuse of a link key that the simulation did not see: a link made before
+        the error, its reuse comes first, where the whole read stops."""
         if self.lenient or not self.spill or not self.spill[0].keys or error.line is None:
             return error  # (no link handed over yet: none reused unseen)
         self.spill[0](*self.hand_over(final=True))
         count, first = self.spill[0].reused_keys()
-        if count and (error.line == "end" or (first[0] or source) == error.file
-                      and isinstance(error.line, int) and first[1] < error.line):
-            return _reuse_error(first, source)
-        return error
+        return _reuse_error(first, source) if count else error
 
     def _take(self, group, arrays, keep=None):
         """A group's arrays trimmed to its row count (and to the rows `keep`)."""
