@@ -349,6 +349,17 @@ def test_help_loads_no_numpy():
     assert "--format {paje,otf2}" in out.stdout
 
 
+def test_a_read_off_a_terminal_loads_no_progress_bar(tmp_path):
+    """tqdm (20 ms to import: its version looked up in the installed packages) is for
+    a terminal: a script's or batch job's read does without it."""
+    code = ("import sys; from triva3d.cli import main\n"
+            "main(sys.argv[1:])\n"
+            "print('tqdm' in sys.modules, file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code, "stats", "--no-cache", str(SMALL)],
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0 and out.stderr.splitlines()[-1] == "False", out.stderr
+
+
 def test_geometry_needs_no_vtk(small):
     st = small.states
     want = int(((st.end >= 0) & (st.start <= 0.1)).sum())

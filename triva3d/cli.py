@@ -61,15 +61,18 @@ def _load(args, as_asked=True, path=None, state=None, part=False):
 @contextlib.contextmanager
 def _reading(desc="reading", unit="B"):
     """A bar of the bytes read (or other `unit`s done), on a terminal (the library
-    never prints): yields its f(done, in all), or None."""
+    never prints): yields its f(done, in all), or None (tqdm, 20 ms to import, not
+    imported off a terminal)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
     from tqdm import tqdm
-    with tqdm(unit=unit, unit_scale=unit == "B", delay=1.0, leave=False, desc=desc,
-              disable=not sys.stderr.isatty()) as bar:
+    with tqdm(unit=unit, unit_scale=unit == "B", delay=1.0, leave=False, desc=desc) as bar:
 
         def progress(done, total):
             bar.total = total
             bar.update(done - bar.n)
-        yield None if bar.disable else progress
+        yield progress
 
 
 #: Options that name files a command reads, and files it writes.
