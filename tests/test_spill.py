@@ -184,7 +184,7 @@ def test_mutated_traces_stream_as_they_read_whole(tmp_path_factory, data):
         reader.LEX_LINES = saved
 
 
-def test_a_key_reused_after_its_link_was_handed_over_is_found(tmp_path, small_batches):
+def test_a_key_reused_after_its_link_was_handed_over_is_found(tmp_path, small_batches, capsys):
     """Link keys reused after their link left the simulation (a short one, one of
     more than 8 bytes), beside one reused while its link was held, a long key that
     differs from another only after 8 bytes, and a key shared across link types:
@@ -208,6 +208,11 @@ def test_a_key_reused_after_its_link_was_handed_over_is_found(tmp_path, small_ba
                            "type and container")
     t = load(trace, lenient=True, cache=False)
     assert ("reused link keys started new links", 3, first) in t.report
+    from triva3d import cli  # (which says so)
+    capsys.readouterr()
+    assert cli.main(["ingest", "--lenient", str(trace), "-o", str(tmp_path / "cli")]) == 0
+    assert (f"triva3d: recovered: reused link keys started new links: 3 times, the first at "
+            f"line {first}\n") in capsys.readouterr().err
     # reused in an included file (PajeTraceFile): its name and line; or before it, in
     # the including file, unseen, while the included file's reuse is seen at once
     include = "%EventDef PajeTraceFile 99\n% Container string\n% Type string\n" \

@@ -289,6 +289,7 @@ def cmd_ingest(args):
                                        writing=writing)
     for note in trace.notes:
         print(f"triva3d: note: {note}", file=sys.stderr)
+    _report(trace)
     print(f"{args.output}: a store of {counts['states']} states, {counts['links']} links, "
           f"{counts['variables']} variable pieces, {counts['events']} events in {n} files "
           f"(in {time.perf_counter() - t0:.2f} s)", file=sys.stderr)
