@@ -142,10 +142,19 @@ def test_the_sankey_of_the_worked_example(paje, tmp_path):
     assert sk.left_out == 1 and sk.left_out_time == pytest.approx(4)
     assert "1 paths under the threshold" in sk.title()
     assert svg(sk).count("<rect") >= len(sk.paths) + 1
+    # a title longer than the picture is wide goes on in a second line (the colour
+    # scale of a difference call tree ran off the PNG), its parts kept whole
+    from triva3d.panels.sankey import title_lines, title_room
+    parts = ["a" * 10, "b" * 10, "c" * 10, "d" * 10]
+    assert title_lines("   ".join(parts[:3]), 0.6 * 11 * 25) == ["a" * 10 + "   " + "b" * 10,
+                                                               "c" * 10]
+    assert title_lines("   ".join(parts), 0.6 * 11 * 12) == \
+        ["a" * 10, "b" * 10 + "   " + "c" * 10 + "   " + "d" * 10]
+    assert title_lines("a b", 1000) == ["a b"]
     write(sk, tmp_path / "s.png")
     import imageio.v3 as iio
     img = iio.imread(tmp_path / "s.png")
-    assert img.shape[:2] == (int(sk.height + 2 * 11 + 8), int(sk.width))
+    assert img.shape[:2] == (int(sk.height + title_room()), int(sk.width))
     red = (np.abs(img.astype(int)[:, :, :3] - sk.rgb()[texts.index("main")]).max(axis=2) <= 2)
     assert red.mean() > 0.05  # main's node, the biggest, in its colour
 

@@ -324,3 +324,26 @@ def test_runs_in_different_units_are_compared_in_one(paje, tmp_path):
     with pytest.raises(OptionsError, match=r"its times are in cycles, those of .* in s: "
                                            "the two runs cannot be compared"):
         compare(a, b)
+
+
+def test_rounding_is_no_change_in_the_difference_pictures(paje):
+    """A run against itself with every time moved by 0.1 s differs only by rounding
+    (1e-15 s): grey everywhere, though the numbers keep it; a change of a
+    millisecond is coloured, scaled to it."""
+    from triva3d.analysis.colorby import per_state
+    from triva3d.colors import DIVERGING
+    from triva3d.panels.difference import DifferenceSankey, DifferenceTreemap
+    t = [x + 0.1 for x in range(11)]
+    a, b = paje(UNITS.format(*range(11))), paje(UNITS.format(*t))
+    noise = [d for *_, d in compare(a, b).rows if d]
+    assert noise and max(map(abs, noise)) < 1e-12  # (the numbers: as they are)
+    tm, sk = DifferenceTreemap(a, b), DifferenceSankey(a, b)
+    assert tm.span == 0 and sk.span == 0 and np.abs(tm.difference).max() > 0
+    assert (tm.cell_rgb() == DIVERGING[1]).all() and (sk.rgb() == DIVERGING[1]).all()
+    assert per_state(a, "difference:state:Running", other=b).span == (0, 0)
+    t[10] += 0.001  # P1 runs a millisecond longer
+    b = paje(UNITS.format(*t))
+    tm, sk = DifferenceTreemap(a, b), DifferenceSankey(a, b)
+    assert tm.span == pytest.approx(0.001) and sk.span == pytest.approx(0.001)
+    assert per_state(a, "difference:state:Running", other=b).span == \
+        pytest.approx((-0.001, 0.001))

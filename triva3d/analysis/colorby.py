@@ -73,11 +73,12 @@ def per_state(trace, color_by, window=None, slicer=None, other=None):
         return _linear(v, arg, f"no {arg} on the container or above it")._replace(
             is_time=arg.startswith("state:"))  # (seconds in a state value)
     if kind == "difference" and arg:
+        from .compare import difference_span
         if other is None:
             raise OptionsError("colour by difference needs a second run to compare with")
-        v = _difference(trace, other, arg, window, slicer)[st.container]
-        finite = np.abs(v[np.isfinite(v)])
-        top = float(finite.max()) if len(finite) else 0.0
+        v, compared = _difference(trace, other, arg, window, slicer)
+        v = v[st.container]
+        top = difference_span(v, *compared)
         return Metric(v, (-top, top), False, f"B - A {arg}", arg.startswith("state:"),
                       f"no {arg} in B (no container of that name)", True)
     raise OptionsError(f"colour by must be {', '.join(COLOR_BY)}, "
@@ -107,7 +108,7 @@ def per_cell(metric, trace, window, node_of, columns):
 def _difference(a, b, metric, window, slicer=None):
     """Per container of `a`, B's Time-Slice `metric` less A's (the container, or the
     nearest above it carrying the metric, matched by name in `b`; NaN: none), in
-    A's unit of time."""
+    A's unit of time; and the numbers compared (A's, B's)."""
     from . import time_power
     from .compare import moved, per_unit
     from .timeslice import Slicer
@@ -124,7 +125,7 @@ def _difference(a, b, metric, window, slicer=None):
         mate = names_b.get(a.display_name("containers", c))
         if mate is not None:
             diff[c] = vb[mate] - va[c]
-    return np.where(carrier >= 0, diff[np.maximum(carrier, 0)], np.nan)
+    return np.where(carrier >= 0, diff[np.maximum(carrier, 0)], np.nan), (va[ca], vb[cb])
 
 
 def _linear(v, name, missing):

@@ -45,6 +45,22 @@ def run_start(trace):
     return float(min(firsts)) if firsts else trace.start_time
 
 
+#: Differences under this share of the largest number compared are rounding, not a
+#: change (a run against its own conversion differs by 1e-17 s): difference_span.
+ROUNDING = 1e-9
+
+
+def difference_span(d, *numbers):
+    """The largest |difference| of `d`, to which a diverging map is scaled; 0 (no
+    change: grey) where it is within ROUNDING of the largest of the `numbers`
+    compared (arrays; NaN left out)."""
+    def largest(x):
+        x = np.asarray(x, np.float64)
+        return float(np.nanmax(np.abs(x))) if np.isfinite(x).any() else 0.0
+    top = largest(d)
+    return top if top > ROUNDING * max(map(largest, numbers), default=0.0) else 0.0
+
+
 def per_unit(a, b):
     """How many of run `b`'s units of time one of run `a`'s makes; an OptionsError
     where the two do not convert."""

@@ -9,7 +9,7 @@ each run's start; A's numbers are brought to B's unit.
 import numpy as np
 
 from .. import colors
-from ..analysis.compare import moved, per_unit, run_start
+from ..analysis.compare import difference_span, moved, per_unit, run_start
 from .sankey import Sankey
 from .treemap import TimeSliceTreemap
 
@@ -37,7 +37,8 @@ class DifferenceTreemap(TimeSliceTreemap):
             if there is not None:
                 d[j] = self.cell_number(j) - there.get(self.value_names[self.cell_col[j]], 0.0)
         self.difference = d
-        self.span = float(np.nanmax(np.abs(d))) if np.isfinite(d).any() else 0.0
+        b_numbers = np.array([self.cell_number(j) for j in range(len(d))])
+        self.span = difference_span(d, b_numbers, b_numbers - d)
         self.a = a
         #: (node, value, A's number) of what A holds and B gives no area: not drawn
         in_b = {self.name_of(int(n)) for n in np.unique(self.cell_node)}
@@ -83,7 +84,8 @@ class DifferenceTreemap(TimeSliceTreemap):
     def legend_entries(self):
         stops = np.linspace(-1, 1, 5)
         keys = [(f"B - A {x * self.span:+.3g} {self.unit}", rgb)
-                for x, rgb in zip(stops, colors.diverging(stops))]
+                for x, rgb in zip(stops, colors.diverging(stops))] if self.span > 0 else \
+            [("B - A: no change (none above rounding)", colors.diverging(np.zeros(1))[0])]
         missing = int(np.isnan(self.difference).sum())
         if missing:
             keys.append((f"{_cells(missing)} not in A", np.array(colors.EMPTY, np.uint8)))
@@ -118,12 +120,13 @@ class DifferenceSankey(Sankey):
         self.a_of = np.array([self.a_inclusive.get(self.tree.text(int(p)), 0.0)
                               for p in self.paths])
         self.difference = self.inclusive - self.a_of
+        self.span = difference_span(self.difference, self.inclusive, self.a_of)
         #: paths A holds that B does not (not drawn: B's tree)
         in_b = {self.tree.text(int(p)) for p in self.tree.merged(how)[0]}
         self.only_a = sorted(set(self.a_inclusive) - in_b)
 
     def rgb(self):
-        top = float(np.abs(self.difference).max(initial=0.0))
+        top = self.span
         return colors.diverging(self.difference / top if top > 0 else self.difference * 0)
 
     def tip(self, i):
@@ -132,7 +135,8 @@ class DifferenceSankey(Sankey):
                 f"{self.a_of[i]:.6g}, B {self.inclusive[i]:.6g})")
 
     def title(self):
-        top = float(np.abs(self.difference).max(initial=0.0))
-        return (f"{super().title()}   colour: B - A inclusive, blue -{top:.3g} .. red "
-                f"+{top:.3g} {self.tree.trace.unit()}"
+        top, unit = self.span, self.tree.trace.unit()
+        return (f"{super().title()}   colour: B - A inclusive, "
+                + (f"blue -{top:.3g} .. red +{top:.3g} {unit}" if top > 0 else
+                   "no change (none above rounding)")
                 + (f"   ({len(self.only_a)} paths of A only)" if self.only_a else ""))

@@ -149,9 +149,24 @@ class Sankey:
         return out
 
 
+TITLE_LINES = 2
+
+
 def title_room(font=11.0):
-    """The height above the Sankey that the SVG's title takes."""
-    return 2 * font + 8
+    """The height above the Sankey that the SVG's title takes (TITLE_LINES lines)."""
+    return TITLE_LINES * (font + 4) + font
+
+
+def title_lines(title, width, font=11.0):
+    """`title` in lines of `width` (its parts, "   " apart, kept whole where they fit;
+    a sans-serif letter taken as 0.6 font wide), TITLE_LINES at most."""
+    room, lines = max(int(width / (0.6 * font)), 1), [""]
+    for part in title.split("   "):
+        if lines[-1] and len(lines[-1]) + 3 + len(part) > room:
+            lines.append("")
+        lines[-1] += ("   " if lines[-1] else "") + part
+    return lines[:TITLE_LINES - 1] + ["   ".join(lines[TITLE_LINES - 1:])] \
+        if len(lines) > TITLE_LINES else lines
 
 
 def svg(sk, font=11.0):
@@ -163,7 +178,8 @@ def svg(sk, font=11.0):
     lines = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W:g}" height="{H + top:g}" '
              f'viewBox="0 0 {W:g} {H + top:g}" font-family="sans-serif" font-size="{font:g}">',
              f'<rect width="{W:g}" height="{H + top:g}" fill="{css(BACKGROUND_RGB)}"/>',
-             f'<text x="6" y="{font + 4:g}" fill="{text_fill}">{html.escape(sk.title())}</text>']
+             *(f'<text x="6" y="{(k + 1) * (font + 4):g}" fill="{text_fill}">{html.escape(line)}'
+               '</text>' for k, line in enumerate(title_lines(sk.title(), W - 12, font)))]
     rgb = sk.rgb()
     for i, j, y0, y1, h in sk.ribbons:
         x0 = sk.rects[i, 0] + sk.rects[i, 2]
