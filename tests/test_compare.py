@@ -285,7 +285,9 @@ def test_runs_in_different_units_are_compared_in_one(paje, tmp_path):
     from triva3d import ViewState
     from triva3d.analysis.colorby import per_state
     from triva3d.panels.difference import DifferenceSankey, DifferenceTreemap
+    from triva3d.analysis.timeslice import Slicer
     from triva3d.sidebyside import SideBySide
+    from triva3d.units import per
     a = paje(UNITS.format(*range(11)))
     b = paje(UNITS.format(*range(0, 11000, 1000)))
     b.time_unit = "ms"
@@ -310,16 +312,29 @@ def test_runs_in_different_units_are_compared_in_one(paje, tmp_path):
     assert sorted(tm.cell_number(j) for j in range(len(tm.cell_rects))) == [1000, 2000, 3000]
     sk = DifferenceSankey(a, b)
     assert len(sk.difference) and np.abs(sk.difference).max() == pytest.approx(0, abs=1e-9)
-    m = per_state(a, "difference:state:Running", other=b)
-    assert np.nanmax(np.abs(m.values)) == pytest.approx(0, abs=1e-9)
+    for nested in ("exclusive", "inclusive"):  # (B sliced as A is)
+        m = per_state(a, "difference:state:Running", other=b, slicer=Slicer(a, nested))
+        assert np.nanmax(np.abs(m.values)) == pytest.approx(0, abs=1e-9)
     pair = SideBySide(a, b, ViewState(compare=b.source, side_by_side="absolute"),
                       size=(160, 120))
     assert pair.views[1].state.scale == pair.views[0].state.scale
     pair.close()
-    pair = SideBySide(a, b, ViewState(compare=b.source, side_by_side="absolute",
-                                      window=(2.0, 4.0)), size=(160, 120))
-    assert pair.views[1].state.window == (2000.0, 4000.0)
+    pair = SideBySide(a, b, ViewState(compare=b.source, side_by_side="absolute", time_unit="s",
+                                      window=(2.0, 4.0), intervals=("Running", 4, 6)),
+                      size=(160, 120))
+    s = pair.views[1].state  # (B's own unit: durations and window converted)
+    assert s.window == (2000.0, 4000.0) and s.intervals == ("Running", 4000, 6000)
+    assert s.time_unit is None and pair.views[0].state.time_unit == "s"
     pair.close()
+    # the camera fits the longer run in seconds: B, 18 s, against A's 9000 ms
+    slow = paje(UNITS.format(*range(0, 22, 2)))
+    pair = SideBySide(b, slow, ViewState(compare=slow.source, side_by_side="absolute"),
+                      size=(160, 120))
+    pair.render()
+    assert pair.views[0].state.camera == pair.views[1].fitted_camera()
+    assert pair.views[0].state.scale == pytest.approx(pair.views[1].state.scale / 2)
+    pair.close()
+    assert (per("us", "ns"), per("s", "ns"), per("ms", "us")) == (1000, 1e9, 1000)
     b.time_unit = "cycles"
     with pytest.raises(OptionsError, match=r"its times are in cycles, those of .* in s: "
                                            "the two runs cannot be compared"):

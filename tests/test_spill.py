@@ -195,7 +195,7 @@ def test_a_key_reused_after_its_link_was_handed_over_is_found(tmp_path, small_ba
     body = (link(1, "k1") + link(2, "longkey-0001") + link(3, "longkey-0002")
             + link(4, "k1", "LP", "p1") + sum((link(5 + i, f"f{i}") for i in range(20)), [])
             + link(30, "k1") + link(31, "longkey-0001") + link(32, "k9") + link(33, "k9"))
-    header = HEADER + TYPES.replace("6 0 p1", "6 0 p1").rstrip("\n") + "\n"
+    header = HEADER + TYPES
     trace = tmp_path / "t.trace"
     trace.write_text(header + "\n".join(body) + "\n")
     first = header.count("\n") + body.index("15 30 0 L p1 m k1") + 1
@@ -222,6 +222,38 @@ def test_a_key_reused_after_its_link_was_handed_over_is_found(tmp_path, small_ba
         trace.write_text(header + include + "\n".join(body[:n]) + "\n99 0 0 part.trace\n")
         assert both_ways(trace, tmp_path / f"included{n}", False) == (
             f"{where}: link key already used for another link of this type and container")
+    # an error without a line after an unseen reuse (the included file unreadable)
+    from triva3d.errors import TraceError
+    from triva3d.paje.reader import open_input
+
+    def refuse(path, what):
+        if str(path).endswith("part.trace"):
+            raise TraceError(path, None, "cannot read the trace")
+        return open_input(path, what)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(reader, "open_input", refuse)
+        assert both_ways(trace, tmp_path / "unreadable", False) == \
+            f"{trace}:{first + 5}: link key already used for another link of this type and container"
+
+
+@pytest.mark.parametrize("end", ["15 40 0 L p1 m k1", "16 40 0 L p2 m k1",
+                                 "15 40 q1 LP q1 m k1\n7 41 P q1"])
+def test_a_key_reused_by_a_link_never_completed_is_found(end, tmp_path, small_batches):
+    """An unseen reuse whose new link stays pending (to the end, or until its
+    container goes): strict, the reuse's line, not the incomplete link; lenient, both
+    counted, as in the whole read."""
+    owner, kind = ("q1", "LP") if "q1" in end else ("0", "L")
+    lines = ['6 0 q1 P 0 "Q1"'] + [
+        x for i, key in enumerate(["k1"] + [f"f{i}" for i in range(20)])
+        for x in (f"15 {1 + i} {owner} {kind} q1 m {key}", f"16 {1.5 + i} {owner} {kind} p2 m {key}")]
+    trace = tmp_path / "t.trace"
+    trace.write_text(HEADER + TYPES + "\n".join(lines) + "\n" + end + "\n")
+    line = (HEADER + TYPES).count("\n") + len(lines) + 1
+    assert both_ways(trace, tmp_path / "strict", False) == \
+        f"{trace}:{line}: link key already used for another link of this type and container"
+    assert both_ways(trace, tmp_path / "lenient", True) is None
+    assert ("reused link keys started new links", 1, line) in \
+        load(trace, lenient=True, cache=False).report
 
 
 def test_a_refused_trace_leaves_the_store_there_and_no_spill(tmp_path, small_batches):

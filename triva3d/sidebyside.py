@@ -46,21 +46,31 @@ class SideBySide:
         start = run_start(run)
         return start, run.end_time - start
 
+    def _per(self, i):
+        """How many of run i's units of time one of A's makes (A's unit: the state's
+        time unit, else its own)."""
+        from .analysis.compare import per_unit
+        return per_unit(self.runs[0], self.runs[i], self.state.time_unit) if i else 1.0
+
     def _state_of(self, i):
         """Run i's own ViewState: the shared one, its times moved to run i's start
         (and scaled to its length when normalised), no second run; absolute, its
         height over the same seconds as the other's."""
+        from .units import per
         s = self.state.copy()
         s.update(compare=None, side_by_side=None,
                  colors={**self._colours, **self.state.colors} if i else self.state.colors)
-        from .analysis.compare import per_unit
         start, length = self._span(i)
         a_start, a_length = self._span(0)
         absolute = self.state.side_by_side == "absolute"
-        a, b = self.runs
-        k = per_unit(a, self.runs[i]) if absolute else 1.0  # (run i's units in one of A's)
+        k = self._per(i) if absolute else 1.0  # (run i's units in one of A's)
         # a time of A read in run i: the same seconds, or the same share of its length
         ratio = k if absolute else 1.0 if a_length <= 0 else length / a_length
+        if i:  # B's times in its own unit (the unit named is A's); durations converted
+            to = per(self.runs[0].unit(s.time_unit), self.runs[1].unit())
+            s.time_unit = None
+            if s.intervals is not None and to is not None:
+                s.intervals = (s.intervals[0], s.intervals[1] * to, s.intervals[2] * to)
 
         def moved(t):
             return start + (t - a_start) * ratio
@@ -71,7 +81,7 @@ class SideBySide:
             s.now = moved(s.now)
         if absolute and self.state.window is None:  # each run whole: the longer is taller
             length /= k  # (in A's unit)
-            longest = max(a_length, self._span(1)[1] / per_unit(a, b))
+            longest = max(a_length, self._span(1)[1] / self._per(1))
             if length <= 0:
                 raise OptionsError(f"{self.runs[i].source}: the run has no length to draw "
                                    "at the same seconds as the other")
@@ -88,7 +98,7 @@ class SideBySide:
         """Absolute time: both views through the camera fitted to the longer run."""
         if self.state.side_by_side != "absolute" or self.state.camera is not None:
             return
-        longer = int(np.argmax([self._span(k)[1] for k in range(2)]))
+        longer = int(np.argmax([self._span(k)[1] / self._per(k) for k in range(2)]))
         cam = self.views[longer].fitted_camera()
         for v in self.views:
             v.state.camera = cam

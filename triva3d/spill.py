@@ -23,11 +23,15 @@ from .trace import SCHEMA, Fields
 
 #: Entity rows the simulation holds before it hands over those done with.
 SPILL_ROWS = 1 << 21
-#: What the reuse check keeps of a handed link (Spill.reused_keys): the hash of its
-#: container, type and key, its number (negative: superseded, -1 - number), the line
-#: of its first event, its container and type.
+#: What the reuse check keeps of each link leaving the simulation (Spill.reused_keys):
+#: the kernel's hash of its container, type and key, its number (negative:
+#: superseded, -1 - number), the line of its first event, its container and type,
+#: its key's length, first 8 bytes and (longer keys) a second hash of all its bytes.
 KEY_RECORD = np.dtype([("hash", np.int64), ("row", np.int64), ("line", np.int64),
-                       ("container", np.int32), ("type", np.int32)])
+                       ("head", np.uint64), ("hash2", np.uint64), ("container", np.int32),
+                       ("type", np.int32), ("length", np.int32)])
+#: Links (and key bytes) recorded at once (each byte takes a few 8-byte indices).
+KEY_BLOCK = 1 << 16
 #: Files the records are spread over by hash (each read whole by the check).
 KEY_PARTS = 256
 
@@ -46,12 +50,15 @@ class Spill:
         self.mend = None  # None, or f(table, columns) making a part read back final
         self.files = []   # (the first link number read from it, a Pajé file's path)
 
-    def __call__(self, tables, keys=None, dropped=None):
+    def __call__(self, tables, keys=None, dropped=None, leaving=None):
         """Spill one hand-over (SimState.hand_over): `tables` (table -> columns: SCHEMA's,
         `extra.NAME` and `row`, the rows' numbers in the trace; a link's `key_length`
-        where `keys` are given), the links' `keys` end to end, `dropped` link numbers."""
+        where `keys` are given), the links' `keys` end to end, `dropped` link numbers,
+        the links `leaving` (their key records)."""
         if dropped is not None:
             self.dropped.append(dropped)
+        if leaving is not None and len(leaving["row"]):
+            self._key_records(leaving)
         links = tables.get("links", {})
         if keys is not None and len(links["row"]):  # (the keys in the trace's order)
             chunk = os.path.join(self.folder, f"keys-{len(self.keys)}")
@@ -60,7 +67,6 @@ class Spill:
                          ("starts", np.concatenate([[0], np.cumsum(links["key_length"])]))):
                 np.save(os.path.join(chunk, f"{c}.npy"), v)
             self.keys.append(chunk)
-            self._key_records(links)
         links.pop("key_length", None)
         for name, columns in tables.items():
             n = len(columns["row"])
@@ -131,11 +137,29 @@ class Spill:
             yield lengths, out
 
     def _key_records(self, links):
-        """Append the handed `links`' KEY_RECORDs to their parts' files (by hash)."""
-        rec = np.empty(len(links["row"]), KEY_RECORD)
-        rec["hash"], rec["line"] = links.pop("key_hash"), links.pop("key_line")
-        rec["row"] = np.where(links.pop("superseded"), -1 - links["row"], links["row"])
-        rec["container"], rec["type"] = links["container"], links["type"]
+        """Append the KEY_RECORDs of `links` (SimState.hand_over's `leaving`) to their
+        parts' files (by hash), KEY_BLOCK links or key bytes at a time."""
+        lengths = links["key_length"].astype(np.int64)
+        ends = np.cumsum(lengths)
+        cuts = np.union1d(np.arange(KEY_BLOCK, len(lengths), KEY_BLOCK), np.searchsorted(
+            ends, np.arange(1, ends[-1] // KEY_BLOCK + 1) * KEY_BLOCK))
+        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(lengths)]):
+            if hi > lo:
+                self._key_block({k: v[lo:hi] for k, v in links.items() if k != "keys"},
+                                links["keys"][ends[lo] - lengths[lo]:ends[hi - 1]])
+
+    def _key_block(self, links, keys):
+        """_key_records of one block: `links`' columns, their `keys` end to end."""
+        rec = np.zeros(len(links["row"]), KEY_RECORD)
+        for c in ("hash", "line", "container", "type"):
+            rec[c] = links[c]
+        rec["row"] = np.where(links["superseded"], -1 - links["row"], links["row"])
+        rec["length"] = n = links["key_length"].astype(np.int64)
+        starts = np.cumsum(n) - n
+        rec["head"] = _first_bytes(n, starts, keys)
+        long = np.flatnonzero(n > 8)
+        if len(long):
+            rec["hash2"][long] = _hash2(n[long], starts[long], keys)
         part = (rec["hash"].view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(56)
         order = np.argsort(part, kind="stable")
         bounds = np.searchsorted(part[order], np.arange(KEY_PARTS + 1))
@@ -144,13 +168,13 @@ class Spill:
                 rec[order[bounds[p]:bounds[p + 1]]].tofile(f)
 
     def reused_keys(self):
-        """The link keys reused after their link was handed over, which the simulation
-        did not see (it holds the pending links and the last of each (container,
-        type)): (how many; the first in the trace's order as (its file, line), or
-        None). Each part's records are read whole: a
-        hash met twice makes candidates, whose (container, type, key) are compared
-        exactly; a reuse the simulation saw (the earlier link superseded) is not
-        counted again."""
+        """The link keys reused after their link left the simulation, which did not see
+        them (it holds the pending links and the last of each (container, type)):
+        (how many; the first in the trace's order as (its file, line), or None).
+        Each part's records are read alone and sorted by (container, type, key): a
+        key is its length and first 8 bytes, exactly, or beyond 8 bytes, besides the
+        kernel's hash, a second 64-bit hash of its bytes. A reuse the simulation saw
+        (the earlier link superseded) is not counted again."""
         count, first = 0, None
         for p in range(KEY_PARTS):
             path = os.path.join(self.folder, f"keyhash-{p}")
@@ -158,23 +182,12 @@ class Spill:
             if len(rec) < 2:
                 continue
             number = np.where(rec["row"] < 0, -1 - rec["row"], rec["row"])
-            rec = rec[np.lexsort((number, rec["hash"]))]
-            twice = rec["hash"][1:] == rec["hash"][:-1]
-            rec = rec[np.r_[twice, False] | np.r_[False, twice]]
-            if not len(rec):
-                continue
-            number = np.where(rec["row"] < 0, -1 - rec["row"], rec["row"])
-            lengths, starts, text = self._keys_of(number)
-            head = _first_bytes(lengths, starts, text)  # (exact for keys of 8 bytes or less)
-            order = np.lexsort((number, head, lengths, rec["type"], rec["container"],
-                                rec["hash"]))
-            rec, number, lengths, starts, head = (x[order] for x in (rec, number, lengths,
-                                                                     starts, head))
-            same = ((rec["hash"][1:] == rec["hash"][:-1]) & (head[1:] == head[:-1])
-                    & (rec["container"][1:] == rec["container"][:-1])
-                    & (rec["type"][1:] == rec["type"][:-1]) & (lengths[1:] == lengths[:-1]))
-            long = np.flatnonzero(same & (lengths[1:] > 8))
-            same[long] = _same_bytes(starts[long], starts[long + 1], lengths[long + 1], text)
+            keys = ("hash", "container", "type", "length", "head", "hash2")
+            order = np.lexsort((number,) + tuple(rec[k] for k in reversed(keys)))
+            rec, number = rec[order], number[order]
+            same = np.ones(len(rec) - 1, bool)
+            for k in keys:
+                same &= rec[k][1:] == rec[k][:-1]
             new = np.flatnonzero(same & (rec["row"][:-1] >= 0)) + 1  # (earlier: not superseded)
             count += len(new)
             if len(new):
@@ -186,27 +199,6 @@ class Spill:
         marks = [m for m, _ in self.files]
         at = max(int(np.searchsorted(marks, first[0], side="right")) - 1, 0)
         return count, (self.files[at][1] if self.files else None, first[1])
-
-    def _keys_of(self, rows):
-        """(lengths, starts, bytes end to end) of the keys of links `rows`."""
-        lengths, starts = np.zeros(len(rows), np.int64), np.zeros(len(rows), np.int64)
-        pieces, base = [], 0
-        for chunk in self.keys:
-            row = np.load(os.path.join(chunk, "row.npy"), mmap_mode="r")
-            i = np.searchsorted(row, rows)
-            hit = np.flatnonzero(i < len(row))
-            hit = hit[row[i[hit]] == rows[hit]]
-            if not len(hit):
-                continue
-            offsets = np.load(os.path.join(chunk, "starts.npy"), mmap_mode="r")
-            data = np.load(os.path.join(chunk, "bytes.npy"), mmap_mode="r")
-            k = i[hit]
-            n = (offsets[k + 1] - offsets[k]).astype(np.int64)
-            at = np.repeat(offsets[k] - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
-            lengths[hit], starts[hit] = n, base + np.cumsum(n) - n
-            pieces.append(np.asarray(data[at]))
-            base += int(n.sum())
-        return lengths, starts, np.concatenate(pieces) if pieces else np.zeros(0, np.uint8)
 
     def _read(self, name, lo, hi, fields):
         """Table `name`'s spilled rows of containers `lo` to `hi` - 1: SCHEMA's
@@ -243,13 +235,14 @@ def _first_bytes(lengths, starts, text):
     return out.view(np.uint64)[:, 0]
 
 
-def _same_bytes(a, b, lengths, text):
-    """Per pair, whether the `lengths` bytes of `text` at `a` and at `b` are equal."""
-    if not len(lengths):
-        return np.zeros(0, bool)
+def _hash2(lengths, starts, text):
+    """A 64-bit polynomial hash of each key's bytes (keys of one byte or more), other
+    than the kernel's FNV."""
     at = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    equal = text[np.repeat(a, lengths) + at] == text[np.repeat(b, lengths) + at]
-    return np.logical_and.reduceat(equal, np.cumsum(lengths) - lengths)
+    powers = np.cumprod(np.full(int(lengths.max()), 0x9E3779B97F4A7C15, np.uint64))
+    terms = (text[np.repeat(starts, lengths) + at].astype(np.uint64) + np.uint64(1)) \
+        * powers[at]
+    return np.add.reduceat(terms, np.cumsum(lengths) - lengths)
 
 
 def ingest_file(path, out, lenient=False, cache=True, progress=None, writing=None,

@@ -114,7 +114,7 @@ def _difference(a, b, metric, window, slicer=None):
     from .timeslice import Slicer
     wa, wb = window, moved(window, a, b)  # (no window: each run whole)
     va, ca = (slicer or Slicer(a)).slice(wa).metric(metric)
-    vb, cb = Slicer(b).slice(wb).metric(metric)
+    vb, cb = Slicer(b, slicer.nested if slicer else "exclusive").slice(wb).metric(metric)
     vb = vb / per_unit(a, b) ** time_power(metric)
     carrier = nearest_carrier(a.containers.parent, ca)
     names_b = {}

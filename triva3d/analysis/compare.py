@@ -61,13 +61,15 @@ def difference_span(d, *numbers):
     return top if top > ROUNDING * max(map(largest, numbers), default=0.0) else 0.0
 
 
-def per_unit(a, b):
-    """How many of run `b`'s units of time one of run `a`'s makes; an OptionsError
-    where the two do not convert."""
-    k = per(a.unit(), b.unit())
+def per_unit(a, b, a_unit=None):
+    """How many of run `b`'s units of time one of run `a`'s makes (`a_unit`: a
+    person's word for a's, Trace.unit); an OptionsError where the two do not
+    convert."""
+    k = per(a.unit(a_unit), b.unit())
     if k is None:
         raise OptionsError(f"{b.source}: its times are in {b.unit()}, those of "
-                           f"{a.source} in {a.unit()}: the two runs cannot be compared")
+                           f"{a.source} in {a.unit(a_unit)}: the two runs cannot be "
+                           "compared")
     return k
 
 

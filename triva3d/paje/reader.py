@@ -56,10 +56,11 @@ class _Progress:
 def read_paje(path, lenient=False, progress=None, spill=None):
     """Parse and simulate the Pajé trace at `path`. Raises TraceError on bad input.
     `progress`: None, or a callable f(bytes read, bytes in all) called after each
-    block (an exception it raises stops the read). `spill`: None, or (hand, rows):
-    whenever the simulation holds `rows` entity rows, hand(*SimState.hand_over())
-    takes those that can no longer change, and the last at the end; the Trace then
-    holds no entity (spill.py)."""
+    block (an exception it raises stops the read). `spill`: None, or (hand, rows),
+    hand a spill.Spill: whenever the simulation holds `rows` entity rows,
+    hand(*SimState.hand_over()) takes those that can no longer change, and the last
+    at the end, and hand.reused_keys() says the link keys reused unseen; the Trace
+    then holds no entity (spill.py)."""
     path = os.fspath(path)
     with interpreted():  # a few names
         sim = SimState(lenient)

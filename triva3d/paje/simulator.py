@@ -129,8 +129,10 @@ WANT = {D.NEW_EVENT: Kind.EVENT, D.SET_VARIABLE: Kind.VARIABLE, D.ADD_VARIABLE: 
 
 def _reuse_error(first, source):
     """The TraceError of a reused link key at `first` (Spill.reused_keys's)."""
-    return TraceError(first[0] or source, first[1], MESSAGES[K.E_KEY_REUSED],
-                      lenient_reads=True)
+    error = TraceError(first[0] or source, first[1], MESSAGES[K.E_KEY_REUSED],
+                       lenient_reads=True)
+    error.reused = True
+    return error
 
 
 def _pow2(n):
@@ -191,7 +193,7 @@ class SimState:
         self.files = []                      # every file read (PajeTraceFile included)
         self.ids = {}                        # group -> (numbers of the rows kept by
         #                                      hand_over, the next number)
-        self.spill = None                    # spill.py's (hand, rows) or None
+        self.spill = None                    # (a spill.Spill, rows) or None
         self.held_after = 0                  # rows held after the last hand-over
         self._root()
 
@@ -438,16 +440,17 @@ class SimState:
         Returns (table -> its columns: SCHEMA's but a link's key, `extra.NAME` of every
         field known and `row`, the rows' numbers in the order of the Trace `build`
         would make, a link's counting the links dropped before it, and a link's
-        `key_length`, `key_hash` (of its container, type and key), `key_line` (of its
-        first event) and `superseded` (by a later link of its key, lenient); the links'
-        keys end to end; the numbers of the links dropped, never completed). A link
-        key is checked for reuse among the links held: the spill checks the others
-        (spill.Spill.reused_keys)."""
+        `key_length`; the links' keys end to end; the numbers of the links dropped,
+        never completed; `leaving`, every link taken out, handed or dropped: its
+        `row`, `container`, `type`, `hash` (of those and its key), `line` (of its
+        first event), `superseded` (by a later link of its key, lenient),
+        `key_length` and `keys` end to end). A link key is checked for reuse among the
+        links held: the spill checks the others (spill.Spill.reused_keys)."""
         a, ist = self.a, self.istate
         ns = int(ist[K.I_NSLOT])
         kinds = np.array(self.type_kind, np.int8)[a["slot_type"][:ns]]
         live = a["cont_destroyed"][a["slot_cont"][:ns]] == 0  # (a destroyed one's: unread)
-        out, dropped, keys = {}, np.empty(0, I8), None
+        out, dropped, keys, leaving = {}, np.empty(0, I8), None, None
         for table in ENTITY_KINDS:
             group, arrays, extra = TRACE_COLUMNS[table]
             count = GROUPS[group][0]
@@ -465,19 +468,24 @@ class SimState:
                 keep |= (done == 0) & ~gone
                 dropped = rows[gone]
                 handed = ~keep & ~gone
+                gone_or_handed = np.flatnonzero(~keep)
+                leaving = {"row": rows[gone_or_handed], **{
+                    c: a[x][:n][gone_or_handed] for c, x in (
+                        ("container", "ln_cont"), ("type", "ln_type"), ("hash", "ln_hash"),
+                        ("line", "ln_line"))},
+                    "superseded": done[gone_or_handed] == 2}
+                leaving["key_length"], leaving["keys"] = self.link_keys(gone_or_handed)
             else:
                 handed = ~keep
             at = np.flatnonzero(handed)
             cols = dict(zip(SCHEMA[table], (a[x][:n][at] for x in arrays)))
             if table == "links":
                 cols["key_length"], keys = self.link_keys(at)
-                cols.update(key_hash=a["ln_hash"][:n][at], key_line=a["ln_line"][:n][at],
-                            superseded=a["ln_done"][:n][at] == 2)
             cols.update({f"extra.{f}": a[extra][at, i] for i, f in enumerate(self.extra_names)})
             cols["row"] = rows[at]
             out[table] = cols
             self._compact(table, np.flatnonzero(keep), rows, kinds)
-        return out, keys, dropped
+        return out, keys, dropped, leaving
 
     def spill_if_full(self):
         """Hand over (to self.spill's hand) when the rows held reach its rows, or twice
@@ -559,13 +567,17 @@ class SimState:
         self.recov[c] += count
 
     def earlier_reuse(self, error, source):
-        """`error`, which stopped a strict read, or where the read was streamed, the
-        first reuse of a link key that the simulation did not see: a link made before
-        the error, its reuse comes first, where the whole read stops."""
-        if self.lenient or not self.spill or not self.spill[0].keys or error.line is None:
-            return error  # (no link handed over yet: none reused unseen)
-        self.spill[0](*self.hand_over(final=True))
-        count, first = self.spill[0].reused_keys()
+        """The error a strict read stops on: `error`, or where the read streams, the
+        first reuse of a link key that the simulation did not see (made before
+        `error`, it comes first, as in the whole read)."""
+        if self.lenient or not self.spill or not self.spill[0].keys or \
+                getattr(error, "reused", False):
+            return error  # (none handed over yet: none reused unseen; or found already)
+        try:
+            self.spill[0](*self.hand_over(final=True))
+            count, first = self.spill[0].reused_keys()
+        except (MemoryError, OSError):
+            return error
         return _reuse_error(first, source) if count else error
 
     def _take(self, group, arrays, keep=None):

@@ -129,8 +129,8 @@ class TimeSliceTreemap:
                               "throughput": f"bytes/{unit}", "rate": f"bytes/{unit}",
                               "peers": "peers"}.get(measure)}[cells]
         #: the power of time in that unit (how the numbers scale with the unit of time)
-        self.time_power = {"state": 1, "event": 0, "variable": 1,
-                           "link": LINK_TIME_POWER.get(measure)}[cells]
+        self.time_power = LINK_TIME_POWER[measure] if cells == "link" else \
+            {"state": 1, "event": 0, "variable": 1}[cells]
         self.cells = cells
         #: states' seconds say whether nested states' time is in their parents'
         self.time_kind = f"; {slicer.nested} time" if cells == "state" else ""
