@@ -319,12 +319,19 @@ def test_runs_in_different_units_are_compared_in_one(paje, tmp_path):
                       size=(160, 120))
     assert pair.views[1].state.scale == pair.views[0].state.scale
     pair.close()
-    pair = SideBySide(a, b, ViewState(compare=b.source, side_by_side="absolute", time_unit="s",
+    pair = SideBySide(a, b, ViewState(compare=b.source, side_by_side="absolute",
                                       window=(2.0, 4.0), intervals=("Running", 4, 6)),
                       size=(160, 120))
-    s = pair.views[1].state  # (B's own unit: durations and window converted)
+    s = pair.views[1].state  # (B in its own unit: durations and window converted)
     assert s.window == (2000.0, 4000.0) and s.intervals == ("Running", 4000, 6000)
-    assert s.time_unit is None and pair.views[0].state.time_unit == "s"
+    pair.close()
+    # a unit a person names is both runs' (two runs recorded in s, in fact in ms)
+    twin = paje(UNITS.format(*range(11)))
+    pair = SideBySide(a, twin, ViewState(compare=twin.source, side_by_side="absolute",
+                                         time_unit="ms", window=(2.0, 4.0),
+                                         intervals=("Running", 4, 6)), size=(160, 120))
+    assert [(v.state.window, v.state.intervals, v.state.time_unit) for v in pair.views] == \
+        [((2.0, 4.0), ("Running", 4, 6), "ms")] * 2
     pair.close()
     # the camera fits the longer run in seconds: B, 18 s, against A's 9000 ms
     slow = paje(UNITS.format(*range(0, 22, 2)))

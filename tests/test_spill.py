@@ -491,3 +491,19 @@ def test_an_archive_read_ahead_holds_two_locations_and_stops_its_thread(tmp_path
         otf2_reader.read_otf2(tmp_path / "a", progress=stop)
     assert threads == [THREAD] and taken[0] == 17
     assert not [t for t in threading.enumerate() if t.name == THREAD]
+
+
+def test_key_records_of_long_keys_are_exact_a_block_at_a_time(tmp_path, monkeypatch):
+    """Keys longer than a block of bytes (hashed a block of positions at a time), keys
+    sharing their first 8 bytes, NUL bytes: the second hash is the same whatever
+    the block, and tells such keys apart."""
+    from triva3d import spill
+    keys = [b"a" * 20, b"a" * 19 + b"b", b"abcdefgh\0\0\0", b"abcdefgh\0\0\0\0", b"x" * 9]
+    lengths = np.array([len(k) for k in keys], np.int64)
+    text = np.frombuffer(b"".join(keys), np.uint8)
+    starts = np.cumsum(lengths) - lengths
+    whole = spill._hash2(lengths, starts, text)
+    assert len(set(whole.tolist())) == len(keys)
+    for block in (1, 3, 7):
+        monkeypatch.setattr(spill, "KEY_BLOCK", block)
+        assert (spill._hash2(lengths, starts, text) == whole).all()

@@ -47,8 +47,8 @@ class SideBySide:
         return start, run.end_time - start
 
     def _per(self, i):
-        """How many of run i's units of time one of A's makes (A's unit: the state's
-        time unit, else its own)."""
+        """How many of run i's units of time one of A's makes (1 where the state names
+        the unit of both)."""
         from .analysis.compare import per_unit
         return per_unit(self.runs[0], self.runs[i], self.state.time_unit) if i else 1.0
 
@@ -66,11 +66,9 @@ class SideBySide:
         k = self._per(i) if absolute else 1.0  # (run i's units in one of A's)
         # a time of A read in run i: the same seconds, or the same share of its length
         ratio = k if absolute else 1.0 if a_length <= 0 else length / a_length
-        if i:  # B's times in its own unit (the unit named is A's); durations converted
-            to = per(self.runs[0].unit(s.time_unit), self.runs[1].unit())
-            s.time_unit = None
-            if s.intervals is not None and to is not None:
-                s.intervals = (s.intervals[0], s.intervals[1] * to, s.intervals[2] * to)
+        to = 1.0 if s.time_unit else per(self.runs[0].unit(), self.runs[i].unit())
+        if s.intervals is not None and to is not None:  # (durations in run i's unit)
+            s.intervals = (s.intervals[0], s.intervals[1] * to, s.intervals[2] * to)
 
         def moved(t):
             return start + (t - a_start) * ratio

@@ -236,13 +236,23 @@ def _first_bytes(lengths, starts, text):
 
 
 def _hash2(lengths, starts, text):
-    """A 64-bit polynomial hash of each key's bytes (keys of one byte or more), other
-    than the kernel's FNV."""
-    at = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    powers = np.cumprod(np.full(int(lengths.max()), 0x9E3779B97F4A7C15, np.uint64))
-    terms = (text[np.repeat(starts, lengths) + at].astype(np.uint64) + np.uint64(1)) \
-        * powers[at]
-    return np.add.reduceat(terms, np.cumsum(lengths) - lengths)
+    """A 64-bit hash of each key's bytes (keys of one byte or more), other than the
+    kernel's FNV: the wrapping sum of a mix of each (position, byte), KEY_BLOCK
+    positions at a time (a key of 16 MiB too)."""
+    out = np.zeros(len(lengths), np.uint64)
+    for w in range(0, int(lengths.max()), KEY_BLOCK):
+        keys = np.flatnonzero(lengths > w)
+        n = np.minimum(lengths[keys] - w, KEY_BLOCK)
+        first = np.cumsum(n) - n
+        at = np.arange(int(n.sum())) - np.repeat(first, n)
+        x = ((at + w).astype(np.uint64) << np.uint64(8)) \
+            | text[np.repeat(starts[keys] + w, n) + at].astype(np.uint64)
+        x *= np.uint64(0x9E3779B97F4A7C15)
+        x ^= x >> np.uint64(29)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(32)
+        out[keys] += np.add.reduceat(x, first)
+    return out
 
 
 def ingest_file(path, out, lenient=False, cache=True, progress=None, writing=None,

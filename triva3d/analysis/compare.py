@@ -51,25 +51,24 @@ ROUNDING = 1e-9
 
 
 def difference_span(d, *numbers):
-    """The largest |difference| of `d`, to which a diverging map is scaled; 0 (no
-    change: grey) where it is within ROUNDING of the largest of the `numbers`
-    compared (arrays; NaN left out)."""
+    """The largest finite |difference| of `d`, to which a diverging map is scaled; 0
+    (no change: grey) where it is within ROUNDING of the largest finite one of the
+    `numbers` compared (arrays)."""
     def largest(x):
-        x = np.asarray(x, np.float64)
-        return float(np.nanmax(np.abs(x))) if np.isfinite(x).any() else 0.0
+        x = np.abs(np.asarray(x, np.float64))
+        return float(x[np.isfinite(x)].max(initial=0.0))
     top = largest(d)
     return top if top > ROUNDING * max(map(largest, numbers), default=0.0) else 0.0
 
 
-def per_unit(a, b, a_unit=None):
-    """How many of run `b`'s units of time one of run `a`'s makes (`a_unit`: a
-    person's word for a's, Trace.unit); an OptionsError where the two do not
-    convert."""
-    k = per(a.unit(a_unit), b.unit())
+def per_unit(a, b, unit=None):
+    """How many of run `b`'s units of time one of run `a`'s makes: 1 where a person
+    names the unit of both (`unit`, Trace.unit's override); an OptionsError where
+    the two do not convert."""
+    k = 1.0 if unit else per(a.unit(), b.unit())
     if k is None:
         raise OptionsError(f"{b.source}: its times are in {b.unit()}, those of "
-                           f"{a.source} in {a.unit(a_unit)}: the two runs cannot be "
-                           "compared")
+                           f"{a.source} in {a.unit()}: the two runs cannot be compared")
     return k
 
 

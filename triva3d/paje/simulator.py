@@ -129,10 +129,12 @@ WANT = {D.NEW_EVENT: Kind.EVENT, D.SET_VARIABLE: Kind.VARIABLE, D.ADD_VARIABLE: 
 
 def _reuse_error(first, source):
     """The TraceError of a reused link key at `first` (Spill.reused_keys's)."""
-    error = TraceError(first[0] or source, first[1], MESSAGES[K.E_KEY_REUSED],
-                       lenient_reads=True)
-    error.reused = True
-    return error
+    return ReusedKey(first[0] or source, first[1], MESSAGES[K.E_KEY_REUSED],
+                     lenient_reads=True)
+
+
+class ReusedKey(TraceError):
+    """A link key used again (the streamed read's check: found once)."""
 
 
 def _pow2(n):
@@ -571,7 +573,7 @@ class SimState:
         first reuse of a link key that the simulation did not see (made before
         `error`, it comes first, as in the whole read)."""
         if self.lenient or not self.spill or not self.spill[0].keys or \
-                getattr(error, "reused", False):
+                isinstance(error, ReusedKey):
             return error  # (none handed over yet: none reused unseen; or found already)
         try:
             self.spill[0](*self.hand_over(final=True))
