@@ -61,6 +61,13 @@ def difference_span(d, *numbers):
     return top if top > ROUNDING * max(map(largest, numbers), default=0.0) else 0.0
 
 
+def from_start(trace, window, k=1.0):
+    """`window`, offsets from `trace`'s start in a unit one of which makes `k` of the
+    trace's, as the trace's times (None: None)."""
+    t0 = run_start(trace)
+    return None if window is None else (t0 + window[0] * k, t0 + window[1] * k)
+
+
 def per_unit(a, b, unit=None):
     """How many of run `b`'s units of time one of run `a`'s makes: 1 where a person
     names the unit of both (`unit`, Trace.unit's override); an OptionsError where
@@ -84,9 +91,7 @@ def moved(window, a, b):
 def _numbers(trace, window, level, how, k=1.0):
     """{container name: {what: number}} at `level` of `trace` in `window` (offsets
     from the run's start), both in a unit one of which makes `k` of the trace's."""
-    t0 = run_start(trace)
-    w = None if window is None else (t0 + window[0] * k, t0 + window[1] * k)
-    sl = Slicer(trace).slice(w)
+    sl = Slicer(trace).slice(from_start(trace, window, k))
     cols, names = [], []
     values = sl.slicer.state_values
     for v in sorted({trace.display_name("values", int(x)) for x in values}):

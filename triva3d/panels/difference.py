@@ -9,7 +9,7 @@ each run's start; A's numbers are brought to B's unit.
 import numpy as np
 
 from .. import colors
-from ..analysis.compare import difference_span, moved, per_unit, run_start
+from ..analysis.compare import difference_span, from_start, moved, per_unit
 from .sankey import Sankey
 from .treemap import TimeSliceTreemap
 
@@ -19,7 +19,7 @@ class DifferenceTreemap(TimeSliceTreemap):
     `values` as TimeSliceTreemap's) with the differences to `a`."""
 
     def __init__(self, a, b, window=None, mapping=None, **options):
-        wa = None if window is None else (run_start(a) + window[0], run_start(a) + window[1])
+        wa = from_start(a, window)
         base = TimeSliceTreemap(a, window=wa, **options)
         super().__init__(b, window=moved(wa, a, b), **options)
         self.window = window
@@ -111,7 +111,7 @@ class DifferenceSankey(Sankey):
 
     def __init__(self, a, b, window=None, how="sum", threshold=0.01):
         from ..analysis.calltree import calltree
-        wa = None if window is None else (run_start(a) + window[0], run_start(a) + window[1])
+        wa = from_start(a, window)
         ta = calltree(a, window=wa)
         paths, _, inc, _ = ta.merged(how)
         k = per_unit(a, b)  # (A's times in B's unit)
