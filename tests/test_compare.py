@@ -13,6 +13,7 @@ from triva3d.analysis.compare import compare, read_mapping
 from triva3d.bases.readers import read_topology
 from triva3d.errors import OptionsError, Triva3dError
 from triva3d.generate import workstealing, write
+from conftest import TYPES
 
 ROOT = Path(__file__).resolve().parents[1]
 STATES = '5 r S "Running" "0 1 0"\n5 w S "Waiting" "1 0 0"\n'
@@ -346,6 +347,42 @@ def test_runs_in_different_units_are_compared_in_one(paje, tmp_path):
     with pytest.raises(OptionsError, match=r"its times are in cycles, those of .* in s: "
                                            "the two runs cannot be compared"):
         compare(a, b)
+    # normalised, each run's own length: but durations of A cannot be read in cycles
+    pair = SideBySide(a, b, ViewState(compare=b.source, side_by_side="normalised"),
+                      size=(160, 120))
+    pair.close()
+    with pytest.raises(OptionsError, match=r"its times are in cycles, those of .* in s"):
+        SideBySide(a, b, ViewState(compare=b.source, side_by_side="normalised",
+                                   intervals=("Running", 4, 6)), size=(160, 120))
+
+
+def test_a_time_unit_named_is_both_runs_in_a_difference(paje):
+    """A recorded in s and B in ms (StarPU's types), the same numbers: read each in its
+    own unit, B is a thousand times shorter; a person naming ms for both (--time-unit)
+    says they are the same run, and colour by difference is then none, in 3D (also
+    when the unit is named after the picture is made) and in the treemap's cells."""
+    from triva3d import View, ViewState
+    from triva3d.analysis.colorby import per_state
+    from triva3d.panels.treemap import TimeSliceTreemap
+    a = paje(UNITS.format(*range(11)))
+    starpu = '0 PR 0 "Program"\n0 MN PR "Memory Node"\n2 TS P "Thread State"\n' \
+             '2 MS MN "Memory Node State"\n'
+    b = paje(UNITS.format(*range(11)), types=TYPES + starpu)
+    assert b.time_unit == "ms"
+    how = "difference:state:Running"
+    assert per_state(a, how, other=b, unit="ms").span == (0, 0)
+    assert per_state(a, how, other=b).span[1] == pytest.approx(8 * 0.999)  # (P1: 8 s)
+    view = View(a, ViewState(compare=b.source, color_by=how), size=(160, 120))
+    view.render()
+    assert view.scene.geometry.metric().span[1] == pytest.approx(8 * 0.999)
+    view.state.update(time_unit="ms")  # (a stage below the geometry's, yet B - A changes)
+    view.render()
+    assert view.scene.geometry.metric().span == (0, 0)
+    view.close()
+    tm = TimeSliceTreemap(a, color_by=how, other=b, time_unit="ms")
+    assert tm.unit == "ms" and np.nanmax(np.abs(tm.cell_metric)) == 0
+    tm = TimeSliceTreemap(a, color_by=how, other=b)
+    assert np.nanmax(np.abs(tm.cell_metric)) == pytest.approx(8 * 0.999)
 
 
 def test_rounding_is_no_change_in_the_difference_pictures(paje):

@@ -56,7 +56,6 @@ class SideBySide:
         """Run i's own ViewState: the shared one, its times moved to run i's start
         (and scaled to its length when normalised), no second run; absolute, its
         height over the same seconds as the other's."""
-        from .units import per
         s = self.state.copy()
         s.update(compare=None, side_by_side=None,
                  colors={**self._colours, **self.state.colors} if i else self.state.colors)
@@ -66,8 +65,8 @@ class SideBySide:
         k = self._per(i) if absolute else 1.0  # (run i's units in one of A's)
         # a time of A read in run i: the same seconds, or the same share of its length
         ratio = k if absolute else 1.0 if a_length <= 0 else length / a_length
-        to = 1.0 if s.time_unit else per(self.runs[0].unit(), self.runs[i].unit())
-        if s.intervals is not None and to is not None:  # (durations in run i's unit)
+        if s.intervals is not None:  # (durations in run i's unit: the units must convert)
+            to = self._per(i)
             s.intervals = (s.intervals[0], s.intervals[1] * to, s.intervals[2] * to)
 
         def moved(t):

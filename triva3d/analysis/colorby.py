@@ -41,11 +41,12 @@ class Metric(NamedTuple):
     unit: str = None  # (a time's, where not the trace's: a logical trace's seconds)
 
 
-def per_state(trace, color_by, window=None, slicer=None, other=None):
+def per_state(trace, color_by, window=None, slicer=None, other=None, unit=None):
     """The Metric of `color_by` (see the module) over `trace`'s states; `window`
     (t0, t1) for `slice:` and `difference:` (default: the whole trace), with
     `slicer` (a Slicer of the trace, made here if None); `other` the second run
-    (a Trace) of `difference:`."""
+    (a Trace) of `difference:`, `unit` the unit a person names for both runs' times
+    (compare.per_unit; None: each run's own)."""
     kind, _, arg = color_by.partition(":")
     st = trace.states
     physical = getattr(trace, "physical_unit", None)  # (in logical time: not steps)
@@ -76,7 +77,7 @@ def per_state(trace, color_by, window=None, slicer=None, other=None):
         from .compare import difference_span
         if other is None:
             raise OptionsError("colour by difference needs a second run to compare with")
-        v, compared = _difference(trace, other, arg, window, slicer)
+        v, compared = _difference(trace, other, arg, window, slicer, unit)
         v = v[st.container]
         top = difference_span(v, *compared)
         return Metric(v, (-top, top), False, f"B - A {arg}", arg.startswith("state:"),
@@ -105,17 +106,18 @@ def per_cell(metric, trace, window, node_of, columns):
         return (total / weight).reshape(n_nodes, n_cols)
 
 
-def _difference(a, b, metric, window, slicer=None):
+def _difference(a, b, metric, window, slicer=None, unit=None):
     """Per container of `a`, B's Time-Slice `metric` less A's (the container, or the
     nearest above it carrying the metric, matched by name in `b`; NaN: none), in
-    A's unit of time; and the numbers compared (A's, B's)."""
+    A's unit of time (`unit`: the one a person names for both); and the numbers
+    compared (A's, B's)."""
     from . import time_power
     from .compare import moved, per_unit
     from .timeslice import Slicer
-    wa, wb = window, moved(window, a, b)  # (no window: each run whole)
+    wa, wb = window, moved(window, a, b, unit)  # (no window: each run whole)
     va, ca = (slicer or Slicer(a)).slice(wa).metric(metric)
     vb, cb = Slicer(b, slicer.nested if slicer else "exclusive").slice(wb).metric(metric)
-    vb = vb / per_unit(a, b) ** time_power(metric)
+    vb = vb / per_unit(a, b, unit) ** time_power(metric)
     carrier = nearest_carrier(a.containers.parent, ca)
     names_b = {}
     for c in np.flatnonzero(cb).tolist():

@@ -79,12 +79,12 @@ def per_unit(a, b, unit=None):
     return k
 
 
-def moved(window, a, b):
+def moved(window, a, b, unit=None):
     """`window` of run `a` read in run `b` from each run's start, in `b`'s unit
-    (None: None)."""
+    (None: None; `unit`: see per_unit)."""
     if window is None:
         return None
-    sa, sb, k = run_start(a), run_start(b), per_unit(a, b)
+    sa, sb, k = run_start(a), run_start(b), per_unit(a, b, unit)
     return (sb + (window[0] - sa) * k, sb + (window[1] - sa) * k)
 
 

@@ -400,7 +400,7 @@ class TreemapDock(PictureDock):
         state's treemap fields."""
         f, s = self.window.geometry.frame, self.state
         return (f.t0, f.t1, s.selection, s.slice_level, s.slice_how, s.slice_metric,
-                s.slice_values, s.hidden, s.color_by, s.compare)
+                s.slice_values, s.hidden, s.color_by, s.compare, s.time_unit)
 
     def show_state(self):
         s = self.state
@@ -427,7 +427,7 @@ class TreemapDock(PictureDock):
                                   level=s.slice_level, how=s.slice_how, metric=s.slice_metric,
                                   values=s.slice_values, slicer=self.slicer, width=w,
                                   height=h, palette=(g.value_rgb, g.type_rgb),
-                                  hidden=s.hidden,
+                                  hidden=s.hidden, time_unit=s.time_unit,
                                   color_by=s.color_by if s.slice_metric == "state" else "value",
                                   other=g.other)
         except Triva3dError as e:

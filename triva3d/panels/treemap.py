@@ -158,9 +158,9 @@ class TimeSliceTreemap:
         #: its mean over the cell's states
         self.color_metric = self.cell_metric = None
         if color_by != "value":
-            self._color_cells(color_by, window, slicer, other, rows)
+            self._color_cells(color_by, window, slicer, other, rows, time_unit)
 
-    def _color_cells(self, color_by, window, slicer, other, rows):
+    def _color_cells(self, color_by, window, slicer, other, rows, unit):
         from ..analysis import colorby
         if self.cells != "state":
             raise OptionsError("colour by applies to state cells, not "
@@ -168,7 +168,7 @@ class TimeSliceTreemap:
         tr = self.trace
         whole = color_by.startswith("difference:") and window is None  # two runs whole
         m = colorby.per_state(tr, color_by, None if whole else (self.t0, self.t1), slicer,
-                              other)
+                              other, unit)
         is_level = np.zeros(len(tr.containers), bool)
         is_level[rows] = True
         up = colorby.nearest_carrier(tr.containers.parent, is_level)

@@ -372,6 +372,7 @@ class Geometry:
                 tr, overrides, self.roles)
             self._palette_of = (overrides, dict(state.variables))
         self.color_by = state.color_by
+        self.unit_named = state.time_unit  # (both runs' unit, in a difference)
         self._second_run(state.compare if state.color_by.startswith("difference")
                          else None)  # (loaded only for the colours that need it)
         self._choose(state.call_path, state.task, state.intervals)
@@ -482,13 +483,13 @@ class Geometry:
         per_window = self.color_by.startswith("slice:") or (
             self.color_by.startswith("difference:") and self._window_given)
         key = (self.color_by, (self.frame.t0, self.frame.t1) if per_window else None,
-               id(self.other))
+               id(self.other), self.unit_named)
         if key not in self._metrics:
             if key[1] is not None and self._slicer is None:
                 self._slicer = Slicer(self.trace)
             self._metrics = {k: m for k, m in self._metrics.items() if k[1] is None}
             self._metrics[key] = colorby.per_state(self.trace, self.color_by, key[1],
-                                                   self._slicer, self.other)
+                                                   self._slicer, self.other, self.unit_named)
         return self._metrics[key]
 
     def call_paths(self):

@@ -155,11 +155,11 @@ def crossed(routes, rows, start, end, weight, n_edges, t0, t1):
     return np.maximum(by_t1 - _heat(rows[start[rows] < t0], t0, *args), 0.0)
 
 
-def edge_difference(a, b, layout, window=None):
+def edge_difference(a, b, layout, window=None, unit=None):
     """Per edge of run `a`'s `layout`: run `b`'s traffic across it less `a`'s (bytes,
     1 a message of unknown size), b's messages placed by their ends' container names
     in `a` (those whose ends `a` lacks left out); over `window` read from each run's
-    start, else each run whole. Returns (difference, its unit, messages of b left
+    start (`unit`: see compare.per_unit), else each run whole. Returns (difference, its unit, messages of b left
     out)."""
     from ..analysis.compare import moved
     from ..analysis.roles import platform_link_types
@@ -182,7 +182,7 @@ def edge_difference(a, b, layout, window=None):
     out = []
     for run, src, dst, rows, size, _ in runs:  # bytes where every message has a size
         weight = np.nan_to_num(size, nan=1.0) if sized else np.ones(len(size))
-        t0, t1 = (run.start_time, run.end_time) if window is None else moved(window, a, run)
+        t0, t1 = (run.start_time, run.end_time) if window is None else moved(window, a, run, unit)
         out.append(crossed(Routes(layout, np.maximum(src, 0), np.maximum(dst, 0)), rows,
                            run.links.start, run.links.end, weight, len(layout.edges), t0, t1))
     left_out = runs[1][5] - len(runs[1][3])

@@ -71,6 +71,8 @@ class Scene:
         the base's are the View's: it makes a new Scene)."""
         self._fitted = None
         g = self.geometry
+        if g.color_by.startswith("difference") and g.unit_named != state.time_unit:
+            stages = stages | {"geometry"}  # (B - A reads a unit named as both runs')
         if "geometry" in stages:
             g.update(state)
             self._entities(_line_opacity(state))
@@ -204,10 +206,11 @@ class Scene:
         if g.other is None or not g.color_by.startswith("difference") \
                 or not len(self.layout.edges) or self.layout.route is None:
             return None
-        key = (state.compare, state.window)
+        key = (state.compare, state.window, state.time_unit)
         if self._difference[0] != key:
             from .particles import edge_difference
-            d, unit, left = edge_difference(self.trace, g.other, self.layout, state.window)
+            d, unit, left = edge_difference(self.trace, g.other, self.layout, state.window,
+                                            state.time_unit)
             top = float(np.abs(d).max(initial=0.0))
             text = ((f"edges: B - A traffic, blue less, red more (widest {top:.3g} {unit})"
                      if top > 0 else "edges: the same traffic in B as in A")
