@@ -375,9 +375,20 @@ def test_a_time_unit_named_is_both_runs_in_a_difference(paje):
     view = View(a, ViewState(compare=b.source, color_by=how), size=(160, 120))
     view.render()
     assert view.scene.geometry.metric().span[1] == pytest.approx(8 * 0.999)
+    keys = [t for t, _ in view.scene.legend_entries()][:5]
+    assert keys[-1] == "B - A state:Running +7.99 s"
     view.state.update(time_unit="ms")  # (a stage below the geometry's, yet B - A changes)
     view.render()
     assert view.scene.geometry.metric().span == (0, 0)
+    assert [t for t, _ in view.scene.legend_entries()][:1] == ["B - A state:Running +0 ms"]
+    view.state.update(color_by="duration", intervals=("Running", 4, 9))
+    view.render()
+    assert {t[-3:] for t, _ in view.scene.legend_entries()[:5]} == {" ms"}
+    assert "2 Running intervals of 4 to 9 ms" in dict(view.scene.legend_entries())
+    view.state.update(time_unit="us")
+    view.render()
+    assert {t[-3:] for t, _ in view.scene.legend_entries()[:5]} == {" us"}
+    assert "2 Running intervals of 4 to 9 us" in dict(view.scene.legend_entries())
     view.close()
     tm = TimeSliceTreemap(a, color_by=how, other=b, time_unit="ms")
     assert tm.unit == "ms" and np.nanmax(np.abs(tm.cell_metric)) == 0

@@ -37,6 +37,12 @@ def test_durations_histogram_and_far_outliers(paje):
     zero = durations(paje('5 r S "run" "0 1 0"\n12 1 p1 S r\n13 1 p1 S\n12 2 p1 S r\n'
                           '13 5 p1 S\n'), "run")
     assert zero.zeros == 1 and zero.counts.sum() == 1 and len(zero.within(0, 1)) == 1
+    # the window's intervals dock: in the unit a person names (--time-unit), else the trace's
+    from triva3d.panels.intervals import histogram_svg
+    for unit, shown in ((None, "s"), ("ms", "ms")):
+        svg = histogram_svg(d, tr, (0, 255, 0), (1.5, 2.5), unit=unit)
+        assert f"median 1 {shown}," in svg and f"duration ({shown}, log scale)" in svg
+        assert f"3 within 1.5..2.5 {shown}" in svg
 
 
 

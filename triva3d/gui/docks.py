@@ -701,8 +701,8 @@ class IntervalsDock(Dock):
         if chosen is None and s is not None and s[0] == d.value:
             chosen = s[1:]
         rgb = self.window.geometry.value_rgb[d.code]
-        self.svg.load(QtCore.QByteArray(histogram_svg(d, tr, rgb, chosen,
-                                                      self._size()).encode()))
+        self.svg.load(QtCore.QByteArray(histogram_svg(d, tr, rgb, chosen, self._size(),
+                                                      self.state.time_unit).encode()))
 
     def eventFilter(self, watched, event):
         from ..panels.intervals import duration_at

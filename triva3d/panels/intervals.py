@@ -36,10 +36,10 @@ def duration_at(d, x, size):
     return float(10 ** (lo + f * (hi - lo)))
 
 
-def histogram_svg(d, trace, rgb, chosen=None, size=(900, 360)):
+def histogram_svg(d, trace, rgb, chosen=None, size=(900, 360), unit=None):
     """The SVG of Durations `d` in the colour `rgb`, the range `chosen` (lo, hi)
-    shaded, the outliers listed on the right."""
-    unit = trace.unit()
+    shaded, the outliers listed on the right; times in `unit` (Trace.unit's override)."""
+    unit = trace.unit(unit)
     w, h = size
     held = trace.whole.window if trace.whole is not None else None  # (a store's part)
     title = (f"{d.value}: {len(d.rows)} intervals"

@@ -372,7 +372,8 @@ class Geometry:
                 tr, overrides, self.roles)
             self._palette_of = (overrides, dict(state.variables))
         self.color_by = state.color_by
-        self.unit_named = state.time_unit  # (both runs' unit, in a difference)
+        #: The unit a person names for the times (None: the trace's; both runs' in B - A).
+        self.unit_named = state.time_unit
         self._second_run(state.compare if state.color_by.startswith("difference")
                          else None)  # (loaded only for the colours that need it)
         self._choose(state.call_path, state.task, state.intervals)
@@ -523,7 +524,8 @@ class Geometry:
         ("main;A", and what it calls), of task `task`'s chain (its GUID: its
         ancestors and descendants, analysis.tasks) and the `intervals` (value, lo,
         hi) of a value lasting lo to hi; all None: all."""
-        if self.chosen is not None and self.chosen.key == (path, task, intervals):
+        key = (path, task, intervals, self.unit_named)  # (its line says the unit)
+        if self.chosen is not None and self.chosen.key == key:
             return
         if path is None and task is None and intervals is None:
             self.chosen = None
@@ -549,10 +551,10 @@ class Geometry:
             brushed = durations(self.trace, value).mask(lo, hi, len(keep))
             keep &= brushed
             links = np.zeros(len(self.trace.links), bool) if links is None else links
-            unit = self.trace.unit()
+            unit = self.trace.unit(self.unit_named)
             texts.append(f"{int(brushed.sum())} {value} intervals of {lo:.4g} to {hi:.4g} "
                          f"{unit}")
-        self.chosen = Chosen((path, task, intervals), keep, "; ".join(texts) +
+        self.chosen = Chosen(key, keep, "; ".join(texts) +
                              "; the rest dimmed", links)
 
     def chosen_overview(self):
@@ -931,7 +933,7 @@ class Geometry:
         name = tr.names.display
         out = []
         if len(keys) and self.color_by != "value" and self.states.mode != "aggregated":
-            out += self.color_keys(tr.unit())
+            out += self.color_keys(tr.unit(self.unit_named))
         elif len(keys):
             if self._value_order is None:
                 self._value_order = self.values_by_time()

@@ -71,8 +71,8 @@ class Scene:
         the base's are the View's: it makes a new Scene)."""
         self._fitted = None
         g = self.geometry
-        if g.color_by.startswith("difference") and g.unit_named != state.time_unit:
-            stages = stages | {"geometry"}  # (B - A reads a unit named as both runs')
+        if g.unit_named != state.time_unit and (g.color_by != "value" or g.chosen is not None):
+            stages = stages | {"geometry"}  # (the legend's times, B - A: in the unit named)
         if "geometry" in stages:
             g.update(state)
             self._entities(_line_opacity(state))
