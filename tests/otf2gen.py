@@ -92,6 +92,27 @@ def mpi_ring(path, rounds=3, extra_event_on=None):
         stream.leave(2500, reg["saxpy"])
 
 
+def scorep_collectives(path):
+    """Collectives as Score-P records them, inside their MPI region (1 tick = 1 ns):
+    P0: main [0, 1000], MPI_Barrier [100, 300] holding the collective BARRIER
+    [100, 290]; P1: main [0, 1000], MPI_Barrier [200, 300] holding BARRIER
+    [200, 290], then a BARRIER outside any region [1100, 1200] (a writer that
+    records collectives alone)."""
+    with otf2.writer.open(str(path), timer_resolution=1_000_000_000) as w:
+        d, e0, e1, comm = two_ranks(w)
+        main = d.region("main", paradigm=Paradigm.USER, region_role=RegionRole.FUNCTION)
+        barrier = d.region("MPI_Barrier", paradigm=Paradigm.MPI, region_role=RegionRole.BARRIER)
+        for ev, t in ((e0, 100), (e1, 200)):
+            ev.enter(0, main)
+            ev.enter(t, barrier)
+            ev.mpi_collective_begin(t)
+            ev.mpi_collective_end(290, CollectiveOp.BARRIER, comm, 0, 0, 0)
+            ev.leave(300, barrier)
+            ev.leave(1000, main)
+        e1.mpi_collective_begin(1100)
+        e1.mpi_collective_end(1200, CollectiveOp.BARRIER, comm, 0, 0, 0)
+
+
 def threads(path, n_threads=1):
     """A run without MPI: one process on host "node-A" whose `n_threads` threads
     (1: a serial run) each Enter "main" [0, 1000 + 100 t] and, nested, "loop"

@@ -5,9 +5,9 @@ Hairball: Visualizing Parallel Execution Traces using Logical Time", 2014).
   its sender that holds its start, its receive the deepest state on its receiver
   that holds its end (for OTF2, the MPI_Send, MPI_Recv, ... regions; with no state
   there, an instant of its own). One state holding several message ends is one
-  event (an MPI_Waitall). Collective calls are events too (OTF2's collective
-  states, else regions named as in `COLLECTIVES`); the k-th call of one operation
-  on each process is one collective, whose events share a step.
+  event (an MPI_Waitall). Collective calls are events too (regions named as in
+  `COLLECTIVES`, and OTF2's collective states no region holds); the k-th call of
+  one operation on each process is one collective, whose events share a step.
 - Steps: each process keeps its events' order, a receive comes at least one step
   after its send, and every event takes the earliest step this allows (the longest
   path in that graph). The time between two events of a process is one aggregated
@@ -237,15 +237,16 @@ def steps(trace, phases=None, n_clusters=None):
     n = len(keys)
     is_state = keys < n_st
     row = np.where(is_state, keys, -1)
-    q_of_key = np.zeros(n, np.int64)  # for an instant: its query
-    q_of_key[~is_state] = keys[~is_state] - n_st
-    def take(col, other):  # a state's field, else the instant's
-        out = np.array(other, dtype=np.result_type(col, other))
-        out[is_state] = col[row[is_state]]
+    instant = keys[~is_state] - n_st  # (an instant's query)
+
+    def take(col, other):  # a state's field, else the instant's (`other`: per query)
+        out = np.empty(n, np.result_type(col, other))
+        out[is_state] = col[keys[is_state]]
+        out[~is_state] = other[instant]
         return out
-    container = take(st.container, q_cont[q_of_key]).astype(np.int64)
-    start, end = take(st.start, q_time[q_of_key]), take(st.end, q_time[q_of_key])
-    value = take(st.value, np.full(n, -1)).astype(np.int64)
+    container = take(st.container, q_cont).astype(np.int64)
+    start, end = take(st.start, q_time), take(st.end, q_time)
+    value = take(st.value, np.full(2 * m, -1)).astype(np.int64)
     sends = np.zeros(n, bool)
     recvs = np.zeros(n, bool)
     sends[ev_of_query[:m]] = True
@@ -325,17 +326,14 @@ def steps(trace, phases=None, n_clusters=None):
 
 
 def _collectives(trace, names):
-    """Rows of the states that are collective calls: those of the OTF2 reader's
-    "MPI collective" type (from CollectiveBegin to CollectiveEnd) where the trace
-    has them, else the regions named in COLLECTIVES (MPI_Allreduce, ...): one
-    event a call either way."""
+    """Rows of the states that are collective calls: the regions named in COLLECTIVES
+    (MPI_Allreduce, ...) and those of the OTF2 reader's "MPI collective" type (from
+    CollectiveBegin to CollectiveEnd, where no region holds them): one event a call."""
     st = trace.states
     typed = [t for t in trace.find("types", "MPI collective").tolist()
              if trace.types.kind[t] == Kind.STATE]
-    if typed:
-        return np.flatnonzero(np.isin(st.type, typed))
     codes = [v for v, name in enumerate(names) if name in COLLECTIVES]
-    return np.flatnonzero(np.isin(st.value, codes))
+    return np.flatnonzero(np.isin(st.type, typed) | np.isin(st.value, codes))
 
 
 @njit(cache=True)

@@ -12,8 +12,10 @@ Mapping (see the README):
   sending location (at the send) to the receiving one (at the receive's
   completion), matched per (communicator, sender, receiver, tag) in order, ranks
   resolved through the communicator's group; extra fields `Size` and `Tag`;
-- MPI collectives: states "MPI collective" valued by the operation, from begin to
-  end, and events "MPI collective" at the end with `root`, `sent`, `received`;
+- MPI collectives: events "MPI collective" valued by the operation at the end,
+  with `root`, `sent`, `received`; and states "MPI collective" from begin to end
+  where no region holds them (inside Score-P's MPI_Allreduce that region's state
+  holds the time: a second state would count it twice);
 - Metric events: one variable per metric member, piecewise constant from each
   sample to the next (the last to the end); accumulated counters also as "NAME
   rate" (difference over time between samples, 0 after the last one); the types
@@ -99,17 +101,23 @@ def _nest(kind, time, a, b, c, d, end_time):
     """States from Enter/Leave (region, start, end, depth, the Enter's and the Leave's
     record, -1 for a Leave never met) and collectives (comm | op << 32, root, sent,
     received, begin, end, the end's record), the open ones closed at `end_time`;
-    counts of Leaves that match nothing (or another region) and of states left open."""
-    enter, leave, depth, ignored, still, still_depth = _stack_pairs(kind == capi.ENTER,
-                                                                    kind == capi.LEAVE)
+    counts of Leaves that match nothing (or another region) and of states left open;
+    per collective, whether regions hold it (one open from its begin to its end)."""
+    is_enter, is_leave = kind == capi.ENTER, kind == capi.LEAVE
+    enter, leave, depth, ignored, still, still_depth = _stack_pairs(is_enter, is_leave)
     bad = ignored + int(np.count_nonzero(a[enter] != a[leave]))
     t1 = np.r_[time[leave], np.maximum(end_time, time[still])]
     enter, depth = np.r_[enter, still], np.r_[depth, still_depth]
     leave = np.r_[leave, np.full(len(still), -1, np.int64)]
     begin, end = _stack_pairs(kind == capi.COLL_BEGIN, kind == capi.COLL_END)[:2]
     coll = np.c_[a[end], b[end], c[end], d[end], time[begin], time[end], end]
+    held = np.zeros(len(begin), bool)
+    if len(begin):  # the regions' depth after each record (a Leave at 0 ignored), over the span
+        walk = np.cumsum(is_enter.astype(np.int64) - is_leave)
+        regions = walk - np.minimum(np.minimum.accumulate(walk), 0)
+        held = np.minimum.reduceat(regions, np.c_[begin, end].ravel())[::2] > 0
     return (a[enter], time[enter], t1, depth, enter, leave, coll.astype(np.int64), bad,
-            len(still))
+            len(still), held)
 
 
 def _stack_pairs(is_begin, is_end):
@@ -633,7 +641,7 @@ class _Builder:
         kind = rec[:, 0]
         self.at = _Attributes(attrs, self.attribute_codes(attrs[:, 2], attrs[:, 3]), self) \
             if attrs is not None and len(attrs) else _NO_ATTRIBUTES
-        reg, t0, t1, dep, i0, i1, coll, bad, open_ = _nest(
+        reg, t0, t1, dep, i0, i1, coll, bad, open_, held = _nest(
             kind, rec[:, 1], rec[:, 2], rec[:, 3], rec[:, 4], rec[:, 5], _OPEN)
         self.unmatched_leaves += bad
         self.unclosed += open_
@@ -642,8 +650,9 @@ class _Builder:
         first = len(st)
         if len(reg):
             st.append(self._states(c, ctype, reg, t0, t1, dep, i0, i1))
+        if not held.all():  # (inside a region, Score-P's MPI_Allreduce, the region holds it)
+            st.append(self._collective_states(c, ctype, coll[~held]))
         if len(coll):
-            st.append(self._collective_states(c, ctype, coll))
             ev.append(self._collective_events(c, ctype, coll))
         present = np.bincount(kind, minlength=capi.SAMPLE + 1)  # which kinds to decode
         for kinds, side in (((capi.SEND, capi.ISEND), "send"),
