@@ -64,6 +64,8 @@ def test_the_same_from_paje_push_pop(paje):
     tree = calltree(tr)
     assert table(tree) == WHOLE and not tree.flat
     assert table(calltree(tr, window=(20, 85))) == WINDOW
+    assert calltree(tr).summary().startswith(f"{len(WHOLE)} call paths, ")
+    assert calltree(tr, window=(45, 72)).summary().startswith("2 call paths, 2 deep")  # main;B
     assert table(calltree(tr, containers=["P1"])) == WHOLE
     assert len(calltree(tr, containers=["P2"])) == 0  # P2 holds no state
     with pytest.raises(Triva3dError, match="no container named 'Nowhere'"):

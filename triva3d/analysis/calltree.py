@@ -162,8 +162,9 @@ class CallTree:
                                   ["time (inc)"])
 
     def summary(self):
-        deep = int(self.path_depth.max(initial=-1)) + 1
-        return (f"{len(self.path_value)} call paths, {deep} deep, on "
+        used = np.unique(self.path)  # (a window's: those met in it)
+        deep = int(self.path_depth[used].max(initial=-1)) + 1
+        return (f"{len(used)} call paths, {deep} deep, on "
                 f"{len(np.unique(self.container))} containers"
                 + (" (no state is nested in another: a flat tree)" if self.flat else ""))
 
