@@ -22,9 +22,9 @@ from .output import atomic, sweep
 from .errors import TraceError
 from .trace import SCHEMA, Names, Trace, check
 
-FORMAT = 5  # 2: OTF2 locations sharing a name are named GROUP / NAME; 3: inode, ctime;
+FORMAT = 6  # 2: OTF2 locations sharing a name are named GROUP / NAME; 3: inode, ctime;
 # 4: the time unit; 5: OTF2 metric types' class, empty traces refused, one report entry
-# per kind of recovery
+# per kind of recovery; 6: OTF2 collectives a region holds are no states
 SUFFIX = ".t3dcache"
 
 

@@ -1157,8 +1157,9 @@ def add_scene_options(r):
 def add_time_unit(c):
     from .units import TIME_UNITS
     c.add_argument("--time-unit", choices=TIME_UNITS,
-                   help="the unit the trace's times are in, as shown (default: the trace's: "
-                        "ms for StarPU, else s)")
+                   help="the unit the trace's numbers are in, where its producer did not say "
+                        "(a label: numbers are never converted; default: the trace's: ms for "
+                        "StarPU, else s; OTF2 is read in s)")
 
 
 def add_base_options(c):

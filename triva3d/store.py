@@ -36,7 +36,7 @@ from .errors import OptionsError, TraceError, out_of_memory
 from .output import writing
 from .trace import ENTITY_KINDS, SCHEMA, Kind, Names, Table, Trace, Whole, check
 
-FORMAT = 9
+FORMAT = 10  # (10: what reading OTF2 gives changed: collectives a region holds)
 MARK = "triva3d-store"
 #: Rows per row group at most, at most this many container buckets, time slices.
 ROW_GROUP, BUCKETS, TIME_SLICES = 1 << 20, 64, 16

@@ -159,8 +159,8 @@ def edge_difference(a, b, layout, window=None, unit=None):
     """Per edge of run `a`'s `layout`: run `b`'s traffic across it less `a`'s (bytes,
     1 a message of unknown size), b's messages placed by their ends' container names
     in `a` (those whose ends `a` lacks left out); over `window` read from each run's
-    start (`unit`: see compare.per_unit), else each run whole. Returns (difference, its unit, messages of b left
-    out)."""
+    start (`unit`: see compare.per_unit), else each run whole. Returns (difference,
+    its unit, messages of b left out)."""
     from ..analysis.compare import moved
     from ..analysis.roles import platform_link_types
     names = {}
