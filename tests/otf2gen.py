@@ -93,24 +93,37 @@ def mpi_ring(path, rounds=3, extra_event_on=None):
 
 
 def scorep_collectives(path):
-    """Collectives as Score-P records them, inside their MPI region (1 tick = 1 ns):
-    P0: main [0, 1000], MPI_Barrier [100, 300] holding the collective BARRIER
-    [100, 290]; P1: main [0, 1000], MPI_Barrier [200, 300] holding BARRIER
-    [200, 290], then a BARRIER outside any region [1100, 1200] (a writer that
-    records collectives alone)."""
+    """Collectives as Score-P records them, inside their MPI call's region, and as other
+    writers may (1 tick = 1 ns). Both ranks: main [0, 1000], MPI_Barrier holding
+    BARRIER [t, 290] and leaving at 300 (t = 100 on P0; on P1 200, the collective's
+    begin written before the Enter at that time), MPI_Comm_dup [400, 500] holding
+    CREATE_HANDLE [410, 490]. P1 then: BARRIER [600, 700] inside main alone, and
+    BARRIER [1100, 1200] outside any region."""
     with otf2.writer.open(str(path), timer_resolution=1_000_000_000) as w:
         d, e0, e1, comm = two_ranks(w)
         main = d.region("main", paradigm=Paradigm.USER, region_role=RegionRole.FUNCTION)
         barrier = d.region("MPI_Barrier", paradigm=Paradigm.MPI, region_role=RegionRole.BARRIER)
+        dup = d.region("MPI_Comm_dup", paradigm=Paradigm.MPI, region_role=RegionRole.COLL_OTHER)
+
+        def collective(ev, t0, t1, op=CollectiveOp.BARRIER):
+            ev.mpi_collective_begin(t0)
+            ev.mpi_collective_end(t1, op, comm, 0, 0, 0)
         for ev, t in ((e0, 100), (e1, 200)):
             ev.enter(0, main)
+            if ev is e1:
+                ev.mpi_collective_begin(t)
             ev.enter(t, barrier)
-            ev.mpi_collective_begin(t)
+            if ev is e0:
+                ev.mpi_collective_begin(t)
             ev.mpi_collective_end(290, CollectiveOp.BARRIER, comm, 0, 0, 0)
             ev.leave(300, barrier)
-            ev.leave(1000, main)
-        e1.mpi_collective_begin(1100)
-        e1.mpi_collective_end(1200, CollectiveOp.BARRIER, comm, 0, 0, 0)
+            ev.enter(400, dup)
+            collective(ev, 410, 490, CollectiveOp.CREATE_HANDLE)
+            ev.leave(500, dup)
+        collective(e1, 600, 700)
+        e1.leave(1000, main)
+        e0.leave(1000, main)
+        collective(e1, 1100, 1200)
 
 
 def threads(path, n_threads=1):

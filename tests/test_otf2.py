@@ -966,42 +966,51 @@ def test_tasks_of_a_paje_trace_worked_by_hand(paje):
         tasks(paje(cycle, types=head))
 
 
-def test_a_collective_inside_its_region_is_counted_once(tmp_path):
-    """otf2gen.scorep_collectives: Score-P's BARRIER inside MPI_Barrier is no second
-    state (it was: 390 ns of a 200 ns slice, its own call path beside main), but
-    still an event; one outside any region stays a state. The Time-Slice of the
-    whole run (1200 ns) then splits each rank's time once, and logical time takes
-    the two MPI_Barrier calls as one collective."""
+def test_a_collective_inside_its_mpi_call_is_counted_once(tmp_path):
+    """otf2gen.scorep_collectives: a collective inside its MPI call's region (also when
+    its begin was written before the Enter at the same time) is no second state (a 200
+    ns slice held 390 ns, BARRIER a call path beside main), the region's state has its
+    operation as the field `collective`, and the event stays; one inside main alone or
+    outside any region stays a state. Logical time joins the ranks' MPI_Barrier calls,
+    and their MPI_Comm_dup calls, and keeps P1's two other collectives."""
     from triva3d.analysis.calltree import CallPaths
     from triva3d.analysis.logical import COLLECTIVE, steps
     from triva3d.analysis.timeslice import Slicer
     otf2gen.scorep_collectives(tmp_path / "a")
     tr = load(tmp_path / "a", cache=False)
-    rank = names(tr, "states", "container")
-    got = sorted(zip(rank, names(tr, "states", "value"), np.round(tr.states.start / NS),
-                     np.round(tr.states.end / NS)))
-    assert got == [("P0 / t", "MPI_Barrier", 100, 300), ("P0 / t", "main", 0, 1000),
-                   ("P1 / t", "BARRIER", 1100, 1200), ("P1 / t", "MPI_Barrier", 200, 300),
-                   ("P1 / t", "main", 0, 1000)]
+    field = tr.states.extra["collective"]
+    got = sorted(zip(names(tr, "states", "container"), names(tr, "states", "value"),
+                     np.round(tr.states.start / NS), np.round(tr.states.end / NS),
+                     [tr.names.display(int(x)) if x >= 0 else "" for x in field]))
+    assert got == [
+        ("P0 / t", "MPI_Barrier", 100, 300, "BARRIER"),
+        ("P0 / t", "MPI_Comm_dup", 400, 500, "CREATE_HANDLE"), ("P0 / t", "main", 0, 1000, ""),
+        ("P1 / t", "BARRIER", 600, 700, ""), ("P1 / t", "BARRIER", 1100, 1200, ""),
+        ("P1 / t", "MPI_Barrier", 200, 300, "BARRIER"),
+        ("P1 / t", "MPI_Comm_dup", 400, 500, "CREATE_HANDLE"), ("P1 / t", "main", 0, 1000, "")]
     assert sorted(zip(names(tr, "events", "container"), np.round(tr.events.time / NS))) == \
-        [("P0 / t", 290), ("P1 / t", 290), ("P1 / t", 1200)]
+        [("P0 / t", 290), ("P0 / t", 490), ("P1 / t", 290), ("P1 / t", 490), ("P1 / t", 700),
+         ("P1 / t", 1200)]
     sl = Slicer(tr).slice()
     values = [tr.display_name("values", int(v)) for v in sl.slicer.state_values]
     per = {tr.display_name("containers", c): dict(zip(values, np.round(sl.states[c] / NS)))
            for c in np.unique(tr.states.container).tolist()}
-    assert per["P0 / t"] == {"MPI_Barrier": 200, "main": 800, "BARRIER": 0}
-    assert per["P1 / t"] == {"MPI_Barrier": 100, "main": 900, "BARRIER": 100}
+    assert per["P0 / t"] == {"main": 700, "MPI_Barrier": 200, "MPI_Comm_dup": 100, "BARRIER": 0}
+    assert per["P1 / t"] == {"main": 800, "MPI_Barrier": 100, "MPI_Comm_dup": 100, "BARRIER": 200}
     paths = CallPaths(tr)
-    assert {paths.text(int(p)) for p in paths.path} == {"main", "main;MPI_Barrier", "BARRIER"}
+    assert {paths.text(int(p)) for p in paths.path} == \
+        {"main", "main;MPI_Barrier", "main;MPI_Comm_dup", "BARRIER"}
     s = steps(tr)
-    barriers = np.flatnonzero((s.kind == COLLECTIVE) & (np.round(s.end / NS) == 300))
-    assert len(barriers) == 2 and len(set(s.step[barriers].tolist())) == 1
+    coll = np.flatnonzero(s.kind == COLLECTIVE)
+    ends = np.round(s.end[coll] / NS).tolist()
+    assert sorted(ends) == [300, 300, 500, 500, 700, 1200]
+    step = {e: {int(x) for x, y in zip(s.step[coll], ends) if y == e} for e in (300, 500)}
+    assert all(len(v) == 1 for v in step.values()) and step[300] != step[500]
 
 
 def nest_by_stack(kind, time, a, b, c, d, end_time):
-    """_nest's result the plain way: one stack of Enters, one of collective begins
-    (each with whether a region was open all along)."""
-    states, coll, held, stack, cstack, bad = [], [], [], [], [], 0
+    """_nest's result the plain way: one stack of Enters, one of collective begins."""
+    states, coll, stack, cstack, bad = [], [], [], [], 0
     for i, k in enumerate(kind):
         if k == 1:
             stack.append(i)
@@ -1012,19 +1021,15 @@ def nest_by_stack(kind, time, a, b, c, d, end_time):
             bad += a[j] != a[i]
             states.append((a[j], time[j], time[i], len(stack), j, i))
         elif k == 9:
-            cstack.append([i, True])
+            cstack.append(i)
         elif k == 10 and cstack:
-            j, inside = cstack.pop()
+            j = cstack.pop()
             coll.append((a[i], b[i], c[i], d[i], time[j], time[i], i))
-            held.append(inside)
-        if not stack:
-            for open_coll in cstack:
-                open_coll[1] = False
     still = len(stack)
     while stack:
         j = stack.pop()
         states.append((a[j], time[j], max(end_time, time[j]), len(stack), j, -1))
-    return states, coll, held, bad, still
+    return states, coll, bad, still
 
 
 @settings(max_examples=300)
@@ -1039,13 +1044,13 @@ def test_regions_and_collectives_nest_as_a_stack_would(records, end_time):
     a = np.array([r for _, r in records], np.int64)
     time = np.arange(len(kind), dtype=np.int64) * 3
     b, c, d = a + 10, a + 20, a + 30
-    reg, t0, t1, dep, i0, i1, coll, bad, still, held = _nest(kind, time, a, b, c, d, end_time)
-    states, expected_coll, expected_held, expected_bad, expected_still = nest_by_stack(
+    reg, t0, t1, dep, i0, i1, coll, bad, still = _nest(kind, time, a, b, c, d, end_time)
+    states, expected_coll, expected_bad, expected_still = nest_by_stack(
         kind, time, a, b, c, d, end_time)
     assert list(zip(reg.tolist(), t0.tolist(), t1.tolist(), dep.tolist(), i0.tolist(),
                     i1.tolist())) == [tuple(int(x) for x in s) for s in states]
     assert coll.tolist() == [[int(x) for x in row] for row in expected_coll]
-    assert coll.shape == (len(expected_coll), 7) and held.tolist() == expected_held
+    assert coll.shape == (len(expected_coll), 7)
     assert (bad, still) == (expected_bad, expected_still)
 
 

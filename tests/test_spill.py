@@ -362,6 +362,7 @@ def test_short_lived_containers_are_let_go_and_odd_field_names_spill(tmp_path, m
 
 #: OTF2 archives written as their tools write them (otf2gen), each with what it holds.
 WRITTEN = {"ring": otf2gen.mpi_ring,  # MPI messages, collectives
+           "scorep_collectives": otf2gen.scorep_collectives,  # held by MPI calls or not
            "threads": lambda p: otf2gen.threads(p, 3),  # OpenMP teams, forks
            "accelerator": otf2gen.accelerator, "metrics": otf2gen.metrics_only,
            "openmp_io_rma": otf2gen.openmp_io_rma,  # tasks, I/O, RMA puts and gets

@@ -6,8 +6,9 @@ Hairball: Visualizing Parallel Execution Traces using Logical Time", 2014).
   that holds its end (for OTF2, the MPI_Send, MPI_Recv, ... regions; with no state
   there, an instant of its own). One state holding several message ends is one
   event (an MPI_Waitall). Collective calls are events too (regions named as in
-  `COLLECTIVES`, and OTF2's collective states no region holds); the k-th call of
-  one operation on each process is one collective, whose events share a step.
+  `COLLECTIVES`, OTF2's MPI calls holding a collective and its collectives no call
+  holds); the k-th call of one operation (by name) on each process is one
+  collective, whose events share a step.
 - Steps: each process keeps its events' order, a receive comes at least one step
   after its send, and every event takes the earliest step this allows (the longest
   path in that graph). The time between two events of a process is one aggregated
@@ -327,13 +328,16 @@ def steps(trace, phases=None, n_clusters=None):
 
 def _collectives(trace, names):
     """Rows of the states that are collective calls: the regions named in COLLECTIVES
-    (MPI_Allreduce, ...) and those of the OTF2 reader's "MPI collective" type (from
-    CollectiveBegin to CollectiveEnd, where no region holds them): one event a call."""
+    (MPI_Allreduce, ...) and, from the OTF2 reader, the MPI calls holding a collective
+    (their field `collective`) and the collectives no MPI call holds (type "MPI
+    collective", from CollectiveBegin to CollectiveEnd): one event a call."""
     st = trace.states
     typed = [t for t in trace.find("types", "MPI collective").tolist()
              if trace.types.kind[t] == Kind.STATE]
     codes = [v for v, name in enumerate(names) if name in COLLECTIVES]
-    return np.flatnonzero(np.isin(st.type, typed) | np.isin(st.value, codes))
+    calls = st.extra.get("collective")
+    return np.flatnonzero(np.isin(st.type, typed) | np.isin(st.value, codes)
+                          | (calls >= 0 if calls is not None else False))
 
 
 @njit(cache=True)

@@ -13,9 +13,10 @@ Mapping (see the README):
   completion), matched per (communicator, sender, receiver, tag) in order, ranks
   resolved through the communicator's group; extra fields `Size` and `Tag`;
 - MPI collectives: events "MPI collective" valued by the operation at the end,
-  with `root`, `sent`, `received`; and states "MPI collective" from begin to end
-  where no region holds them (inside Score-P's MPI_Allreduce that region's state
-  holds the time: a second state would count it twice);
+  with `root`, `sent`, `received`; inside an MPI region (Score-P's MPI_Allreduce,
+  the call itself) that region's state takes the operation as its field
+  `collective` (a second state would count its time twice), elsewhere a state
+  "MPI collective" from begin to end;
 - Metric events: one variable per metric member, piecewise constant from each
   sample to the next (the last to the end); accumulated counters also as "NAME
   rate" (difference over time between samples, 0 after the last one); the types
@@ -101,23 +102,29 @@ def _nest(kind, time, a, b, c, d, end_time):
     """States from Enter/Leave (region, start, end, depth, the Enter's and the Leave's
     record, -1 for a Leave never met) and collectives (comm | op << 32, root, sent,
     received, begin, end, the end's record), the open ones closed at `end_time`;
-    counts of Leaves that match nothing (or another region) and of states left open;
-    per collective, whether regions hold it (one open from its begin to its end)."""
-    is_enter, is_leave = kind == capi.ENTER, kind == capi.LEAVE
-    enter, leave, depth, ignored, still, still_depth = _stack_pairs(is_enter, is_leave)
+    counts of Leaves that match nothing (or another region) and of states left open."""
+    enter, leave, depth, ignored, still, still_depth = _stack_pairs(kind == capi.ENTER,
+                                                                    kind == capi.LEAVE)
     bad = ignored + int(np.count_nonzero(a[enter] != a[leave]))
     t1 = np.r_[time[leave], np.maximum(end_time, time[still])]
     enter, depth = np.r_[enter, still], np.r_[depth, still_depth]
     leave = np.r_[leave, np.full(len(still), -1, np.int64)]
     begin, end = _stack_pairs(kind == capi.COLL_BEGIN, kind == capi.COLL_END)[:2]
     coll = np.c_[a[end], b[end], c[end], d[end], time[begin], time[end], end]
-    held = np.zeros(len(begin), bool)
-    if len(begin):  # the regions' depth after each record (a Leave at 0 ignored), over the span
-        walk = np.cumsum(is_enter.astype(np.int64) - is_leave)
-        regions = walk - np.minimum(np.minimum.accumulate(walk), 0)
-        held = np.minimum.reduceat(regions, np.c_[begin, end].ravel())[::2] > 0
     return (a[enter], time[enter], t1, depth, enter, leave, coll.astype(np.int64), bad,
-            len(still), held)
+            len(still))
+
+
+def _innermost(t0, t1, depth, b, e):
+    """Per span [b, e], the deepest of the nested states [t0, t1] holding it (-1: none):
+    those of one depth never overlap, so a search of their starts finds the one."""
+    out = np.full(len(b), -1, np.int64)
+    for d in np.unique(depth).tolist():  # (shallow first: a deeper holder overrides)
+        rows = np.flatnonzero(depth == d)
+        rows = rows[np.argsort(t0[rows], kind="stable")]
+        k = rows[np.maximum(np.searchsorted(t0[rows], b, side="right") - 1, 0)]
+        out = np.where((t0[k] <= b) & (t1[k] >= e), k, out)
+    return out
 
 
 def _stack_pairs(is_begin, is_end):
@@ -641,16 +648,19 @@ class _Builder:
         kind = rec[:, 0]
         self.at = _Attributes(attrs, self.attribute_codes(attrs[:, 2], attrs[:, 3]), self) \
             if attrs is not None and len(attrs) else _NO_ATTRIBUTES
-        reg, t0, t1, dep, i0, i1, coll, bad, open_, held = _nest(
+        reg, t0, t1, dep, i0, i1, coll, bad, open_ = _nest(
             kind, rec[:, 1], rec[:, 2], rec[:, 3], rec[:, 4], rec[:, 5], _OPEN)
         self.unmatched_leaves += bad
         self.unclosed += open_
         dep = self._imbrication(dep, f"location {ref}: regions")
         st, ev = self.parts["states"], self.parts["events"]
         first = len(st)
+        held = np.zeros(len(coll), bool)
         if len(reg):
             st.append(self._states(c, ctype, reg, t0, t1, dep, i0, i1))
-        if not held.all():  # (inside a region, Score-P's MPI_Allreduce, the region holds it)
+            if len(coll):
+                held = self._held(st[-1], t0, t1, dep, coll)
+        if not held.all():
             st.append(self._collective_states(c, ctype, coll[~held]))
         if len(coll):
             ev.append(self._collective_events(c, ctype, coll))
@@ -750,18 +760,33 @@ class _Builder:
                 "imbrication": dep, "paradigm": np.array(par)[inv], "role": np.array(role)[inv],
                 **self.at.of(i0, i1)}
 
-    def _op_values(self, t, coll):
+    def _op_values(self, coll, code):
+        """Per collective, `code`(its operation's name)."""
         import otf2
         ops = (coll[:, 0] >> 32).astype(np.int64)
         uniq, inv = np.unique(ops, return_inverse=True)
-        vals = [self.value(t, _enum_of(otf2.enums.CollectiveOp, o, "operation")) for o in uniq]
-        return np.array(vals)[inv.reshape(-1)]
+        vals = [code(_enum_of(otf2.enums.CollectiveOp, o, "operation")) for o in uniq]
+        return np.array(vals, np.int64)[inv.reshape(-1)]
+
+    def _held(self, states, t0, t1, dep, coll):
+        """Which collectives an MPI region holds (the deepest state over their time:
+        the call itself, Score-P's MPI_Allreduce or MPI_Comm_dup, whose state counts
+        their time); that state takes the operation as its field `collective`."""
+        inner = _innermost(t0, t1, dep, coll[:, 4], coll[:, 5])
+        held = inner >= 0
+        held[held] = states["paradigm"][inner[held]] == self.names("MPI")
+        if held.any():
+            field = np.full(len(t0), -1, np.int32)
+            field[inner[held]] = self._op_values(coll[held], self.names)
+            states["collective"] = field
+        return held
 
     def _collective_states(self, c, ctype, coll):
         t = self.type(Kind.STATE, ctype, "MPI collective")
         n = len(coll)
         return {"container": np.full(n, c), "type": np.full(n, t),
-                "value": self._op_values(t, coll), "start": self.seconds(coll[:, 4]),
+                "value": self._op_values(coll, lambda n: self.value(t, n)),
+                "start": self.seconds(coll[:, 4]),
                 "end": self.seconds(coll[:, 5]), "imbrication": np.zeros(n, np.int16),
                 "paradigm": np.full(n, self.names("MPI")),
                 "role": np.full(n, self.names("COLLECTIVE")), **self.at.of(coll[:, 6])}
@@ -770,7 +795,8 @@ class _Builder:
         t = self.type(Kind.EVENT, ctype, "MPI collective")
         n = len(coll)
         return {"container": np.full(n, c), "type": np.full(n, t),
-                "value": self._op_values(t, coll), "time": self.seconds(coll[:, 5]),
+                "value": self._op_values(coll, lambda n: self.value(t, n)),
+                "time": self.seconds(coll[:, 5]),
                 "root": self.names.many(coll[:, 1]), "sent": self.names.many(coll[:, 2]),
                 "received": self.names.many(coll[:, 3]), **self.at.of(coll[:, 6])}
 
