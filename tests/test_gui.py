@@ -1079,12 +1079,17 @@ def test_the_strip_draws_the_chosen_tasks_utilization(qtbot, tmp_path):
     qtbot.waitUntil(lambda: strip.selection is None, timeout=PATIENCE_MS)
 
 
-def test_the_intervals_dock_brushes_durations_for_3d(qtbot, tmp_path):
+def test_the_intervals_dock_brushes_durations_for_3d(qtbot, tmp_path, monkeypatch):
     """Dragging across the Intervals dock's histogram brushes a range of durations:
     the state value's intervals within it keep their colours in 3D, the others are
     dimmed (issue 31.5); a double click brushes none. otf2gen.apex_tasks: "fib"
-    lasts 100 (task 2), 50 twice (task 3's pieces) and 20 ns (task 4)."""
+    lasts 100 (task 2), 50 twice (task 3's pieces) and 20 ns (task 4). Naming a
+    time unit draws the histogram again in it; moving the window does not."""
     import otf2gen
+    import triva3d.panels.intervals as panel
+    drawn, real = [], panel.histogram_svg
+    monkeypatch.setattr(panel, "histogram_svg",
+                        lambda *a: drawn.append(a[5]) or real(*a))
     otf2gen.apex_tasks(tmp_path / "apex")
     w = opened(qtbot, tmp_path / "apex", base="timeline", labels=False)
     dock = w.intervals_dock
@@ -1112,6 +1117,12 @@ def test_the_intervals_dock_brushes_durations_for_3d(qtbot, tmp_path):
                   .tolist()) == [20, 50, 50]
     qtbot.mouseDClick(dock.svg, QtCore.Qt.LeftButton, pos=QtCore.QPoint(round(x0 * ratio), y))
     qtbot.waitUntil(lambda: w.state.intervals is None, timeout=PATIENCE_MS)
+    assert drawn and set(drawn) == {None}
+    w.state.update(time_unit="us")
+    assert drawn[-1] == "us"
+    n = len(drawn)
+    w.state.update(window=(0.0, 1e-7))
+    assert len(drawn) == n
 
 
 def test_the_view_menu_cuts_a_task_run_by_task_for_the_execution_tree(qtbot, tmp_path):

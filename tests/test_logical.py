@@ -292,6 +292,10 @@ def test_colour_by_lateness_and_duration(paje):
     assert [t for t, _ in g.legend_entries()][0].endswith(" s")
     g.update(ViewState(color_by="lateness"))
     assert [t for t, _ in g.legend_entries()][4] == "lateness 0.2 s"
+    # a unit a person names is that of the times as they happened; steps stay steps
+    g.update(ViewState(color_by="lateness", time_unit="ms"))
+    assert [t for t, _ in g.legend_entries()][4] == "lateness 0.2 ms"
+    assert lt.unit("ms") == "steps" and tr.unit("ms") == "ms"
 
 
 def test_focus_outlines_the_partners_within_a_radius(paje):

@@ -501,8 +501,8 @@ class Trace:
 
     def unit(self, override=None):
         """The unit its times read in: `override` (a person's choice) when given,
-        else `time_unit`."""
-        return override or self.time_unit
+        else `time_unit`; logical time's steps are no unit of time to rename."""
+        return override if override and self.time_unit in TIME_UNITS else self.time_unit
 
     @property
     def start_time(self):

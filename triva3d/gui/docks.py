@@ -650,7 +650,7 @@ class IntervalsDock(Dock):
     whose intervals keep their colours in 3D (the others dimmed); a double click
     brushes none."""
 
-    concerns = ("selection",)
+    concerns = ("selection", "time")
 
     def __init__(self, window):
         from PySide6 import QtSvgWidgets
@@ -672,6 +672,10 @@ class IntervalsDock(Dock):
             [trace.display_name("values", v) for v in geometry.values_by_time()
              if trace.types.kind[trace.values.type[v]] == Kind.STATE and held[v]])))
         self._draw()
+
+    def _state_changed(self, change):  # (the selection, or the time's unit: not the window)
+        if "time_unit" in change or not set(change).issubset(self.state.group("time").fields):
+            self.show_state()
 
     def show_state(self):
         chosen = self.state.intervals

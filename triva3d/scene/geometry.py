@@ -589,8 +589,10 @@ class Geometry:
         return colors.metric_rgb(self.metric(), self.metric().values[rows])
 
     def color_keys(self, unit):
-        """The legend's keys of the colour-by metric (see colorby.keys)."""
-        return colors.metric_keys(self.metric(), unit)
+        """The legend's keys of the colour-by metric (see colorby.keys); a named unit
+        is also that of the physical times shown in logical time."""
+        m = self.metric()
+        return colors.metric_keys(m._replace(unit=m.unit and (self.unit_named or m.unit)), unit)
 
     @cached_property
     def usage(self):
