@@ -197,9 +197,11 @@ def test_the_compile_note_survives_a_probe_and_comes_once_however_often_asked(tm
 
 
 def test_an_otf2_archive_is_read_without_numba(tmp_path):
-    """OTF2's records are paired with numpy and its callbacks compiled with llvmlite:
-    `stats` of an MPI archive never imports numba (0.3 s, and 0.55 s more at its
-    first kernel), and its states and messages are all there."""
+    """OTF2's callbacks are compiled with llvmlite and a small archive's records paired
+    as Python: `stats` of an MPI archive never imports numba (0.3 s, and 0.55 s more
+    at its first kernel), and its states and messages are all there. A bigger one
+    (OpenMP: regions and thread teams) compiles the pairing once, said once; later
+    runs load its machine code without numba, and say the same."""
     import otf2gen
     otf2gen.mpi_ring(tmp_path / "ring")
     code = """if 1:
@@ -208,14 +210,30 @@ def test_an_otf2_archive_is_read_without_numba(tmp_path):
         cli.main(["stats", sys.argv[1], "--no-cache"])
         print("numba imported:", "numba" in sys.modules)
     """
-    p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "ring" / "traces.otf2")],
-                       capture_output=True, text=True, check=True,
-                       env=dict(os.environ, TRIVA3D_CACHE_DIR=str(tmp_path / "cache")))
-    assert "numba imported: False" in p.stdout
+
+    def run(archive):
+        p = subprocess.run([sys.executable, "-c", code, str(archive / "traces.otf2")],
+                           capture_output=True, text=True, check=True,
+                           env=dict(os.environ, TRIVA3D_CACHE_DIR=str(tmp_path / "cache"),
+                                    NUMBA_CACHE_DIR=str(tmp_path / "numba")))
+        return p.stdout, p.stderr
+    out, err = run(tmp_path / "ring")
+    assert "numba imported: False" in out and NOTE not in err
     from triva3d.otf2.reader import read_otf2
     tr = read_otf2(tmp_path / "ring" / "traces.otf2")
     assert len(tr.states) and len(tr.links)
-    assert f"{len(tr.states)} states" in p.stdout and f"{len(tr.links)} links" in p.stdout
+    assert f"{len(tr.states)} states" in out and f"{len(tr.links)} links" in out
+    otf2gen.openmp_big(tmp_path / "omp", 2 * OTF2_INTERPRET_BELOW)
+    out, err = run(tmp_path / "omp")
+    assert "numba imported: True" in out and err.splitlines().count(NOTE) == 1
+    again, err = run(tmp_path / "omp")
+    assert "numba imported: False" in again and NOTE not in err
+    teams = [line for line in again.splitlines() if "Thread team: state" in line]
+    assert len(teams) == 1 and int(teams[0].split(",")[1]) > 0
+
+    def summary(text):
+        return [line for line in text.splitlines() if not line.startswith("load time")]
+    assert summary(again) == summary(out.replace("True", "False"))
 
 
 def test_llvm_work_outside_numba_holds_numba_off_then_takes_its_lock(tmp_path):

@@ -1008,17 +1008,17 @@ def test_a_collective_inside_its_mpi_call_is_counted_once(tmp_path):
     assert all(len(v) == 1 for v in step.values()) and step[300] != step[500]
 
 
-def nest_by_stack(kind, time, a, b, c, d, end_time):
+def nest_by_stack(kind, time, a, b, c, d, end_time, begin=1, end=2):
     """_nest's result the plain way: one stack of Enters, one of collective begins."""
-    states, coll, stack, cstack, bad = [], [], [], [], 0
+    states, coll, stack, cstack, ignored, other = [], [], [], [], 0, 0
     for i, k in enumerate(kind):
-        if k == 1:
+        if k == begin:
             stack.append(i)
-        elif k == 2 and not stack:
-            bad += 1
-        elif k == 2:
+        elif k == end and not stack:
+            ignored += 1
+        elif k == end:
             j = stack.pop()
-            bad += a[j] != a[i]
+            other += a[j] != a[i]
             states.append((a[j], time[j], time[i], len(stack), j, i))
         elif k == 9:
             cstack.append(i)
@@ -1029,29 +1029,33 @@ def nest_by_stack(kind, time, a, b, c, d, end_time):
     while stack:
         j = stack.pop()
         states.append((a[j], time[j], max(end_time, time[j]), len(stack), j, -1))
-    return states, coll, bad, still
+    return states, coll, ignored, other, still
 
 
 @settings(max_examples=300)
-@given(st.lists(st.tuples(st.sampled_from([1, 2, 2, 9, 10, 3]), st.integers(0, 2)),
-                max_size=60), st.integers(0, 100))
-def test_regions_and_collectives_nest_as_a_stack_would(records, end_time):
-    """Enter/Leave and collective begin/end paired without a loop (numba's start-up
-    was most of an archive's read) as a stack pairs them: Leaves on an empty stack
-    or of another region counted, open regions closed at the end, innermost first."""
+@given(st.lists(st.tuples(st.sampled_from([1, 2, 2, 9, 10, 3, 14, 15]), st.integers(0, 2)),
+                max_size=60), st.integers(0, 100), st.booleans(), st.booleans())
+def test_regions_and_collectives_nest_as_a_stack_would(records, end_time, teams, compiled):
+    """Enter/Leave (or thread teams' begin and end) and collective begin/end paired by
+    the reader's walk, compiled or as Python, as a stack pairs them: Leaves on an empty
+    stack or of another region counted, open regions closed at the end, innermost
+    first."""
+    from triva3d.kernels import interpreted
     from triva3d.otf2.reader import _nest
     kind = np.array([k for k, _ in records], np.int64)
     a = np.array([r for _, r in records], np.int64)
     time = np.arange(len(kind), dtype=np.int64) * 3
     b, c, d = a + 10, a + 20, a + 30
-    reg, t0, t1, dep, i0, i1, coll, bad, still = _nest(kind, time, a, b, c, d, end_time)
-    states, expected_coll, expected_bad, expected_still = nest_by_stack(
-        kind, time, a, b, c, d, end_time)
+    pair = (14, 15) if teams else (1, 2)
+    with interpreted(not compiled):
+        reg, t0, t1, dep, i0, i1, coll, ignored, other, still = _nest(
+            np.column_stack([kind, time, a, b, c, d]), end_time, *pair)
+    states, expected_coll, *counts = nest_by_stack(kind, time, a, b, c, d, end_time, *pair)
     assert list(zip(reg.tolist(), t0.tolist(), t1.tolist(), dep.tolist(), i0.tolist(),
                     i1.tolist())) == [tuple(int(x) for x in s) for s in states]
     assert coll.tolist() == [[int(x) for x in row] for row in expected_coll]
     assert coll.shape == (len(expected_coll), 7)
-    assert (bad, still) == (expected_bad, expected_still)
+    assert (ignored, other, still) == tuple(counts)
 
 
 def test_the_callbacks_machine_code_is_kept_checked_and_rebuilt_when_damaged(ring, tmp_path):

@@ -449,16 +449,27 @@ def test_an_archive_is_handed_over_a_batch_of_locations_at_a_time(tmp_path, monk
 
 
 def test_messages_to_ranks_outside_their_communicator_stream(tmp_path):
-    """A send to rank 5 and a receive from rank 7 of a 2-rank communicator: no
-    partition holds them (they are counted unmatched), streamed as read whole."""
+    """A send to rank 5 and a receive from rank 7 of a 2-rank communicator, and a
+    message in OTF2's undefined communicator (reference 2^32 - 1, negative where it
+    is packed in a record): no partition holds them (they are counted unmatched),
+    streamed as read whole; the message between them is matched."""
+    import types
     import otf2
+    undefined = types.SimpleNamespace(_ref=0xFFFFFFFF)
     with otf2.writer.open(str(tmp_path / "a"), timer_resolution=1_000_000_000) as w:
         d, e0, e1, comm = otf2gen.two_ranks(w)
         e0.mpi_send(10, 5, comm, 0, 8)
         e1.mpi_recv(20, 7, comm, 0, 8)
+        e0.mpi_send(30, 1, undefined, 0, 8)
+        e0.mpi_send(40, 1, comm, 0, 8)
+        e1.mpi_recv(50, 0, undefined, 0, 8)
+        e1.mpi_recv(60, 0, comm, 0, 8)
     assert both_ways(tmp_path / "a", tmp_path) is None
-    assert ["MPI messages without their other end (not drawn)", 2, None] in \
+    assert ["MPI messages without their other end (not drawn)", 4, None] in \
         json.loads((tmp_path / "streamed" / "store.json").read_text())["report"]
+    links = load(tmp_path / "a", cache=False).links
+    assert links.start.tolist() == pytest.approx([30e-9]) and \
+        links.end.tolist() == pytest.approx([50e-9])  # (from the first event, at 10)
 
 
 def test_an_archive_read_ahead_holds_two_locations_and_stops_its_thread(tmp_path, monkeypatch):

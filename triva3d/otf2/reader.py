@@ -28,7 +28,8 @@ Mapping (see the README):
   is counted (`Trace.other_records`), never an error.
 
 Global definitions are read with the `otf2` package; events with the C reader
-through ctypes and compiled callbacks (capi.py), then decoded per location with numpy.
+through ctypes and compiled callbacks (capi.py), then decoded per location with numpy
+and a compiled walk that pairs what nests (`_nest`).
 """
 import collections
 import ctypes
@@ -42,11 +43,12 @@ import numpy as np
 
 from ..ahead import ahead
 from ..errors import TraceError
-from ..kernels import interpreted
+from ..kernels import interpreted, lazy
 from ..trace import ENTITY_KINDS, METRIC_CLASS, SCHEMA, Fields, Kind, Names, Trace
 from ..analysis import tasks
 from ..analysis.timeslice import nesting_parents_of
 from . import anchor_of, archive_files, capi
+from .capi import COLL_BEGIN, COLL_END
 
 #: Links' (type, value) by their `what` code: MPI messages, RMA puts and gets.
 LINK_KINDS = [("MPI message", "p2p"), ("RMA put", "put"), ("RMA get", "get"),
@@ -98,21 +100,62 @@ class _Interner:
         return np.array(codes, np.int32)[inv].reshape(-1)
 
 
-def _nest(kind, time, a, b, c, d, end_time):
-    """States from Enter/Leave (region, start, end, depth, the Enter's and the Leave's
-    record, -1 for a Leave never met) and collectives (comm | op << 32, root, sent,
-    received, begin, end, the end's record), the open ones closed at `end_time`;
-    counts of Leaves that match nothing (or another region) and of states left open."""
-    enter, leave, depth, ignored, still, still_depth = _stack_pairs(kind == capi.ENTER,
-                                                                    kind == capi.LEAVE)
-    bad = ignored + int(np.count_nonzero(a[enter] != a[leave]))
-    t1 = np.r_[time[leave], np.maximum(end_time, time[still])]
-    enter, depth = np.r_[enter, still], np.r_[depth, still_depth]
-    leave = np.r_[leave, np.full(len(still), -1, np.int64)]
-    begin, end = _stack_pairs(kind == capi.COLL_BEGIN, kind == capi.COLL_END)[:2]
-    coll = np.c_[a[end], b[end], c[end], d[end], time[begin], time[end], end]
-    return (a[enter], time[enter], t1, depth, enter, leave, coll.astype(np.int64), bad,
-            len(still))
+def _nest(rec, end_time, begin=capi.ENTER, end=capi.LEAVE):
+    """States from a location's records `rec` (n, RECORD): Enter/Leave (or the kinds
+    `begin` and `end`) paired as they nest, each Leave closing the latest Enter (region,
+    start, end, depth, the Enter's and the Leave's record, -1 for a Leave never met),
+    the open ones closed at `end_time`, innermost first, after the others (in the order
+    of their Leaves); collectives (comm | op << 32, root, sent, received, begin, end,
+    the end's record); counts of Leaves that closed nothing, of those that closed
+    another region and of states left open."""
+    rec = np.ascontiguousarray(rec, np.int64)
+    n, nb, nc = (int(np.count_nonzero(rec[:, 0] == k))
+                 for k in (begin, COLL_BEGIN, COLL_END))
+    cols = [np.empty(n, np.int64) for _ in range(7)]  # a state a begin, and its stack
+    cstack, coll = np.empty(nb, np.int64), np.empty((min(nb, nc), 7), np.int64)
+    ns, nc, ignored, other, still = _nest_walk(rec, begin, end, end_time, *cols, cstack,
+                                               coll)
+    return (*(c[:ns] for c in cols[:6]), coll[:nc], ignored, other, still)
+
+
+@lazy(cache=True, nogil=True)
+def _nest_walk(rec, begin, end, end_time, reg, t0, t1, depth, i0, i1, stack, cstack,
+               coll):
+    """_nest's walk, its columns written to the arrays given; returns (states,
+    collectives, Leaves closing nothing, closing another region, open)."""
+    ns = nc = ignored = other = top = ctop = 0
+    for i in range(len(rec)):
+        k = rec[i, 0]
+        if k == begin:
+            stack[top] = i
+            top += 1
+        elif k == end:
+            if top == 0:
+                ignored += 1
+                continue
+            top -= 1
+            j = stack[top]
+            other += rec[j, 2] != rec[i, 2]
+            reg[ns], t0[ns], t1[ns], depth[ns], i0[ns], i1[ns] = \
+                rec[j, 2], rec[j, 1], rec[i, 1], top, j, i
+            ns += 1
+        elif k == COLL_BEGIN:
+            cstack[ctop] = i
+            ctop += 1
+        elif k == COLL_END and ctop:
+            ctop -= 1
+            for f in range(4):  # (a slice assigned would need numba's environment)
+                coll[nc, f] = rec[i, 2 + f]
+            coll[nc, 4], coll[nc, 5], coll[nc, 6] = rec[cstack[ctop], 1], rec[i, 1], i
+            nc += 1
+    still = top
+    while top:
+        top -= 1
+        j = stack[top]
+        reg[ns], t0[ns], t1[ns], depth[ns], i0[ns], i1[ns] = \
+            rec[j, 2], rec[j, 1], max(end_time, rec[j, 1]), top, j, -1
+        ns += 1
+    return ns, nc, ignored, other, still
 
 
 def _innermost(t0, t1, depth, b, e):
@@ -125,34 +168,6 @@ def _innermost(t0, t1, depth, b, e):
         k = rows[np.maximum(np.searchsorted(t0[rows], b, side="right") - 1, 0)]
         out = np.where((t0[k] <= b) & (t1[k] >= e), k, out)
     return out
-
-
-def _stack_pairs(is_begin, is_end):
-    """Begin and end records (masks) paired as they nest, each end closing the latest
-    open begin: (begins, ends, depths) of the pairs in the order of their ends, how
-    many ends closed nothing, and the begins left open, innermost first, with their
-    depths (0: outermost)."""
-    idx = np.flatnonzero(is_begin | is_end)
-    none = np.zeros(0, np.int64)
-    if not len(idx):
-        return none, none, none, 0, none, none
-    opens = is_begin[idx]
-    walk = np.cumsum(opens.astype(np.int64) * 2 - 1)
-    after = walk - np.minimum(np.minimum.accumulate(walk), 0)  # an end at depth 0 is
-    before = np.r_[0, after[:-1]]                              # ignored: depth stays 0
-    kept = opens | (before > 0)
-    level = np.where(opens, before, after)[kept]
-    idx, opens = idx[kept], opens[kept]
-    small = level.astype(np.int16) if level.max(initial=0) < 1 << 15 else level
-    order = np.argsort(small, kind="stable")  # (a radix sort) at each depth in time:
-    idx, opens, level = idx[order], opens[order], level[order]  # begin, end, begin...
-    closed = np.r_[opens[:-1] & ~opens[1:], False]  # a begin its next at that depth ends
-    p = np.flatnonzero(closed)
-    by_end = np.argsort(idx[p + 1], kind="stable")
-    p = p[by_end]
-    still = np.flatnonzero(opens & ~closed)[::-1]
-    return (idx[p], idx[p + 1], level[p], int(np.count_nonzero(~kept)), idx[still],
-            level[still])
 
 
 class _Raised:
@@ -422,8 +437,9 @@ _ENDS = ("sender", "receiver", "comm", "tag", "time", "Size", "Tag")
 #: Archives of this many bytes of event files or more are read a location ahead
 #: (_read_events).
 AHEAD_ABOVE = 1 << 20
-#: Archives of fewer events run the kernels of their tasks' nesting as Python
-#: (kernels.interpreted): sooner done than numba imported and its kernels loaded.
+#: Archives of fewer events run their kernels (the records' pairing, the tasks'
+#: nesting) as Python (kernels.interpreted): sooner done than their machine code
+#: loaded (or, the first time, compiled).
 INTERPRET_BELOW = 5000
 
 
@@ -648,9 +664,8 @@ class _Builder:
         kind = rec[:, 0]
         self.at = _Attributes(attrs, self.attribute_codes(attrs[:, 2], attrs[:, 3]), self) \
             if attrs is not None and len(attrs) else _NO_ATTRIBUTES
-        reg, t0, t1, dep, i0, i1, coll, bad, open_ = _nest(
-            kind, rec[:, 1], rec[:, 2], rec[:, 3], rec[:, 4], rec[:, 5], _OPEN)
-        self.unmatched_leaves += bad
+        reg, t0, t1, dep, i0, i1, coll, ignored, other, open_ = _nest(rec, _OPEN)
+        self.unmatched_leaves += ignored + other
         self.unclosed += open_
         dep = self._imbrication(dep, f"location {ref}: regions")
         st, ev = self.parts["states"], self.parts["events"]
@@ -905,16 +920,15 @@ class _Builder:
     def _teams(self, c, ctype, rec):
         """Thread teams: states "Thread team" valued by the team's name, from its
         begin to its end on the thread."""
-        rows = np.flatnonzero(np.isin(rec[:, 0], (capi.TEAM_BEGIN, capi.TEAM_END)))
-        if not len(rows):
+        if not np.isin(rec[:, 0], (capi.TEAM_BEGIN, capi.TEAM_END)).any():
             return []
-        begins = rec[rows, 0] == capi.TEAM_BEGIN
-        b, e, depth, ignored, still, _ = _stack_pairs(begins, ~begins)
-        depth, left = self._imbrication(depth, "thread teams"), ignored + len(still)
+        _, _, _, depth, b, e, _, ignored, _, still = _nest(rec, _OPEN, capi.TEAM_BEGIN,
+                                                            capi.TEAM_END)
+        b, e, depth = b[:len(b) - still], e[:len(e) - still], depth[:len(depth) - still]
+        depth, left = self._imbrication(depth, "thread teams"), ignored + still
         if left:
             self.report.append(("thread teams begun or ended without the other end (not "
                                 "drawn)", int(left), None))
-        b, e = rows[b], rows[e]
         t = self.type(Kind.STATE, ctype, "Thread team")
         uniq, inv = np.unique(rec[b, 2], return_inverse=True)
         names = [self.d.comm_names.get(u, f"team {u}") for u in uniq.tolist()]
@@ -1019,9 +1033,10 @@ class _Builder:
         r = rec[at]
         comm, rank = r[:, 2] >> 32, r[:, 2] & 0xFFFFFFFF
         peer = np.full(len(r), -1, np.int64)
-        for u in np.unique(comm).tolist():
+        uniq, inv = _dense(comm)  # (np.unique(comm) would import numpy.ma: 15 ms)
+        for k, u in enumerate(uniq.tolist()):
             members = self._members(u)
-            m = comm == u
+            m = inv == k
             q = rank[m]
             peer[m] = members[np.where(q < len(members) - 1, q, -1)]
         known = peer >= 0
@@ -1091,10 +1106,10 @@ class _Builder:
         pair = (np.asarray(links["what"], np.int64) * nt
                 + self.cont[links["start_container"], 1]) * nt \
             + self.cont[links["end_container"], 1]
-        uniq = np.unique(pair)
+        uniq, inv = _dense(pair)
         code = np.array([self.pairs.setdefault((p // nt // nt, p // nt % nt, p % nt),
                                                len(self.pairs))
-                         for p in uniq.tolist()], np.int32)[np.searchsorted(uniq, pair)]
+                         for p in uniq.tolist()], np.int32)[inv]
         self.early += int(np.count_nonzero(links["end"] < links["start"]))
         cols = {"container": np.zeros(n, np.int32), "type": code, "value": code,
                 "start_container": links["start_container"],
@@ -1187,10 +1202,10 @@ _NO_ATTRIBUTES = _NoAttributes()
 
 
 def _dense(codes):
-    """np.unique(codes, return_inverse=True) for small non-negative integers, in
-    linear time."""
+    """np.unique(codes, return_inverse=True), in linear time for small non-negative
+    integers."""
     codes = np.asarray(codes, np.int64)
-    if not len(codes) or codes.max() > 4 * len(codes) + 1_000_000:
+    if not len(codes) or codes.min() < 0 or codes.max() > 4 * len(codes) + 1_000_000:
         uniq, inv = np.unique(codes, return_inverse=True)
         return uniq, inv.reshape(-1)
     present = np.bincount(codes) > 0
